@@ -1,0 +1,5 @@
+/** JMH suites; built into benchmarks/target/benchmarks.jar, never run by the test suite. */
+open module net.fips.benchmarks {
+    requires net.fips.control;
+    requires jmh.core;
+}

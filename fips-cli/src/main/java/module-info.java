@@ -1,0 +1,7 @@
+/** Command-line front ends: the {@code fips} daemon and {@code fipsctl}. Thin: parse, call, render. */
+module net.fips.cli {
+    requires net.fips.control;
+    requires info.picocli;
+
+    opens net.fips.cli to info.picocli;
+}

@@ -1,0 +1,11 @@
+/**
+ * The FIPS control plane: identity, Noise handshakes, link and session state, config and the control socket.
+ * It hands keys and routes to the data plane and never sits on the packet path.
+ */
+module net.fips.control {
+    requires transitive net.fips.dataplane;
+    requires org.bouncycastle.provider;
+    requires com.fasterxml.jackson.databind;
+    requires org.yaml.snakeyaml;
+
+}

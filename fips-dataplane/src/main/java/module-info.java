@@ -1,0 +1,10 @@
+/**
+ * The FIPS data plane: off-heap packet pool, transports, AEAD and wire flyweights. It takes commands
+ * (install/retire keys, add transports) and reports events through one narrow interface, and never calls
+ * the control plane.
+ */
+module net.fips.dataplane {
+    requires net.fips.ffm;
+
+    exports net.fips.dataplane.crypto;
+}
