@@ -8,4 +8,6 @@ module net.fips.control {
     requires com.fasterxml.jackson.databind;
     requires org.yaml.snakeyaml;
 
+    exports net.fips.control.crypto;
+
 }

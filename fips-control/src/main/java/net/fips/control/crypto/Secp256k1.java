@@ -1,0 +1,157 @@
+package net.fips.control.crypto;
+
+import java.math.BigInteger;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+
+import org.bouncycastle.asn1.x9.X9ECParameters;
+import org.bouncycastle.crypto.ec.CustomNamedCurves;
+import org.bouncycastle.math.ec.ECCurve;
+import org.bouncycastle.math.ec.ECPoint;
+
+/**
+ * secp256k1 arithmetic for the control plane (identity, BIP-340, Noise DH) on BouncyCastle's curve code.
+ * Never used on the packet path. All scalars and coordinates are 32-byte big-endian.
+ */
+public final class Secp256k1 {
+    private static final X9ECParameters PARAMS = CustomNamedCurves.getByName("secp256k1");
+    /** The curve. */
+    public static final ECCurve CURVE = PARAMS.getCurve();
+    /** The generator. */
+    public static final ECPoint G = PARAMS.getG();
+    /** The group order n. */
+    public static final BigInteger N = PARAMS.getN();
+    /** The field prime p. */
+    public static final BigInteger P = CURVE.getField().getCharacteristic();
+
+    private Secp256k1() {
+    }
+
+    /** @return true when {@code sk} is 32 bytes encoding a scalar k with 1 <= k < n */
+    public static boolean isValidSecret(final byte[] sk) {
+        if (sk == null || sk.length != 32) {
+            return false;
+        }
+        final BigInteger k = new BigInteger(1, sk);
+        return k.signum() > 0 && k.compareTo(N) < 0;
+    }
+
+    /** @return k as a scalar, or an exception naming the problem */
+    public static BigInteger scalar(final byte[] sk) {
+        if (!isValidSecret(sk)) {
+            throw new IllegalArgumentException("secret key must be 32 bytes with 1 <= k < n");
+        }
+        return new BigInteger(1, sk);
+    }
+
+    /** @return k·G, normalized */
+    public static ECPoint publicPoint(final byte[] sk) {
+        return G.multiply(scalar(sk)).normalize();
+    }
+
+    /** @return the 32-byte x-only public key of {@code sk} */
+    public static byte[] xOnly(final byte[] sk) {
+        return xOnly(publicPoint(sk));
+    }
+
+    /** @return the 32-byte big-endian X of a normalized point */
+    public static byte[] xOnly(final ECPoint p) {
+        return to32(p.normalize().getAffineXCoord().toBigInteger());
+    }
+
+    /** @return the 33-byte SEC1 compressed encoding (real parity) of {@code sk}'s public key */
+    public static byte[] compressed(final byte[] sk) {
+        return publicPoint(sk).getEncoded(true);
+    }
+
+    /**
+     * Parses a 33-byte SEC1 compressed key.
+     *
+     * @return the point, or {@code null} when it is not exactly 33 bytes, has a prefix other than 02/03, or its X
+     *     is not on the curve
+     */
+    public static ECPoint decodeCompressed(final byte[] p33) {
+        if (p33 == null || p33.length != 33 || (p33[0] != 0x02 && p33[0] != 0x03)) {
+            return null;
+        }
+        try {
+            final ECPoint p = CURVE.decodePoint(p33);
+            return p.isValid() ? p.normalize() : null;
+        } catch (final IllegalArgumentException | ArithmeticException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Lifts an x-only key to the point with even Y (BIP-340 {@code lift_x}).
+     *
+     * @return the point, or {@code null} when {@code x} is not 32 bytes, not below p, or not on the curve
+     */
+    public static ECPoint liftX(final byte[] x) {
+        if (x == null || x.length != 32 || new BigInteger(1, x).compareTo(P) >= 0) {
+            return null;
+        }
+        final byte[] enc = new byte[33];
+        enc[0] = 0x02;
+        System.arraycopy(x, 0, enc, 1, 32);
+        return decodeCompressed(enc);
+    }
+
+    /** @return the compressed encoding of the even-Y lift of {@code x}, or {@code null} if not on the curve */
+    public static byte[] compressedFromXOnly(final byte[] x) {
+        final ECPoint p = liftX(x);
+        return p == null ? null : p.getEncoded(true);
+    }
+
+    /** @return true when the normalized point has an even Y */
+    public static boolean hasEvenY(final ECPoint p) {
+        return !p.normalize().getAffineYCoord().toBigInteger().testBit(0);
+    }
+
+    /**
+     * The FIPS Noise DH: SHA-256 of the 32-byte X of {@code sk}·{@code peer} (the result's parity is discarded).
+     */
+    public static byte[] ecdh(final byte[] sk, final ECPoint peer) {
+        final ECPoint q = peer.multiply(scalar(sk)).normalize();
+        if (q.isInfinity()) {
+            throw new IllegalArgumentException("ECDH produced the point at infinity");
+        }
+        return sha256(xOnly(q));
+    }
+
+    /** @return SHA-256 of the concatenation of {@code parts} */
+    public static byte[] sha256(final byte[]... parts) {
+        try {
+            final MessageDigest md = MessageDigest.getInstance("SHA-256");
+            for (final byte[] p : parts) {
+                md.update(p);
+            }
+            return md.digest();
+        } catch (final NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 missing from the JDK", e);
+        }
+    }
+
+    /** @return {@code v} (0 <= v < 2^256) as 32 big-endian bytes */
+    public static byte[] to32(final BigInteger v) {
+        final byte[] raw = v.toByteArray();
+        if (raw.length == 32) {
+            return raw;
+        }
+        final byte[] out = new byte[32];
+        if (raw.length > 32) {
+            System.arraycopy(raw, raw.length - 32, out, 0, 32);
+        } else {
+            System.arraycopy(raw, 0, out, 32 - raw.length, raw.length);
+        }
+        return out;
+    }
+
+    /** Overwrites a secret with zeros. */
+    public static void wipe(final byte[] secret) {
+        if (secret != null) {
+            Arrays.fill(secret, (byte) 0);
+        }
+    }
+}
