@@ -82,7 +82,12 @@ public final class CipherState {
         return nonce;
     }
 
-    /** @return a copy of the key, or {@code null} when none is installed (diagnostics and hand-off to the data plane) */
+    /** Moves the counter, so tests can reach the overflow edge without 2^64 operations. */
+    void setNonce(final long n) {
+        nonce = n;
+    }
+
+    /** @return a copy of the key, or {@code null} when none is installed (diagnostics, hand-off to the data plane) */
     public byte[] key() {
         return key == null ? null : key.clone();
     }
