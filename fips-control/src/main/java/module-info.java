@@ -9,5 +9,6 @@ module net.fips.control {
     requires org.yaml.snakeyaml;
 
     exports net.fips.control.crypto;
+    exports net.fips.control.identity;
 
 }
