@@ -69,7 +69,7 @@ public record SessionAck(int flags, Coords srcCoords, Coords destCoords, byte[] 
 
     @Override
     public String toString() {
-        return "SessionAck[flags=" + flags + ", srcCoords=" + srcCoords + ", destCoords=" + destCoords + ", handshake="
-                + handshake.length + " B]";
+        return "SessionAck[flags=" + flags + ", srcCoords=" + srcCoords + ", destCoords=" + destCoords
+                + ", handshake=" + handshake.length + " B]";
     }
 }

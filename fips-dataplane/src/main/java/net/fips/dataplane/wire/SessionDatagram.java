@@ -5,7 +5,8 @@ import java.util.Arrays;
 
 /**
  * Owned form of a SessionDatagram link message (type 0x00), for the control plane and tests; the forwarding path
- * uses {@link SessionDatagramHeader} instead. Layout: {@code 00 ‖ ttl ‖ path_mtu u16 LE ‖ src(16) ‖ dest(16) ‖ payload}.
+ * uses {@link SessionDatagramHeader} instead.
+ * Layout: {@code 00 ‖ ttl ‖ path_mtu u16 LE ‖ src(16) ‖ dest(16) ‖ payload}.
  *
  * @param ttl     hop limit (u8)
  * @param pathMtu path MTU (u16)

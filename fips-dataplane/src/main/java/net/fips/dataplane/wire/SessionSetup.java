@@ -74,7 +74,7 @@ public record SessionSetup(int flags, Coords srcCoords, Coords destCoords, byte[
 
     @Override
     public String toString() {
-        return "SessionSetup[flags=" + flags + ", srcCoords=" + srcCoords + ", destCoords=" + destCoords + ", handshake="
-                + handshake.length + " B]";
+        return "SessionSetup[flags=" + flags + ", srcCoords=" + srcCoords + ", destCoords=" + destCoords
+                + ", handshake=" + handshake.length + " B]";
     }
 }

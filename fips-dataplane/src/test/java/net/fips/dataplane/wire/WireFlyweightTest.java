@@ -141,7 +141,8 @@ class WireFlyweightTest {
                 assertTrue(dg.srcMatches(NodeAddr.ofHex(sd.get("src_addr_hex").asText())));
                 assertTrue(dg.destMatches(NodeAddr.ofHex(sd.get("dest_addr_hex").asText())));
                 assertEquals(msg.length, dg.payloadLength());
-                final byte[] carried = ds.asSlice(dg.payloadOffset(), dg.payloadLength()).toArray(ValueLayout.JAVA_BYTE);
+                final byte[] carried = ds.asSlice(dg.payloadOffset(), dg.payloadLength())
+                        .toArray(ValueLayout.JAVA_BYTE);
                 assertArrayEquals(msg, carried);
                 // Forwarders rewrite ttl and path_mtu in place.
                 dg.ttl(dg.ttl() - 1);

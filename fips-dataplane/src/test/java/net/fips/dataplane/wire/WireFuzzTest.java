@@ -198,7 +198,8 @@ class WireFuzzTest {
                 final List<String> addrs = new ArrayList<>();
                 n.forEach(c -> addrs.add(c.asText()));
                 if (!addrs.isEmpty() && addrs.stream().allMatch(a -> a.matches("[0-9a-f]{32}"))) {
-                    out.add(String.format("%02x%02x", addrs.size() & 0xFF, addrs.size() >>> 8) + String.join("", addrs));
+                    out.add(String.format("%02x%02x", addrs.size() & 0xFF, addrs.size() >>> 8)
+                            + String.join("", addrs));
                 }
             }
         }
