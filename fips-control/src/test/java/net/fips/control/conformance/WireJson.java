@@ -11,12 +11,10 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import net.fips.control.crypto.Secp256k1;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.WireResult;
 
-import org.bouncycastle.math.ec.ECPoint;
 
 /** JSON and value helpers shared by the wire-format checkers (wire_link, wire_session, bloom). */
 final class WireJson {
@@ -86,24 +84,5 @@ final class WireJson {
     /** {@code ProtocolError} -> {@code PROTOCOL_ERROR}. */
     static String upperSnake(final String camel) {
         return camel.replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
-    }
-
-    /** Standard BIP-340 verification of {@code sig} over the 32-byte {@code msg} by x-only key {@code px}. */
-    static boolean bip340Verify(final byte[] px, final byte[] msg, final byte[] sig) {
-        try {
-            final ECPoint p = Secp256k1.liftX(px);
-            final BigInteger r = new BigInteger(1, java.util.Arrays.copyOfRange(sig, 0, 32));
-            final BigInteger s = new BigInteger(1, java.util.Arrays.copyOfRange(sig, 32, 64));
-            if (p == null || r.compareTo(Secp256k1.P) >= 0 || s.compareTo(Secp256k1.N) >= 0) {
-                return false;
-            }
-            final byte[] tag = Secp256k1.sha256("BIP0340/challenge".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            final BigInteger e = new BigInteger(1, Secp256k1.sha256(tag, tag, java.util.Arrays.copyOfRange(sig, 0, 32),
-                    px, msg)).mod(Secp256k1.N);
-            final ECPoint rr = Secp256k1.G.multiply(s).add(p.multiply(Secp256k1.N.subtract(e))).normalize();
-            return !rr.isInfinity() && Secp256k1.hasEvenY(rr) && rr.getAffineXCoord().toBigInteger().equals(r);
-        } catch (final RuntimeException e) {
-            return false;
-        }
     }
 }

@@ -1,5 +1,6 @@
 package net.fips.control.conformance;
 
+import net.fips.control.crypto.Schnorr;
 import static net.fips.control.conformance.WireJson.addr;
 import static net.fips.control.conformance.WireJson.coords;
 import static net.fips.control.conformance.WireJson.hex;
@@ -122,9 +123,9 @@ public final class WireLinkVectors implements VectorFileCheck {
         e.bytes("random-aux prefix", Arrays.copyOf(det, det.length - 64), Arrays.copyOf(rnd, rnd.length - 64))
                 .bytes("random-aux re-encoded", rnd, r.encode())
                 .equal("random_aux_proof_verifies", v.get("random_aux_proof_verifies").asBoolean(),
-                        WireJson.bip340Verify(hex(v, "target_pubkey_xonly_hex"), Secp256k1.sha256(r.proofBytes()),
+                        Schnorr.verify(hex(v, "target_pubkey_xonly_hex"), Secp256k1.sha256(r.proofBytes()),
                                 r.proof()))
-                .that("deterministic proof verifies", WireJson.bip340Verify(hex(v, "target_pubkey_xonly_hex"),
+                .that("deterministic proof verifies", Schnorr.verify(hex(v, "target_pubkey_xonly_hex"),
                         Secp256k1.sha256(proofBytes), got.proof()));
 
         // path_mtu is not covered by the proof: a transit rewrite keeps the proof bytes.
