@@ -6,6 +6,7 @@
 module net.fips.dataplane {
     requires net.fips.ffm;
 
+    exports net.fips.dataplane;
     exports net.fips.dataplane.crypto;
     exports net.fips.dataplane.wire;
 }
