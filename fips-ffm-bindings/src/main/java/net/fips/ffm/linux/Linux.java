@@ -44,6 +44,8 @@ public final class Linux {
     public static final int SO_RXQ_OVFL = linux_h.SO_RXQ_OVFL();
     /** {@code SO_ERROR}. */
     public static final int SO_ERROR = linux_h.SO_ERROR();
+    /** {@code SO_NO_CHECK}: send without UDP checksums (the kernel then refuses GSO with EINVAL). */
+    public static final int SO_NO_CHECK = linux_h.SO_NO_CHECK();
     /** {@code IPV6_V6ONLY}. */
     public static final int IPV6_V6ONLY = linux_h.IPV6_V6ONLY();
     /** {@code UDP_SEGMENT}: GSO segment size (cmsg u16 or socket option). */

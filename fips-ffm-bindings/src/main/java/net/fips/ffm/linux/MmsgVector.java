@@ -52,6 +52,7 @@ public final class MmsgVector {
     private final MemorySegment[] nameViews;
     private final MemorySegment[] controlViews;
     private final MemorySegment[] headerViews;
+    private final MemorySegment[] tailViews;
 
     /**
      * @param allocator       the owner's arena
@@ -75,11 +76,13 @@ public final class MmsgVector {
         this.nameViews = new MemorySegment[capacity];
         this.controlViews = new MemorySegment[capacity];
         this.headerViews = new MemorySegment[capacity];
+        this.tailViews = new MemorySegment[capacity];
         for (int i = 0; i < capacity; i++) {
             final long h = i * MMSGHDR_SIZE;
             nameViews[i] = names.asSlice((long) i * SockAddrs.STORAGE_SIZE, SockAddrs.STORAGE_SIZE);
             controlViews[i] = controls.asSlice((long) i * controlCapacity, controlCapacity);
             headerViews[i] = headers.asSlice(h, MMSGHDR_SIZE);
+            tailViews[i] = headers.asSlice(h);
             headers.set(JAVA_LONG, h + IOV, iovecs.address() + IOVEC_SIZE * iovPerMessage * i);
             headers.set(JAVA_LONG, h + IOVLEN, 1);
         }
@@ -98,6 +101,11 @@ public final class MmsgVector {
     /** @return iovecs available per entry */
     public int iovPerMessage() {
         return iovPerMessage;
+    }
+
+    /** @return the array from entry {@code i} on, to resume a partially completed sendmmsg without slicing */
+    public MemorySegment from(final int i) {
+        return tailViews[i];
     }
 
     /** @return entry {@code i}'s header, usable as a {@code msghdr} for sendmsg/recvmsg */

@@ -140,6 +140,15 @@ public class linux_h extends linux_h$shared {
     public static int SO_KEEPALIVE() {
         return SO_KEEPALIVE;
     }
+    private static final int SO_NO_CHECK = (int)11L;
+    /**
+     * {@snippet lang=c :
+     * #define SO_NO_CHECK 11
+     * }
+     */
+    public static int SO_NO_CHECK() {
+        return SO_NO_CHECK;
+    }
     private static final int SO_PRIORITY = (int)12L;
     /**
      * {@snippet lang=c :
