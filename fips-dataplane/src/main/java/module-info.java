@@ -9,4 +9,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane;
     exports net.fips.dataplane.crypto;
     exports net.fips.dataplane.wire;
+    exports net.fips.dataplane.udp;
 }

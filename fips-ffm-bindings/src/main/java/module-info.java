@@ -1,8 +1,9 @@
 /**
- * Native access for the FIPS node: jextract-generated bindings (packages {@code net.fips.ffm.linux.gen.*},
+ * Native access for the FIPS node: jextract-generated bindings (packages {@code net.fips.ffm.linux.gen},
  * {@code net.fips.ffm.openssl.gen}) and the thin hand-written wrappers around them. This is the only module
  * that is granted native access ({@code --enable-native-access=net.fips.ffm}); it knows nothing of FIPS.
  */
 module net.fips.ffm {
     exports net.fips.ffm;
+    exports net.fips.ffm.linux;
 }

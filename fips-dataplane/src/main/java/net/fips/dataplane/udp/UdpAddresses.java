@@ -1,0 +1,80 @@
+package net.fips.dataplane.udp;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Parses UDP transport address text: {@code "1.2.3.4:2121"}, {@code "[2001:db8::1]:2121"}, {@code "[fe80::1%eth0]:2121"}
+ * or {@code "host.name:2121"} (resolved through the JDK resolver). Errors name the text and what is wrong with it.
+ */
+public final class UdpAddresses {
+    private UdpAddresses() {
+    }
+
+    /**
+     * @param text address text
+     * @return the resolved socket address
+     * @throws UdpTransportException if the text is malformed, the port is out of range or the host does not resolve
+     */
+    public static InetSocketAddress parse(final String text) throws UdpTransportException {
+        if (text == null || text.isBlank()) {
+            throw new UdpTransportException("UDP address is empty");
+        }
+        final String host;
+        final String portText;
+        if (text.startsWith("[")) {
+            final int close = text.indexOf(']');
+            if (close < 0 || close + 1 >= text.length() || text.charAt(close + 1) != ':') {
+                throw new UdpTransportException("UDP address '" + text + "' is not of the form [ipv6]:port");
+            }
+            host = text.substring(1, close);
+            portText = text.substring(close + 2);
+            if (host.indexOf(':') < 0) {
+                throw new UdpTransportException("UDP address '" + text + "': '" + host + "' in brackets is not IPv6");
+            }
+        } else {
+            final int colon = text.lastIndexOf(':');
+            if (colon <= 0 || colon == text.length() - 1) {
+                throw new UdpTransportException("UDP address '" + text + "' has no host:port");
+            }
+            if (text.indexOf(':') != colon) {
+                throw new UdpTransportException("UDP address '" + text + "': put IPv6 addresses in brackets, "
+                        + "as in [::1]:2121");
+            }
+            host = text.substring(0, colon);
+            portText = text.substring(colon + 1);
+        }
+        final int port;
+        try {
+            port = Integer.parseInt(portText);
+        } catch (NumberFormatException e) {
+            throw new UdpTransportException("UDP address '" + text + "': port '" + portText + "' is not a number");
+        }
+        if (port < 0 || port > 65535) {
+            throw new UdpTransportException("UDP address '" + text + "': port " + port + " is out of range 0-65535");
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByName(host), port);
+        } catch (UnknownHostException e) {
+            throw new UdpTransportException("UDP address '" + text + "': host '" + host + "' does not resolve", e);
+        } catch (SecurityException | IllegalArgumentException e) {
+            throw new UdpTransportException("UDP address '" + text + "': " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Formats like the reference does: {@code ip:port} or {@code [ipv6]:port}.
+     *
+     * @param address a resolved socket address
+     * @return its text
+     */
+    public static String format(final InetSocketAddress address) {
+        final InetAddress ip = address.getAddress();
+        if (ip == null) {
+            return address.getHostString() + ":" + address.getPort();
+        }
+        final String h = ip.getHostAddress();
+        return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + address.getPort();
+    }
+}

@@ -1,0 +1,37 @@
+package net.fips.dataplane.udp;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+import net.fips.ffm.linux.SockAddrs;
+
+/**
+ * A destination encoded once, for the family of one transport's socket, and then reused for every packet to that
+ * peer. Obtain with {@link UdpTransport#destination}.
+ */
+public final class UdpDestination {
+    final MemorySegment sockaddr;
+    final int length;
+    private final InetSocketAddress address;
+
+    UdpDestination(final MemorySegment sockaddr, final int length, final InetSocketAddress address) {
+        this.sockaddr = sockaddr;
+        this.length = length;
+        this.address = address;
+    }
+
+    /** @return the address this destination was made from */
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** @return whether both name the same endpoint (family, address, port, scope) */
+    boolean sameEndpoint(final UdpDestination other) {
+        return this == other || SockAddrs.sameEndpoint(sockaddr, length, other.sockaddr, other.length);
+    }
+
+    @Override
+    public String toString() {
+        return UdpAddresses.format(address);
+    }
+}

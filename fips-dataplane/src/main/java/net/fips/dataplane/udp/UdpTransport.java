@@ -1,0 +1,298 @@
+package net.fips.dataplane.udp;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+
+import net.fips.ffm.Errno;
+import net.fips.ffm.ErrnoException;
+import net.fips.ffm.linux.CallState;
+import net.fips.ffm.linux.Linux;
+import net.fips.ffm.linux.SockAddrException;
+import net.fips.ffm.linux.SockAddrs;
+import net.fips.ffm.linux.Syscalls;
+
+/**
+ * A UDP socket for FMP packets on Linux, driven through FFM: {@code recvmmsg} batches straight into the caller's
+ * slots, {@code sendmmsg} batches, UDP GSO trains for equal-size runs to one peer, optional UDP GRO, and a
+ * non-blocking descriptor with {@code poll} so an idle receiver sleeps in the kernel.
+ *
+ * <p>Socket set-up follows the reference (transports.md §2.1): non-blocking, SO_REUSEADDR + SO_REUSEPORT before
+ * bind, bind, SO_RCVBUF/SO_SNDBUF (what the kernel granted is read back, see {@link #receiveBufferBytes()}),
+ * SO_RXQ_OVFL for the kernel drop counter. An IPv6 bind address makes a dual-stack socket ({@code IPV6_V6ONLY=0});
+ * IPv4 destinations are then sent IPv4-mapped and IPv4 sources reported as IPv4.
+ *
+ * <p>Threading: one thread may {@link #receive} while another {@link #send}s; each side owns its own native
+ * buffers and errno state. Neither side allocates per packet. Call {@link #close()} after both have stopped
+ * ({@link #wakeup()} unblocks a receiver waiting in poll).
+ */
+public final class UdpTransport implements AutoCloseable {
+    private final Arena arena;
+    private final int fd;
+    private final int wakeFd;
+    private final boolean ipv6;
+    private final int mtu;
+    private final InetSocketAddress localAddress;
+    private final int receiveBufferBytes;
+    private final int sendBufferBytes;
+    private final boolean groActive;
+    private final String groProblem;
+    private final UdpCounters counters;
+    private final UdpReceiver receiver;
+    private final UdpSender sender;
+    private final MemorySegment wakeValue;
+    private final CallState wakeState;
+    private boolean closed;
+
+    private UdpTransport(final Arena arena, final int fd, final int wakeFd, final boolean ipv6,
+                         final UdpTransportConfig cfg, final InetSocketAddress localAddress, final int rcvBuf,
+                         final int sndBuf, final boolean groActive, final String groProblem) {
+        this.arena = arena;
+        this.fd = fd;
+        this.wakeFd = wakeFd;
+        this.ipv6 = ipv6;
+        this.mtu = cfg.mtuBytes();
+        this.localAddress = localAddress;
+        this.receiveBufferBytes = rcvBuf;
+        this.sendBufferBytes = sndBuf;
+        this.groActive = groActive;
+        this.groProblem = groProblem;
+        this.counters = new UdpCounters();
+        this.receiver = new UdpReceiver(arena, fd, wakeFd, cfg.batch(), groActive, counters);
+        this.sender = new UdpSender(arena, fd, cfg.batch(), cfg.mtuBytes(), cfg.sendTimeoutMs(), cfg.gso(), counters);
+        this.wakeValue = arena.allocate(JAVA_LONG);
+        this.wakeState = CallState.allocate(arena);
+    }
+
+    /**
+     * Opens and binds a transport.
+     *
+     * @param config settings; {@link UdpTransportConfig#conclude()} is called if it was not
+     * @return the bound transport
+     * @throws UdpTransportException for bad settings or an unusable bind address (with the reason)
+     * @throws ErrnoException        naming the failing call and the address, e.g. EADDRINUSE from bind
+     */
+    public static UdpTransport open(final UdpTransportConfig config) throws IOException {
+        final UdpTransportConfig cfg = config.concluded() ? config : config.conclude();
+        if (!Syscalls.isAvailable()) {
+            throw new UdpTransportException("UDP transport needs native access (--enable-native-access="
+                    + "net.fips.ffm)", Syscalls.unavailabilityCause());
+        }
+        final InetSocketAddress bind = cfg.bindAddress();
+        final String where = UdpAddresses.format(bind);
+        final boolean ipv6 = bind.getAddress() instanceof Inet6Address;
+        final int fd = Syscalls.socket(ipv6 ? Linux.AF_INET6 : Linux.AF_INET,
+                Linux.SOCK_DGRAM | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC, Linux.IPPROTO_UDP);
+        final Arena arena = Arena.ofShared();
+        int wakeFd = -1;
+        try {
+            if (cfg.reusePort()) {
+                // The reference ignores failures here; so do we (the bind below reports what matters).
+                Syscalls.setsockoptIntRaw(fd, Linux.SOL_SOCKET, Linux.SO_REUSEADDR, 1);
+                Syscalls.setsockoptIntRaw(fd, Linux.SOL_SOCKET, Linux.SO_REUSEPORT, 1);
+            }
+            if (ipv6) {
+                Syscalls.setsockoptInt(fd, Linux.IPPROTO_IPV6, Linux.IPV6_V6ONLY, 0, "IPV6_V6ONLY=0 for UDP " + where);
+            }
+            final MemorySegment addr = arena.allocate(SockAddrs.STORAGE_SIZE, 8);
+            final int len;
+            try {
+                len = SockAddrs.encode(bind, addr, ipv6);
+            } catch (SockAddrException e) {
+                throw new UdpTransportException("UDP bind address " + where + ": " + e.getMessage(), e);
+            }
+            bindOrExplain(fd, addr, len, where);
+            Syscalls.setsockoptInt(fd, Linux.SOL_SOCKET, Linux.SO_RCVBUF, cfg.receiveBufferBytes(),
+                    "SO_RCVBUF=" + cfg.receiveBufferBytes() + " on UDP " + where);
+            Syscalls.setsockoptInt(fd, Linux.SOL_SOCKET, Linux.SO_SNDBUF, cfg.sendBufferBytes(),
+                    "SO_SNDBUF=" + cfg.sendBufferBytes() + " on UDP " + where);
+            final int rcvBuf = Syscalls.getsockoptInt(fd, Linux.SOL_SOCKET, Linux.SO_RCVBUF, "SO_RCVBUF on " + where);
+            final int sndBuf = Syscalls.getsockoptInt(fd, Linux.SOL_SOCKET, Linux.SO_SNDBUF, "SO_SNDBUF on " + where);
+            Syscalls.setsockoptIntRaw(fd, Linux.SOL_SOCKET, Linux.SO_RXQ_OVFL, 1);   // optional, like the reference
+            boolean gro = false;
+            String groProblem = cfg.gro() ? null : "not requested";
+            if (cfg.gro()) {
+                final int rc = Syscalls.setsockoptIntRaw(fd, Linux.SOL_UDP, Linux.UDP_GRO, 1);
+                gro = rc == 0;
+                groProblem = gro ? null : "setsockopt(UDP_GRO) failed: " + Errno.strerror(-rc);
+            }
+            final int nameLen = Syscalls.getsockname(fd, addr);
+            final InetSocketAddress local;
+            try {
+                local = SockAddrs.decode(addr, nameLen);
+            } catch (SockAddrException e) {
+                throw new UdpTransportException("UDP " + where + ": getsockname gave " + e.getMessage(), e);
+            }
+            wakeFd = Syscalls.eventfd(0, Linux.EFD_NONBLOCK | Linux.EFD_CLOEXEC);
+            return new UdpTransport(arena, fd, wakeFd, ipv6, cfg, local, rcvBuf, sndBuf, gro, groProblem);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(fd);
+            closeQuietly(wakeFd);
+            arena.close();
+            throw e;
+        }
+    }
+
+    private static void bindOrExplain(final int fd, final MemorySegment addr, final int len, final String where)
+            throws IOException {
+        try {
+            Syscalls.bind(fd, addr, len, "UDP " + where);
+        } catch (ErrnoException e) {
+            if (e.errno() == Errno.EACCES || e.errno() == Errno.EPERM) {
+                throw new UdpTransportException("UDP transport cannot bind " + where + ": " + e.getMessage()
+                        + "; ports below 1024 need CAP_NET_BIND_SERVICE (or lower net.ipv4.ip_unprivileged_port_start)",
+                        e);
+            }
+            if (e.errno() == Errno.EADDRNOTAVAIL) {
+                throw new UdpTransportException("UDP transport cannot bind " + where + ": " + e.getMessage()
+                        + "; the address is not configured on any local interface", e);
+            }
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(final int fd) {
+        if (fd >= 0) {
+            try {
+                Syscalls.close(fd);
+            } catch (ErrnoException ignored) {
+                // Already failing; the original error is the one to report.
+            }
+        }
+    }
+
+    /**
+     * Encodes a destination once for this socket's family (IPv4 becomes IPv4-mapped on a dual-stack socket).
+     *
+     * @throws UdpTransportException if the address cannot be used from this socket (IPv6 on an IPv4 socket)
+     */
+    public UdpDestination destination(final InetSocketAddress address) throws UdpTransportException {
+        final MemorySegment sa = arena.allocate(SockAddrs.IN6_SIZE, 8);
+        try {
+            return new UdpDestination(sa, SockAddrs.encode(address, sa, ipv6), address);
+        } catch (SockAddrException e) {
+            throw new UdpTransportException("UDP transport " + UdpAddresses.format(localAddress)
+                    + " cannot send to " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Parses and encodes a destination given as text ({@code ip:port}, {@code [v6]:port}, {@code host:port}).
+     *
+     * @throws UdpTransportException for unparsable or unresolvable text, or an unusable family
+     */
+    public UdpDestination destination(final String text) throws UdpTransportException {
+        return destination(UdpAddresses.parse(text));
+    }
+
+    /**
+     * Receives up to {@code batch.offered()} datagrams into the offered slots.
+     *
+     * @param timeoutMs how long to wait in poll when nothing is queued: 0 = do not wait, -1 = until data or
+     *                  {@link #wakeup()}
+     * @return datagrams delivered (also {@link ReceiveBatch#count()}); 0 on timeout or wakeup
+     */
+    public int receive(final ReceiveBatch batch, final int timeoutMs) {
+        return receiver.receive(batch, timeoutMs);
+    }
+
+    /**
+     * Sends a batch, as GSO trains where the shape allows and sendmmsg otherwise. Packets above the MTU are
+     * refused and counted; back-pressure waits up to the configured send timeout, then drops and counts.
+     *
+     * @return datagrams the kernel accepted
+     */
+    public int send(final SendBatch batch) {
+        return sender.send(batch);
+    }
+
+    /** Wakes a receiver blocked in {@link #receive} (safe from any thread). */
+    public void wakeup() {
+        synchronized (wakeValue) {
+            if (closed) {
+                return;
+            }
+            wakeValue.set(JAVA_LONG, 0, 1L);
+            Syscalls.write(wakeState, wakeFd, wakeValue, Long.BYTES);
+        }
+    }
+
+    /** @return the bound address (the real port after a {@code :0} bind) */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /** @return SO_RCVBUF as granted by the kernel (it doubles the request, clamped by net.core.rmem_max) */
+    public int receiveBufferBytes() {
+        return receiveBufferBytes;
+    }
+
+    /** @return SO_SNDBUF as granted by the kernel */
+    public int sendBufferBytes() {
+        return sendBufferBytes;
+    }
+
+    /** @return whether the socket is AF_INET6 (dual-stack) */
+    public boolean isIpv6() {
+        return ipv6;
+    }
+
+    /** @return the largest packet {@link #send} accepts */
+    public int mtu() {
+        return mtu;
+    }
+
+    /** @return whether GSO is still in use (false after the kernel refused it) */
+    public boolean gsoActive() {
+        return sender.gsoActive();
+    }
+
+    /** @return the errno that disabled GSO, or 0 */
+    public int gsoDisabledErrno() {
+        return sender.gsoDisabledErrno();
+    }
+
+    /** @return whether UDP_GRO is on */
+    public boolean groActive() {
+        return groActive;
+    }
+
+    /** @return why GRO is off, or {@code null} when on */
+    public String groProblem() {
+        return groProblem;
+    }
+
+    /** @return this transport's counters */
+    public UdpCounters counters() {
+        return counters;
+    }
+
+    /** @return the socket descriptor (for epoll registration or socket options) */
+    public int fileDescriptor() {
+        return fd;
+    }
+
+    /** Closes the socket and frees all native buffers. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (wakeValue) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        closeQuietly(fd);
+        closeQuietly(wakeFd);
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "UdpTransport{" + UdpAddresses.format(localAddress) + ", gso=" + gsoActive() + ", gro=" + groActive
+                + "}";
+    }
+}

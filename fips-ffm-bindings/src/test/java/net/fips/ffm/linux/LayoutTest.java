@@ -1,0 +1,170 @@
+package net.fips.ffm.linux;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+import net.fips.ffm.Errno;
+import net.fips.ffm.linux.gen.bdaddr_t;
+import net.fips.ffm.linux.gen.bt_power;
+import net.fips.ffm.linux.gen.cmsghdr;
+import net.fips.ffm.linux.gen.epoll_event;
+import net.fips.ffm.linux.gen.fib_rule_hdr;
+import net.fips.ffm.linux.gen.ifaddrmsg;
+import net.fips.ffm.linux.gen.ifinfomsg;
+import net.fips.ffm.linux.gen.ifreq;
+import net.fips.ffm.linux.gen.iovec;
+import net.fips.ffm.linux.gen.linux_h;
+import net.fips.ffm.linux.gen.mmsghdr;
+import net.fips.ffm.linux.gen.msghdr;
+import net.fips.ffm.linux.gen.nlmsgerr;
+import net.fips.ffm.linux.gen.nlmsghdr;
+import net.fips.ffm.linux.gen.pollfd;
+import net.fips.ffm.linux.gen.rtattr;
+import net.fips.ffm.linux.gen.rtmsg;
+import net.fips.ffm.linux.gen.sockaddr_in;
+import net.fips.ffm.linux.gen.sockaddr_in6;
+import net.fips.ffm.linux.gen.sockaddr_l2;
+import net.fips.ffm.linux.gen.sockaddr_ll;
+import net.fips.ffm.linux.gen.sockaddr_nl;
+import net.fips.ffm.linux.gen.sockaddr_storage;
+
+/**
+ * Pins the generated layouts and constants to the values verified with gcc on x86_64 glibc
+ * (transports.md §9.4/§9.5), so that a regeneration on another libc/arch or with a broken allow-list fails here.
+ */
+class LayoutTest {
+
+    @Test
+    void socketStructs() {
+        assertEquals(16, sockaddr_in.sizeof());
+        assertEquals(2, sockaddr_in.sin_port$offset());
+        assertEquals(4, sockaddr_in.sin_addr$offset());
+        assertEquals(28, sockaddr_in6.sizeof());
+        assertEquals(2, sockaddr_in6.sin6_port$offset());
+        assertEquals(4, sockaddr_in6.sin6_flowinfo$offset());
+        assertEquals(8, sockaddr_in6.sin6_addr$offset());
+        assertEquals(24, sockaddr_in6.sin6_scope_id$offset());
+        assertEquals(128, sockaddr_storage.sizeof());
+        assertEquals(16, iovec.sizeof());
+        assertEquals(8, iovec.iov_len$offset());
+        assertEquals(56, msghdr.sizeof());
+        assertEquals(0, msghdr.msg_name$offset());
+        assertEquals(8, msghdr.msg_namelen$offset());
+        assertEquals(16, msghdr.msg_iov$offset());
+        assertEquals(24, msghdr.msg_iovlen$offset());
+        assertEquals(8, msghdr.msg_iovlen$layout().byteSize(), "msg_iovlen is size_t on glibc");
+        assertEquals(32, msghdr.msg_control$offset());
+        assertEquals(40, msghdr.msg_controllen$offset());
+        assertEquals(8, msghdr.msg_controllen$layout().byteSize(), "msg_controllen is size_t on glibc");
+        assertEquals(48, msghdr.msg_flags$offset());
+        assertEquals(64, mmsghdr.sizeof());
+        assertEquals(56, mmsghdr.msg_len$offset());
+        assertEquals(16, cmsghdr.sizeof());
+        assertEquals(8, cmsghdr.cmsg_len$layout().byteSize(), "cmsg_len is size_t on glibc");
+        assertEquals(8, cmsghdr.cmsg_level$offset());
+        assertEquals(12, cmsghdr.cmsg_type$offset());
+        assertEquals(8, pollfd.sizeof());
+        assertEquals(4, pollfd.events$offset());
+        assertEquals(6, pollfd.revents$offset());
+    }
+
+    @Test
+    void epollEventIsPackedOnX8664() {
+        assertEquals(12, epoll_event.sizeof());
+        assertEquals(4, epoll_event.data$offset());
+        assertEquals(12, EpollEvents.SIZE);
+    }
+
+    @Test
+    void linkLayerNetlinkAndBluetoothStructs() {
+        assertEquals(20, sockaddr_ll.sizeof());
+        assertEquals(4, sockaddr_ll.sll_ifindex$offset());
+        assertEquals(10, sockaddr_ll.sll_pkttype$offset());
+        assertEquals(12, sockaddr_ll.sll_addr$offset());
+        assertEquals(14, sockaddr_l2.sizeof());
+        assertEquals(4, sockaddr_l2.l2_bdaddr$offset());
+        assertEquals(10, sockaddr_l2.l2_cid$offset());
+        assertEquals(12, sockaddr_l2.l2_bdaddr_type$offset());
+        assertEquals(6, bdaddr_t.sizeof());
+        assertEquals(1, bt_power.sizeof());
+        assertEquals(12, sockaddr_nl.sizeof());
+        assertEquals(4, sockaddr_nl.nl_pid$offset());
+        assertEquals(40, ifreq.sizeof());
+        assertEquals(16, ifreq.ifr_ifru$offset());
+        assertEquals(16, nlmsghdr.sizeof());
+        assertEquals(20, nlmsgerr.sizeof());
+        assertEquals(16, ifinfomsg.sizeof());
+        assertEquals(4, ifinfomsg.ifi_index$offset());
+        assertEquals(8, ifaddrmsg.sizeof());
+        assertEquals(12, rtmsg.sizeof());
+        assertEquals(12, fib_rule_hdr.sizeof());
+        assertEquals(4, rtattr.sizeof());
+    }
+
+    @Test
+    void constants() {
+        assertEquals(2, Linux.AF_INET);
+        assertEquals(10, Linux.AF_INET6);
+        assertEquals(17, linux_h.AF_PACKET());
+        assertEquals(16, linux_h.AF_NETLINK());
+        assertEquals(31, linux_h.AF_BLUETOOTH());
+        assertEquals(0x800, Linux.SOCK_NONBLOCK);
+        assertEquals(0x80000, Linux.SOCK_CLOEXEC);
+        assertEquals(17, Linux.SOL_UDP);
+        assertEquals(263, linux_h.SOL_PACKET());
+        assertEquals(274, linux_h.SOL_BLUETOOTH());
+        assertEquals(15, Linux.SO_REUSEPORT);
+        assertEquals(33, Linux.SO_RCVBUFFORCE);
+        assertEquals(40, Linux.SO_RXQ_OVFL);
+        assertEquals(26, Linux.IPV6_V6ONLY);
+        assertEquals(103, Linux.UDP_SEGMENT);
+        assertEquals(104, Linux.UDP_GRO);
+        assertEquals(2, linux_h.TCP_MAXSEG());
+        assertEquals(0x20, Linux.MSG_TRUNC);
+        assertEquals(0x8, Linux.MSG_CTRUNC);
+        assertEquals(0x10000, Linux.MSG_WAITFORONE);
+        assertEquals(32, Linux.POLLNVAL);
+        assertEquals(0x80000000, linux_h.EPOLLET());
+        assertEquals(0x400454CAL, Linux.TUNSETIFF);
+        assertEquals(0x800454CFL, linux_h.TUNGETFEATURES());
+        assertEquals(0x400454D9L, linux_h.TUNSETQUEUE());
+        assertEquals(0x1000, Linux.IFF_NO_PI);
+        assertEquals(0x100, linux_h.IFF_MULTI_QUEUE());
+        assertEquals(16, Linux.IFNAMSIZ);
+        assertEquals(0x8927, linux_h.SIOCGIFHWADDR());
+        assertEquals(0x8933, linux_h.SIOCGIFINDEX());
+        assertEquals(23, linux_h.PACKET_IGNORE_OUTGOING());
+        assertEquals(0x300, linux_h.NLM_F_DUMP());
+        assertEquals(32, linux_h.RTM_NEWRULE());
+        assertEquals(254, linux_h.RT_TABLE_MAIN());
+        assertEquals(15, linux_h.FRA_TABLE());
+        assertEquals(12, linux_h.BT_SNDMTU());
+        assertEquals(672, linux_h.L2CAP_DEFAULT_MTU());
+        assertEquals(2, linux_h.BDADDR_LE_RANDOM());
+    }
+
+    @Test
+    void errnoValues() {
+        assertEquals(11, Errno.EAGAIN);
+        assertEquals(105, Errno.ENOBUFS);
+        assertEquals(98, Errno.EADDRINUSE);
+        assertEquals(90, Errno.EMSGSIZE);
+        assertEquals(95, Errno.EOPNOTSUPP);
+        assertEquals(92, Errno.ENOPROTOOPT);
+        assertEquals(115, Errno.EINPROGRESS);
+        assertEquals(77, linux_h.EBADFD());
+        assertEquals(19, linux_h.ENODEV());
+    }
+
+    @Test
+    void cmsgMacros() {
+        assertEquals(16, Cmsg.len(0));
+        assertEquals(18, Cmsg.len(2));
+        assertEquals(24, Cmsg.space(2));
+        assertEquals(24, Cmsg.space(4));
+        assertEquals(32, Cmsg.space(16));
+        assertEquals(8, Cmsg.align(1));
+        assertEquals(16, Cmsg.data(0));
+    }
+}
