@@ -7,4 +7,5 @@ module net.fips.dataplane {
     requires net.fips.ffm;
 
     exports net.fips.dataplane.crypto;
+    exports net.fips.dataplane.pool;
 }
