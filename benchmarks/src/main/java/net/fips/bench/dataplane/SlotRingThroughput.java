@@ -16,7 +16,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -70,12 +69,6 @@ public class SlotRingThroughput {
     @Setup(Level.Trial)
     public void setUp() {
         ring = new SpscSlotRing(capacity);
-    }
-
-    /** Frees the ring. */
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        ring.close();
     }
 
     /** Producer: offers one index. */

@@ -1,21 +1,18 @@
 package net.fips.dataplane.pool;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 
 /**
- * A bounded multi-producer, single-consumer ring of slot indices, off-heap; meant for inboxes that several
- * agents feed, such as the control inbox.
+ * A bounded multi-producer, single-consumer ring of slot indices; meant for inboxes that several agents feed,
+ * such as the control inbox.
  *
  * <pre>
- *  +0                  elements: capacity x i32 slot index, -1 = empty cell
- *  +E (= capacity*4, rounded up to 64)
- *  +E                  padding (128)
- *  +E+128              tail i64 (producers CAS) | producer limit i64 (producers, racy cache of head + capacity)
- *  +E+256              head i64 (consumer writes)
- *  +E+384              padding (128)
+ *  elements: int[capacity]                           slot indices, -1 = empty cell
+ *  positions: long[48], padded by index (as in {@link SpscSlotRing})
+ *    [16] tail (producers CAS)   [17] producer limit (producers; racy cache of head + capacity)
+ *    [32] head (consumer writes)
  * </pre>
  *
  * <h2>Threads and ordering</h2>
@@ -26,26 +23,26 @@ import java.lang.invoke.VarHandle;
  * empty: {@code poll} then returns {@link #EMPTY} although the ring is not empty, and the element shows up on a
  * later poll. That keeps the consumer from ever waiting on a preempted producer, which suits a duty-cycle agent.
  * Accessors follow the JCTools naming: {@code lp}/{@code sp} plain, {@code lv} load-acquire (or volatile where
- * noted), {@code so} store-release, {@code cas} compare-and-set.
+ * noted), {@code so} store-release, {@code cas} compare-and-set. Heap arrays, not a segment, for the reason given
+ * in {@link SpscSlotRing}.
  */
-public final class MpscSlotRing implements AutoCloseable {
+public final class MpscSlotRing {
     /** Returned by {@link #poll()} when no element is ready. */
     public static final int EMPTY = -1;
 
-    private static final long PAD_BYTES = 128;
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final int TAIL = 16;
+    private static final int PRODUCER_LIMIT = 17;
+    private static final int HEAD = 32;
+    private static final VarHandle POSITION = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle ELEMENT = MethodHandles.arrayElementVarHandle(int[].class);
 
-    private final Arena arena;
-    private final MemorySegment segment;
+    private final int[] elements;
+    private final long[] positions = new long[SpscSlotRing.POSITIONS_LENGTH];
     private final int capacity;
-    private final long mask;
-    private final long tailOffset;
-    private final long producerLimitOffset;
-    private final long headOffset;
+    private final int mask;
 
     /**
-     * Creates a ring in a new shared arena.
+     * Creates an empty ring.
      *
      * @param capacity a power of two from 2 to {@link SpscSlotRing#MAX_CAPACITY}
      * @throws IllegalArgumentException if the capacity is not a power of two in range
@@ -53,16 +50,11 @@ public final class MpscSlotRing implements AutoCloseable {
     public MpscSlotRing(final int capacity) {
         this.capacity = SpscSlotRing.checkCapacity(capacity);
         this.mask = capacity - 1;
-        final long elementsBytes = SlotDescriptor.align(capacity * Integer.BYTES, SlotDescriptor.CACHE_LINE_BYTES);
-        this.tailOffset = elementsBytes + PAD_BYTES;
-        this.producerLimitOffset = tailOffset + Long.BYTES;
-        this.headOffset = tailOffset + 2 * PAD_BYTES;
-        this.arena = Arena.ofShared();
-        this.segment = arena.allocate(headOffset + 2 * PAD_BYTES, PAD_BYTES);
-        segment.asSlice(0, elementsBytes).fill((byte) 0xFF);
-        LONG.set(segment, producerLimitOffset, (long) capacity);
+        this.elements = new int[capacity];
+        Arrays.fill(elements, EMPTY);
+        positions[PRODUCER_LIMIT] = capacity;
         // volatile: publishes the empty cells and the initial limit to every thread
-        LONG.setVolatile(segment, tailOffset, 0L);
+        POSITION.setVolatile(positions, TAIL, 0L);
     }
 
     /**
@@ -75,23 +67,23 @@ public final class MpscSlotRing implements AutoCloseable {
         if (slotIndex < 0) {
             throw new IllegalArgumentException("slot index " + slotIndex + " is negative");
         }
-        final MemorySegment segment = this.segment;
-        long producerLimit = lvProducerLimit(segment);
+        final long[] positions = this.positions;
+        long producerLimit = lvProducerLimit(positions);
         long tail;
         do {
-            tail = lvTail(segment);
+            tail = lvTail(positions);
             if (tail >= producerLimit) {
                 // acquire: the consumer emptied every cell below head before publishing it
-                producerLimit = lvHead(segment) + capacity;
+                producerLimit = lvHead(positions) + capacity;
                 if (tail >= producerLimit) {
                     return false;
                 }
                 // racy but safe: every value written derives from a real head, so it never overstates the room
-                soProducerLimit(segment, producerLimit);
+                soProducerLimit(positions, producerLimit);
             }
-        } while (!casTail(segment, tail, tail + 1));
+        } while (!casTail(positions, tail, tail + 1));
         // release: the consumer that sees this index also sees everything written to the slot before it
-        soElement(segment, tail, slotIndex);
+        soElement((int) tail & mask, slotIndex);
         return true;
     }
 
@@ -101,15 +93,15 @@ public final class MpscSlotRing implements AutoCloseable {
      * @return the slot index, now owned by the caller, or {@link #EMPTY} if none is ready yet
      */
     public int poll() {
-        final MemorySegment segment = this.segment;
-        final long head = lpHead(segment);
-        final int slotIndex = lvElement(segment, head);
+        final long head = positions[HEAD];
+        final int cell = (int) head & mask;
+        final int slotIndex = lvElement(cell);
         if (slotIndex == EMPTY) {
             return EMPTY;
         }
-        spElement(segment, head, EMPTY);
+        elements[cell] = EMPTY;
         // release: a producer that sees the new head also sees the cell emptied above
-        soHead(segment, head + 1);
+        soHead(positions, head + 1);
         return slotIndex;
     }
 
@@ -131,29 +123,29 @@ public final class MpscSlotRing implements AutoCloseable {
      * @return how many were removed
      */
     public int drainTo(final int[] batch, final int limit) {
-        final MemorySegment segment = this.segment;
-        final long head = lpHead(segment);
+        final long head = positions[HEAD];
         final int max = Math.min(capacity, Math.min(limit, batch.length));
         int n = 0;
         while (n < max) {
-            final int slotIndex = lvElement(segment, head + n);
+            final int cell = (int) (head + n) & mask;
+            final int slotIndex = lvElement(cell);
             if (slotIndex == EMPTY) {
                 break;
             }
-            spElement(segment, head + n, EMPTY);
+            elements[cell] = EMPTY;
             batch[n++] = slotIndex;
         }
         if (n > 0) {
             // release: as in poll, once for the whole batch
-            soHead(segment, head + n);
+            soHead(positions, head + n);
         }
         return n;
     }
 
     /** @return an estimate of the number of claimed positions not yet consumed */
     public int size() {
-        final long head = lvHead(segment);
-        return (int) Math.max(0, Math.min(capacity, lvTail(segment) - head));
+        final long head = lvHead(positions);
+        return (int) Math.max(0, Math.min(capacity, lvTail(positions) - head));
     }
 
     /** @return the fixed capacity */
@@ -161,54 +153,36 @@ public final class MpscSlotRing implements AutoCloseable {
         return capacity;
     }
 
-    /** Frees the ring's memory. Every producer and the consumer must have stopped. */
-    @Override
-    public void close() {
-        arena.close();
+    private int lvElement(final int cell) {
+        return (int) ELEMENT.getAcquire(elements, cell);
     }
 
-    private long elementOffset(final long position) {
-        return (position & mask) * Integer.BYTES;
-    }
-
-    private int lvElement(final MemorySegment segment, final long position) {
-        return (int) INT.getAcquire(segment, elementOffset(position));
-    }
-
-    private void spElement(final MemorySegment segment, final long position, final int value) {
-        segment.set(ValueLayout.JAVA_INT, elementOffset(position), value);
-    }
-
-    private void soElement(final MemorySegment segment, final long position, final int value) {
-        INT.setRelease(segment, elementOffset(position), value);
+    private void soElement(final int cell, final int value) {
+        ELEMENT.setRelease(elements, cell, value);
     }
 
     /** Volatile load: producers need the freshest tail to keep CAS retries few. */
-    private long lvTail(final MemorySegment segment) {
-        return (long) LONG.getVolatile(segment, tailOffset);
+    private static long lvTail(final long[] positions) {
+        return (long) POSITION.getVolatile(positions, TAIL);
     }
 
-    private boolean casTail(final MemorySegment segment, final long expected, final long update) {
-        return LONG.compareAndSet(segment, tailOffset, expected, update);
+    private static boolean casTail(final long[] positions, final long expected, final long update) {
+        return POSITION.compareAndSet(positions, TAIL, expected, update);
     }
 
-    private long lvProducerLimit(final MemorySegment segment) {
-        return (long) LONG.getAcquire(segment, producerLimitOffset);
+    private static long lvProducerLimit(final long[] positions) {
+        return (long) POSITION.getAcquire(positions, PRODUCER_LIMIT);
     }
 
-    private void soProducerLimit(final MemorySegment segment, final long value) {
-        LONG.setRelease(segment, producerLimitOffset, value);
+    private static void soProducerLimit(final long[] positions, final long value) {
+        POSITION.setRelease(positions, PRODUCER_LIMIT, value);
     }
 
-    private long lpHead(final MemorySegment segment) {
-        return segment.get(ValueLayout.JAVA_LONG, headOffset);
+    private static long lvHead(final long[] positions) {
+        return (long) POSITION.getAcquire(positions, HEAD);
     }
 
-    private long lvHead(final MemorySegment segment) {
-        return (long) LONG.getAcquire(segment, headOffset);
-    }
-
-    private void soHead(final MemorySegment segment, final long value) {
-        LONG.setRelease(segment, headOffset, value);
+    private static void soHead(final long[] positions, final long value) {
+        POSITION.setRelease(positions, HEAD, value);
     }
 }

@@ -1,25 +1,29 @@
 package net.fips.dataplane.pool;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A bounded single-producer, single-consumer ring of slot indices, off-heap.
+ * A bounded single-producer, single-consumer ring of slot indices.
  *
  * <pre>
- *  +0                  elements: capacity x i32 slot index
- *  +E (= capacity*4, rounded up to 64)
- *  +E                  padding (128)
- *  +E+128              tail i64 (producer writes) | head cache i64 (producer only)
- *  +E+256              head i64 (consumer writes) | tail cache i64 (consumer only)
- *  +E+384              padding (128)
+ *  elements: int[capacity]                         slot indices, written by the producer only
+ *  positions: long[48], padded by index
+ *    [0..15]   padding (128 bytes, plus the array header)
+ *    [16] tail        [17] head cache               producer's line: written by the producer only
+ *    [18..31]  padding
+ *    [32] head        [33] tail cache               consumer's line: written by the consumer only
+ *    [34..47]  padding
  * </pre>
- * Producer and consumer positions sit two cache lines apart (the adjacent-line prefetcher pulls lines in pairs),
- * so each side writes only its own line. Each side keeps a cached copy of the other side's position and reads the
- * shared one only when the cache says full/empty, so in steady state a side touches the other's line once per
+ * Producer and consumer positions sit 128 bytes apart (the adjacent-line prefetcher pulls 64-byte lines in pairs),
+ * so each side writes only its own lines. Each side keeps a cached copy of the other side's position and reads
+ * the shared one only when the cache says full/empty, so in steady state a side touches the other's line once per
  * lap rather than once per element.
+ * <p>
+ * The ring lives on the heap on purpose: it only carries ints, the packet bytes stay in the off-heap
+ * {@link PacketPool}. The same algorithm over a shared-arena {@code MemorySegment} measured about 15 ns per
+ * offer+poll pair against 4-5 ns for heap arrays (JDK 25, C2), because every segment access re-checks bounds and
+ * liveness after each release barrier. Padding is still done by offset, in the positions array.
  *
  * <h2>Threads and ordering</h2>
  * Exactly one thread may call {@link #offer(int)}, and exactly one (possibly other) thread may call
@@ -32,26 +36,26 @@ import java.lang.invoke.VarHandle;
  * A full ring makes {@code offer} return false and an empty one makes {@code poll} return {@link #EMPTY}; the
  * caller counts the drop. Nothing blocks and nothing is allocated after construction.
  */
-public final class SpscSlotRing implements AutoCloseable {
+public final class SpscSlotRing {
     /** Returned by {@link #poll()} when the ring is empty. */
     public static final int EMPTY = -1;
     /** Largest capacity accepted. */
     public static final int MAX_CAPACITY = 1 << 24;
 
-    private static final long PAD_BYTES = 128;
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    static final int POSITIONS_LENGTH = 48;
+    private static final int TAIL = 16;
+    private static final int HEAD_CACHE = 17;
+    private static final int HEAD = 32;
+    private static final int TAIL_CACHE = 33;
+    private static final VarHandle POSITION = MethodHandles.arrayElementVarHandle(long[].class);
 
-    private final Arena arena;
-    private final MemorySegment segment;
+    private final int[] elements;
+    private final long[] positions = new long[POSITIONS_LENGTH];
     private final int capacity;
-    private final long mask;
-    private final long tailOffset;
-    private final long headCacheOffset;
-    private final long headOffset;
-    private final long tailCacheOffset;
+    private final int mask;
 
     /**
-     * Creates a ring in a new shared arena.
+     * Creates an empty ring.
      *
      * @param capacity a power of two from 2 to {@link #MAX_CAPACITY}
      * @throws IllegalArgumentException if the capacity is not a power of two in range
@@ -59,16 +63,9 @@ public final class SpscSlotRing implements AutoCloseable {
     public SpscSlotRing(final int capacity) {
         this.capacity = checkCapacity(capacity);
         this.mask = capacity - 1;
-        final long elementsBytes = SlotDescriptor.align(capacity * Integer.BYTES, SlotDescriptor.CACHE_LINE_BYTES);
-        this.tailOffset = elementsBytes + PAD_BYTES;
-        this.headCacheOffset = tailOffset + Long.BYTES;
-        this.headOffset = tailOffset + 2 * PAD_BYTES;
-        this.tailCacheOffset = headOffset + Long.BYTES;
-        this.arena = Arena.ofShared();
-        this.segment = arena.allocate(headOffset + 2 * PAD_BYTES, PAD_BYTES);
+        this.elements = new int[capacity];
         // volatile: publishes the zeroed positions to both threads whichever starts first
-        LONG.setVolatile(segment, tailOffset, 0L);
-        LONG.setVolatile(segment, headOffset, 0L);
+        POSITION.setVolatile(positions, TAIL, 0L);
     }
 
     static int checkCapacity(final int capacity) {
@@ -89,21 +86,21 @@ public final class SpscSlotRing implements AutoCloseable {
         if (slotIndex < 0) {
             throw new IllegalArgumentException("slot index " + slotIndex + " is negative");
         }
-        final MemorySegment segment = this.segment;
-        final long tail = lpTail(segment);
-        if (tail - lpHeadCache(segment) >= capacity && !refreshHeadCache(segment, tail)) {
+        final long[] positions = this.positions;
+        final long tail = positions[TAIL];
+        if (tail - positions[HEAD_CACHE] >= capacity && !refreshHeadCache(positions, tail)) {
             return false;
         }
-        spElement(segment, tail, slotIndex);
+        elements[(int) tail & mask] = slotIndex;
         // release: the consumer must see the element (and the slot's bytes) before it sees the new tail
-        soTail(segment, tail + 1);
+        soTail(positions, tail + 1);
         return true;
     }
 
-    private boolean refreshHeadCache(final MemorySegment segment, final long tail) {
+    private boolean refreshHeadCache(final long[] positions, final long tail) {
         // acquire: the consumer has finished reading every element below head, so those cells may be overwritten
-        final long head = lvHead(segment);
-        spHeadCache(segment, head);
+        final long head = lvHead(positions);
+        positions[HEAD_CACHE] = head;
         return tail - head < capacity;
     }
 
@@ -113,14 +110,14 @@ public final class SpscSlotRing implements AutoCloseable {
      * @return the slot index, now owned by the caller, or {@link #EMPTY}
      */
     public int poll() {
-        final MemorySegment segment = this.segment;
-        final long head = lpHead(segment);
-        if (head >= lpTailCache(segment) && head >= refreshTailCache(segment)) {
+        final long[] positions = this.positions;
+        final long head = positions[HEAD];
+        if (head >= positions[TAIL_CACHE] && head >= refreshTailCache(positions)) {
             return EMPTY;
         }
-        final int slotIndex = lpElement(segment, head);
+        final int slotIndex = elements[(int) head & mask];
         // release: the producer may reuse this cell only after our read of it is complete
-        soHead(segment, head + 1);
+        soHead(positions, head + 1);
         return slotIndex;
     }
 
@@ -142,40 +139,42 @@ public final class SpscSlotRing implements AutoCloseable {
      * @return how many were removed (0 when empty)
      */
     public int drainTo(final int[] batch, final int limit) {
-        final MemorySegment segment = this.segment;
-        final long head = lpHead(segment);
-        long available = lpTailCache(segment) - head;
+        final long[] positions = this.positions;
+        final long head = positions[HEAD];
+        long available = positions[TAIL_CACHE] - head;
         if (available <= 0) {
-            available = refreshTailCache(segment) - head;
+            available = refreshTailCache(positions) - head;
             if (available <= 0) {
                 return 0;
             }
         }
         final int n = (int) Math.min(available, Math.min(limit, batch.length));
+        final int[] elements = this.elements;
+        final int mask = this.mask;
         for (int i = 0; i < n; i++) {
-            batch[i] = lpElement(segment, head + i);
+            batch[i] = elements[(int) (head + i) & mask];
         }
         // release: as in poll, once for the whole batch
-        soHead(segment, head + n);
+        soHead(positions, head + n);
         return n;
     }
 
-    private long refreshTailCache(final MemorySegment segment) {
+    private static long refreshTailCache(final long[] positions) {
         // acquire: pairs with the producer's soTail, making the elements below it and their slots visible
-        final long tail = lvTail(segment);
-        spTailCache(segment, tail);
+        final long tail = lvTail(positions);
+        positions[TAIL_CACHE] = tail;
         return tail;
     }
 
     /** @return an estimate of the number of queued indices (exact when both sides are idle) */
     public int size() {
-        final long head = lvHead(segment);
-        return (int) Math.max(0, Math.min(capacity, lvTail(segment) - head));
+        final long head = lvHead(positions);
+        return (int) Math.max(0, Math.min(capacity, lvTail(positions) - head));
     }
 
     /** @return true if no index is queued, as seen at the moment of the call */
     public boolean isEmpty() {
-        return lvHead(segment) >= lvTail(segment);
+        return lvHead(positions) >= lvTail(positions);
     }
 
     /** @return the fixed capacity */
@@ -183,61 +182,19 @@ public final class SpscSlotRing implements AutoCloseable {
         return capacity;
     }
 
-    /** Frees the ring's memory. Both sides must have stopped; indices still queued are not released. */
-    @Override
-    public void close() {
-        arena.close();
+    private static long lvTail(final long[] positions) {
+        return (long) POSITION.getAcquire(positions, TAIL);
     }
 
-    private long elementOffset(final long position) {
-        return (position & mask) * Integer.BYTES;
+    private static void soTail(final long[] positions, final long value) {
+        POSITION.setRelease(positions, TAIL, value);
     }
 
-    private void spElement(final MemorySegment segment, final long position, final int value) {
-        segment.set(ValueLayout.JAVA_INT, elementOffset(position), value);
+    private static long lvHead(final long[] positions) {
+        return (long) POSITION.getAcquire(positions, HEAD);
     }
 
-    private int lpElement(final MemorySegment segment, final long position) {
-        return segment.get(ValueLayout.JAVA_INT, elementOffset(position));
-    }
-
-    private long lpTail(final MemorySegment segment) {
-        return segment.get(ValueLayout.JAVA_LONG, tailOffset);
-    }
-
-    private long lvTail(final MemorySegment segment) {
-        return (long) LONG.getAcquire(segment, tailOffset);
-    }
-
-    private void soTail(final MemorySegment segment, final long value) {
-        LONG.setRelease(segment, tailOffset, value);
-    }
-
-    private long lpHead(final MemorySegment segment) {
-        return segment.get(ValueLayout.JAVA_LONG, headOffset);
-    }
-
-    private long lvHead(final MemorySegment segment) {
-        return (long) LONG.getAcquire(segment, headOffset);
-    }
-
-    private void soHead(final MemorySegment segment, final long value) {
-        LONG.setRelease(segment, headOffset, value);
-    }
-
-    private long lpHeadCache(final MemorySegment segment) {
-        return segment.get(ValueLayout.JAVA_LONG, headCacheOffset);
-    }
-
-    private void spHeadCache(final MemorySegment segment, final long value) {
-        segment.set(ValueLayout.JAVA_LONG, headCacheOffset, value);
-    }
-
-    private long lpTailCache(final MemorySegment segment) {
-        return segment.get(ValueLayout.JAVA_LONG, tailCacheOffset);
-    }
-
-    private void spTailCache(final MemorySegment segment, final long value) {
-        segment.set(ValueLayout.JAVA_LONG, tailCacheOffset, value);
+    private static void soHead(final long[] positions, final long value) {
+        POSITION.setRelease(positions, HEAD, value);
     }
 }

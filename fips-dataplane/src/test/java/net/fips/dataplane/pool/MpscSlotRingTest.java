@@ -14,7 +14,8 @@ class MpscSlotRingTest {
 
     @Test
     void shouldKeepFifoOrderAndReportFullAndEmpty() {
-        try (MpscSlotRing ring = new MpscSlotRing(4)) {
+        {
+            final MpscSlotRing ring = new MpscSlotRing(4);
             assertEquals(MpscSlotRing.EMPTY, ring.poll());
             int next = 0;
             int expected = 0;
@@ -42,7 +43,8 @@ class MpscSlotRingTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void shouldDeliverEveryPacketOfTwoProducersInPerProducerOrder() throws Exception {
-        try (PacketPool pool = new PacketPool(1024, 1280, true); MpscSlotRing ring = new MpscSlotRing(256)) {
+        final MpscSlotRing ring = new MpscSlotRing(256);
+        try (PacketPool pool = new PacketPool(1024, 1280, true)) {
             final Concurrently.Task[] tasks = new Concurrently.Task[3];
             for (int p = 0; p < 2; p++) {
                 final int producerId = p;

@@ -22,7 +22,8 @@ class SpscSlotRingTest {
 
     @Test
     void shouldKeepFifoOrderAcrossManyLapsAndReportFullAndEmpty() {
-        try (SpscSlotRing ring = new SpscSlotRing(8)) {
+        {
+            final SpscSlotRing ring = new SpscSlotRing(8);
             assertEquals(SpscSlotRing.EMPTY, ring.poll());
             assertTrue(ring.isEmpty());
             int next = 0;
@@ -49,7 +50,8 @@ class SpscSlotRingTest {
 
     @Test
     void shouldDrainInBatchesUpToTheLimit() {
-        try (SpscSlotRing ring = new SpscSlotRing(16)) {
+        {
+            final SpscSlotRing ring = new SpscSlotRing(16);
             for (int i = 0; i < 10; i++) {
                 assertTrue(ring.offer(100 + i));
             }
@@ -72,7 +74,8 @@ class SpscSlotRingTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void shouldHandMillionPacketsFromProducerToConsumerInOrder() throws Exception {
-        try (PacketPool pool = new PacketPool(1024, 1500, true); SpscSlotRing ring = new SpscSlotRing(256)) {
+        final SpscSlotRing ring = new SpscSlotRing(256);
+        try (PacketPool pool = new PacketPool(1024, 1500, true)) {
             final Concurrently.Task producer = deadline -> {
                 final PacketView view = pool.newView();
                 for (long seq = 0; seq < PACKETS; seq++) {
