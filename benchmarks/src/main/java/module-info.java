@@ -1,5 +1,6 @@
 /** JMH suites; built into benchmarks/target/benchmarks.jar, never run by the test suite. */
 open module net.fips.benchmarks {
     requires net.fips.control;
+    requires net.fips.dataplane;
     requires jmh.core;
 }

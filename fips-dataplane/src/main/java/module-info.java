@@ -10,4 +10,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.crypto;
     exports net.fips.dataplane.wire;
     exports net.fips.dataplane.udp;
+    exports net.fips.dataplane.pool;
 }
