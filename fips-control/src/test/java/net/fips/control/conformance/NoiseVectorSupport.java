@@ -248,6 +248,50 @@ final class NoiseVectorSupport {
         }
     }
 
+    /** The messages and both results of a handshake run from a vector's fixed keys, ephemerals and epochs. */
+    record Driven(byte[] msg1, byte[] msg2, byte[] msg3, HandshakeResult initiator, HandshakeResult responder) {
+    }
+
+    /**
+     * Runs both sides of a vector's handshake with its fixed secrets, each side reading the other's real output
+     * (not the file's bytes), for checkers of other files that build on this handshake.
+     */
+    static Driven drive(final JsonNode v, final Pattern pattern) throws NoiseException {
+        final HandshakeState init = HandshakeState.initiator(pattern, hex(v, "initiator_static_secret_hex"),
+                hex(v, "initiator_knows_responder_static_as_hex"), hex(v, "initiator_epoch_hex"),
+                EphemeralSource.fixed(hex(v, "initiator_ephemeral_secret_hex")));
+        final HandshakeState resp = HandshakeState.responder(pattern, hex(v, "responder_static_secret_hex"),
+                hex(v, "responder_epoch_hex"), EphemeralSource.fixed(hex(v, "responder_ephemeral_secret_hex")));
+        final byte[] m1 = init.writeMessage1();
+        resp.readMessage1(m1);
+        final byte[] m2 = resp.writeMessage2();
+        init.readMessage2(m2);
+        byte[] m3 = null;
+        if (pattern == Pattern.XK) {
+            m3 = init.writeMessage3();
+            resp.readMessage3(m3);
+        }
+        return new Driven(m1, m2, m3, init.finish(), resp.finish());
+    }
+
+    /**
+     * The vector a cross-file reference such as {@code "noise_ik.json vector 'ik-basic' (...)"} names, read from
+     * beside {@code file}.
+     */
+    static JsonNode referencedVector(final Path file, final String reference) throws java.io.IOException {
+        final var m = java.util.regex.Pattern.compile("^(\\S+\\.json) vector '([^']+)'").matcher(reference);
+        if (!m.find()) {
+            throw new IllegalArgumentException("unreadable handshake reference: " + reference);
+        }
+        final JsonNode root = new ObjectMapper().readTree(file.resolveSibling(m.group(1)).toFile());
+        for (final JsonNode v : root.get("vectors")) {
+            if (v.get("name").asText().equals(m.group(2))) {
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("no vector " + m.group(2) + " in " + m.group(1));
+    }
+
     private static byte[] hex(final JsonNode n, final String field) {
         return HEX.parseHex(n.get(field).asText());
     }
