@@ -3,5 +3,6 @@ module net.fips.cli {
     requires net.fips.control;
     requires info.picocli;
 
+    // picocli injects options into, and calls, the command classes reflectively.
     opens net.fips.cli to info.picocli;
 }

@@ -5,11 +5,15 @@
 module net.fips.control {
     requires transitive net.fips.dataplane;
     requires org.bouncycastle.provider;
-    requires com.fasterxml.jackson.databind;
+    requires transitive com.fasterxml.jackson.databind;
     requires org.yaml.snakeyaml;
 
     exports net.fips.control.crypto;
     exports net.fips.control.noise;
     exports net.fips.control.identity;
+    exports net.fips.control.ctl;
+
+    // Jackson serialises the control snapshot records reflectively.
+    opens net.fips.control.ctl to com.fasterxml.jackson.databind;
 
 }

@@ -1,0 +1,38 @@
+package net.fips.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code fipsctl show <what>}: the read-only queries. */
+@Command(name = "show", description = "Show node information.", mixinStandardHelpOptions = true,
+        synopsisSubcommandLabel = "(status | peers | links | connections | transports)")
+final class ShowCommand {
+
+    @ParentCommand
+    FipsCtl root;
+
+    @Command(name = "status", description = "Node status overview.")
+    int status() {
+        return root.request("show_status", null, TableView::status);
+    }
+
+    @Command(name = "peers", description = "Authenticated peers.")
+    int peers() {
+        return root.request("show_peers", null, TableView::peers);
+    }
+
+    @Command(name = "links", description = "Active links.")
+    int links() {
+        return root.request("show_links", null, TableView::links);
+    }
+
+    @Command(name = "connections", description = "Pending handshake connections.")
+    int connections() {
+        return root.request("show_connections", null, TableView::connections);
+    }
+
+    @Command(name = "transports", description = "Transport instances.")
+    int transports() {
+        return root.request("show_transports", null, TableView::transports);
+    }
+}

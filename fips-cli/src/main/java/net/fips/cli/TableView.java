@@ -1,0 +1,152 @@
+package net.fips.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * The default, human-readable rendering of each response's {@code data}. It reads JSON trees only, so it works
+ * against any daemon that speaks the protocol; a key the daemon leaves out shows as {@code -}.
+ */
+final class TableView {
+    private TableView() {
+    }
+
+    static String status(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final String k : List.of("version", "npub", "node_addr", "ipv6_addr", "state", "is_leaf_only",
+                "peer_count", "session_count", "link_count", "transport_count", "connection_count", "tun_state",
+                "tun_name", "effective_ipv6_mtu", "estimated_mesh_size", "root", "is_root", "persistent",
+                "uptime_secs", "pid", "exe_path", "control_socket")) {
+            rows.add(new String[] {k + ":", text(d.get(k))});
+        }
+        rows.add(new String[] {"transport_peer_counts:", pairs(d.get("transport_peer_counts"))});
+        return table(null, rows) + "(forwarding counters and sparklines: --json)";
+    }
+
+    static String peers(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode p : d.path("peers")) {
+            final String tree = p.path("is_parent").asBoolean() ? "parent"
+                    : p.path("is_child").asBoolean() ? "child" : "-";
+            rows.add(new String[] {text(p.get("display_name")), text(p.get("npub")), text(p.get("connectivity")),
+                text(p.get("transport_type")), text(p.get("transport_addr")), text(p.get("direction")),
+                text(p.get("tree_depth")), tree, text(p.path("mmp").get("srtt_ms")),
+                text(p.path("mmp").get("loss_rate")), text(p.path("stats").get("bytes_recv")),
+                text(p.path("stats").get("bytes_sent"))});
+        }
+        return rows.isEmpty() ? "(no peers)" : table(new String[] {"NAME", "NPUB", "STATE", "TRANSPORT",
+            "ADDRESS", "DIR", "DEPTH", "TREE", "SRTT_MS", "LOSS", "RX_BYTES", "TX_BYTES"}, rows).stripTrailing();
+    }
+
+    static String links(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode l : d.path("links")) {
+            final JsonNode s = l.path("stats");
+            rows.add(new String[] {text(l.get("link_id")), text(l.get("transport_id")), text(l.get("remote_addr")),
+                text(l.get("direction")), text(l.get("state")), text(s.get("packets_recv")),
+                text(s.get("packets_sent")), text(s.get("bytes_recv")), text(s.get("bytes_sent"))});
+        }
+        return rows.isEmpty() ? "(no links)" : table(new String[] {"LINK", "TRANSPORT", "REMOTE", "DIR", "STATE",
+            "RX_PKTS", "TX_PKTS", "RX_BYTES", "TX_BYTES"}, rows).stripTrailing();
+    }
+
+    static String connections(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode c : d.path("connections")) {
+            rows.add(new String[] {text(c.get("link_id")), text(c.get("direction")), text(c.get("handshake_state")),
+                text(c.get("idle_ms")), text(c.get("resend_count")), text(c.get("expected_peer"))});
+        }
+        return rows.isEmpty() ? "(no handshakes in flight)" : table(new String[] {"LINK", "DIR", "STATE",
+            "IDLE_MS", "RESENDS", "EXPECTED_PEER"}, rows).stripTrailing();
+    }
+
+    static String transports(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode t : d.path("transports")) {
+            rows.add(new String[] {text(t.get("transport_id")), text(t.get("type")), text(t.get("name")),
+                text(t.get("state")), text(t.get("mtu")), text(t.get("local_addr")), pairs(t.get("stats"))});
+        }
+        return rows.isEmpty() ? "(no transports)" : table(new String[] {"ID", "TYPE", "NAME", "STATE", "MTU",
+            "LOCAL", "STATS"}, rows).stripTrailing();
+    }
+
+    static String acl(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final String k : List.of("effective_mode", "default_decision", "enforcement_active", "allow_all",
+                "deny_all", "allow_file", "deny_file")) {
+            rows.add(new String[] {k + ":", text(d.get(k))});
+        }
+        for (final String k : List.of("allow_file_entries", "deny_file_entries", "allow_entries", "deny_entries")) {
+            rows.add(new String[] {k + ":", list(d.get(k))});
+        }
+        return table(null, rows).stripTrailing();
+    }
+
+    static String connect(final JsonNode d) {
+        return "connect started: " + text(d.get("npub")) + " via " + text(d.get("transport")) + " "
+                + text(d.get("address")) + "\n(the handshake runs in the background; see 'fipsctl show peers')";
+    }
+
+    static String disconnect(final JsonNode d) {
+        return "disconnected: " + text(d.get("npub"));
+    }
+
+    private static String text(final JsonNode v) {
+        if (v == null || v.isNull() || v.isMissingNode()) {
+            return "-";
+        }
+        if (v.isFloatingPointNumber()) {
+            final double x = v.asDouble();
+            return x == Math.rint(x) && Math.abs(x) < 1e15 ? Long.toString((long) x) : String.format("%.3f", x);
+        }
+        return v.isValueNode() ? v.asText() : v.toString();
+    }
+
+    private static String pairs(final JsonNode obj) {
+        if (obj == null || !obj.isObject() || obj.isEmpty()) {
+            return "-";
+        }
+        final StringBuilder sb = new StringBuilder();
+        for (final Map.Entry<String, JsonNode> e : obj.properties()) {
+            sb.append(sb.isEmpty() ? "" : " ").append(e.getKey()).append('=').append(text(e.getValue()));
+        }
+        return sb.toString();
+    }
+
+    private static String list(final JsonNode arr) {
+        if (arr == null || !arr.isArray() || arr.isEmpty()) {
+            return "(none)";
+        }
+        final List<String> items = new ArrayList<>();
+        arr.forEach(v -> items.add(text(v)));
+        return String.join(", ", items);
+    }
+
+    /** Left-aligned columns two spaces apart; no header line when {@code header} is null. */
+    private static String table(final String[] header, final List<String[]> rows) {
+        final List<String[]> all = new ArrayList<>();
+        if (header != null) {
+            all.add(header);
+        }
+        all.addAll(rows);
+        final int cols = all.get(0).length;
+        final int[] width = new int[cols];
+        for (final String[] r : all) {
+            for (int i = 0; i < cols; i++) {
+                width[i] = Math.max(width[i], r[i].length());
+            }
+        }
+        final StringBuilder sb = new StringBuilder();
+        for (final String[] r : all) {
+            final StringBuilder line = new StringBuilder();
+            for (int i = 0; i < cols; i++) {
+                line.append(i == cols - 1 ? r[i] : String.format("%-" + width[i] + "s  ", r[i]));
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString();
+    }
+}

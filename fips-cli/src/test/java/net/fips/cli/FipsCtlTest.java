@@ -1,0 +1,284 @@
+package net.fips.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import net.fips.control.ctl.AclSnapshot;
+import net.fips.control.ctl.ConnectResult;
+import net.fips.control.ctl.ConnectionSnapshot;
+import net.fips.control.ctl.Connectivity;
+import net.fips.control.ctl.ControlApi;
+import net.fips.control.ctl.ControlException;
+import net.fips.control.ctl.ControlJson;
+import net.fips.control.ctl.ControlSocketServer;
+import net.fips.control.ctl.DisconnectResult;
+import net.fips.control.ctl.HandshakeState;
+import net.fips.control.ctl.LinkDirection;
+import net.fips.control.ctl.LinkSnapshot;
+import net.fips.control.ctl.LinkState;
+import net.fips.control.ctl.NodeState;
+import net.fips.control.ctl.PeerSnapshot;
+import net.fips.control.ctl.StatusSnapshot;
+import net.fips.control.ctl.TransportSnapshot;
+import net.fips.control.ctl.TransportState;
+import net.fips.control.ctl.TunState;
+import net.fips.control.identity.NodeIdentity;
+
+/** fipsctl end to end, in process, against a control socket server in a temp dir. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FipsCtlTest {
+
+    private static final NodeIdentity SELF = NodeIdentity.generate();
+    private static final NodeIdentity PEER = NodeIdentity.generate();
+
+    @TempDir
+    Path dir;
+
+    private ControlSocketServer server;
+    private final List<ConnectResult> connects = new CopyOnWriteArrayList<>();
+
+    record Result(int code, String out, String err) {
+    }
+
+    /** A small daemon stand-in: one peer, one link, one handshake, one transport. */
+    private final class Api implements ControlApi {
+        @Override
+        public StatusSnapshot showStatus() {
+            return new StatusSnapshot("0.1.0-test", SELF.npub(), SELF.nodeAddr().toString(),
+                    SELF.address().toString(), NodeState.RUNNING, false, 1, 0, 1, 1, 1, TunState.DISABLED, null,
+                    1203, "/run/fips/control.sock", 42, null, 7, null, false, SELF.nodeAddr().toString(), true,
+                    java.util.Map.of("udp", 1L), null, null);
+        }
+
+        @Override
+        public List<PeerSnapshot> showPeers() {
+            return List.of(new PeerSnapshot(PEER.nodeAddr().toString(), PEER.npub(), "alice",
+                    PEER.address().toString(), Connectivity.CONNECTED, 3, 1, 2, true, true, 4, false, true,
+                    "192.0.2.1:2121", LinkDirection.OUTBOUND, "udp", 1, 2.0, null, 0, 0, null, null, null, false,
+                    false, false, null));
+        }
+
+        @Override
+        public List<LinkSnapshot> showLinks() {
+            return List.of(new LinkSnapshot(3, 1, "192.0.2.1:2121", LinkDirection.OUTBOUND, LinkState.CONNECTED,
+                    1, new LinkSnapshot.Stats(10, 11, 1000, 1100, 5)));
+        }
+
+        @Override
+        public List<ConnectionSnapshot> showConnections() {
+            return List.of(new ConnectionSnapshot(9, LinkDirection.OUTBOUND, HandshakeState.SENT_MSG1, 1, 250, 2,
+                    PEER.npub()));
+        }
+
+        @Override
+        public List<TransportSnapshot> showTransports() {
+            return List.of(new TransportSnapshot(1, "udp", TransportState.UP, 1472, null, "0.0.0.0:2121", null,
+                    null, null, TransportSnapshot.udpStats(10, 1000, 11, 1100, 0, 0, 0, 0)));
+        }
+
+        @Override
+        public AclSnapshot showAcl() {
+            return new AclSnapshot("/etc/fips/peers.allow", "/etc/fips/peers.deny", false, "default_open", "allow",
+                    false, false, null, null, null, null);
+        }
+
+        @Override
+        public ConnectResult connect(final String npub, final String address, final String transport) {
+            final ConnectResult r = new ConnectResult(npub, address, transport);
+            connects.add(r);
+            return r;
+        }
+
+        @Override
+        public DisconnectResult disconnect(final String npub) throws ControlException {
+            if (!npub.equals(PEER.npub())) {
+                throw ControlException.peerNotFound(npub);
+            }
+            return new DisconnectResult(npub);
+        }
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        server = ControlSocketServer.start(dir.resolve("control.sock"), new Api());
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private Result run(final String... args) {
+        final List<String> all = new ArrayList<>(List.of("--socket", server.path().toString(),
+                "--hosts-file", dir.resolve("hosts").toString()));
+        all.addAll(List.of(args));
+        return runRaw(all.toArray(String[]::new));
+    }
+
+    private static Result runRaw(final String... args) {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final var cl = FipsCtl.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        final int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void showStatusTableAndJson() throws Exception {
+        final Result table = run("show", "status");
+        assertEquals(0, table.code(), table.err());
+        assertTrue(table.out().contains("state:"), table.out());
+        assertTrue(table.out().matches("(?s).*state:\\s+running.*"), table.out());
+        assertTrue(table.out().contains(SELF.npub()));
+        assertTrue(table.out().contains("udp=1"));
+
+        final Result before = run("--json", "show", "status");
+        final Result after = run("show", "status", "--json");
+        assertEquals(0, before.code());
+        assertEquals(before.out(), after.out());
+        final JsonNode data = ControlJson.MAPPER.readTree(before.out());
+        assertEquals("running", data.get("state").asText());
+        assertTrue(data.get("estimated_mesh_size").isNull());
+        // Pretty JSON in the reference client's layout.
+        assertTrue(before.out().startsWith("{\n  \"version\": \"0.1.0-test\",\n"), before.out());
+        assertTrue(before.out().contains("\"bytes_in\": []"), before.out());
+    }
+
+    @Test
+    void listTables() throws Exception {
+        final Result peers = run("show", "peers");
+        assertEquals(0, peers.code(), peers.err());
+        final String[] lines = peers.out().split("\n");
+        assertTrue(lines[0].startsWith("NAME") && lines[0].contains("NPUB") && lines[0].contains("SRTT_MS"));
+        assertTrue(lines[1].startsWith("alice") && lines[1].contains(PEER.npub()) && lines[1].contains("child"),
+                lines[1]);
+
+        assertTrue(run("show", "links").out().contains("192.0.2.1:2121"));
+        final Result conns = run("show", "connections");
+        assertTrue(conns.out().contains("sent_msg1") && conns.out().contains("250"), conns.out());
+        final Result tr = run("show", "transports");
+        assertTrue(tr.out().contains("kernel_drops=0") && tr.out().contains("0.0.0.0:2121"), tr.out());
+        final Result acl = run("acl", "show");
+        assertTrue(acl.out().matches("(?s).*effective_mode:\\s+default_open.*"), acl.out());
+
+        final JsonNode json = ControlJson.MAPPER.readTree(run("show", "peers", "--json").out());
+        assertEquals("alice", json.get("peers").get(0).get("display_name").asText());
+    }
+
+    @Test
+    void connectSendsTheReferenceParams() throws Exception {
+        final String npub = PEER.npub();
+        assertEquals(0, run("connect", npub, "192.0.2.7:2121").code());
+        assertEquals(0, run("connect", npub, "192.0.2.7:8443", "tcp").code());
+        assertEquals(0, run("connect", npub, "192.0.2.7:8443", "--transport", "tcp").code());
+        assertEquals(List.of(new ConnectResult(npub, "192.0.2.7:2121", "udp"),
+                new ConnectResult(npub, "192.0.2.7:8443", "tcp"),
+                new ConnectResult(npub, "192.0.2.7:8443", "tcp")), connects);
+
+        final Result json = run("connect", npub, "192.0.2.7:2121", "udp", "--json");
+        assertEquals("192.0.2.7:2121", ControlJson.MAPPER.readTree(json.out()).get("address").asText());
+    }
+
+    @Test
+    void connectRefusesMeshAddressesLocally() {
+        for (final String addr : List.of("fd9d:abcd::1", "[fd00::1]:2121", "fd9d:abcd::1:2121")) {
+            final Result r = run("connect", PEER.npub(), addr, "udp");
+            assertEquals(1, r.code(), addr);
+            assertTrue(r.err().contains("FIPS mesh address (fd00::/8)"), r.err());
+        }
+        assertTrue(connects.isEmpty());
+        // Other transports are not checked, and non-mesh IPv6 is fine.
+        assertEquals(0, run("connect", PEER.npub(), "fd9d::1:2121", "tor").code());
+        assertEquals(0, run("connect", PEER.npub(), "[2001:db8::1]:2121").code());
+        assertFalse(ConnectCommand.isMeshAddress("peer.example.com:2121"));
+        assertFalse(ConnectCommand.isMeshAddress("fc00::1"));
+    }
+
+    @Test
+    void peerNamesComeFromTheHostsFile() throws Exception {
+        Files.writeString(dir.resolve("hosts"), "# test roster\nAlice " + PEER.npub() + "\nbroken line here\n");
+        assertEquals(0, run("connect", "alice", "192.0.2.7:2121").code());
+        assertEquals(PEER.npub(), connects.get(0).npub());
+        final Result unknown = run("disconnect", "bob");
+        assertEquals(1, unknown.code());
+        assertTrue(unknown.err().startsWith("error: unknown host 'bob'"), unknown.err());
+        final Result ok = run("disconnect", "ALICE");
+        assertEquals(0, ok.code(), ok.err());
+        assertEquals("disconnected: " + PEER.npub(), ok.out().strip());
+    }
+
+    @Test
+    void daemonErrorExitsOne() {
+        final String other = SELF.npub();
+        final Result r = run("disconnect", other);
+        assertEquals(1, r.code());
+        assertEquals("error: peer not found: " + other, r.err().strip());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void noDaemonExitsTwoAndNamesTheSocket() {
+        final Path missing = dir.resolve("nope.sock");
+        final Result r = runRaw("--socket", missing.toString(), "show", "status");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains(missing.toString()), r.err());
+        assertTrue(r.err().contains("Is the FIPS daemon running?"), r.err());
+    }
+
+    @Test
+    void keygenPrintsAMatchingPairOrWritesFiles() throws Exception {
+        final Result r = runRaw("keygen", "--stdout");
+        assertEquals(0, r.code());
+        final String[] lines = r.out().strip().split("\n");
+        assertEquals(2, lines.length);
+        assertEquals(lines[1], NodeIdentity.fromNsec(lines[0]).npub());
+
+        final Path keys = dir.resolve("keys");
+        final Result w = runRaw("keygen", "-d", keys.toString());
+        assertEquals(0, w.code(), w.err());
+        final NodeIdentity id = NodeIdentity.fromNsec(Files.readString(keys.resolve("fips.key")).strip());
+        assertEquals(id.npub() + "\n", Files.readString(keys.resolve("fips.pub")));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
+                keys.resolve("fips.key"))));
+        assertTrue(w.err().startsWith(id.npub()), w.err());
+
+        final Result again = runRaw("keygen", "-d", keys.toString());
+        assertEquals(1, again.code());
+        assertTrue(again.err().contains("key file already exists"), again.err());
+        assertEquals(0, runRaw("keygen", "-d", keys.toString(), "--force").code());
+        assertFalse(Files.readString(keys.resolve("fips.key")).strip().equals(id.nsec()));
+    }
+
+    @Test
+    void completionHelpAndUsage() {
+        final Result c = runRaw("completion");
+        assertEquals(0, c.code());
+        assertTrue(c.out().contains("complete -F") && c.out().contains("fipsctl"), c.out());
+        final Result h = runRaw("--help");
+        assertEquals(0, h.code());
+        assertTrue(h.out().contains("--json") && h.out().contains("Exit status"), h.out());
+        assertEquals(FipsCtl.EXIT_USAGE, runRaw("show", "bogus").code());
+        assertEquals(FipsCtl.EXIT_USAGE, runRaw().code());
+    }
+}

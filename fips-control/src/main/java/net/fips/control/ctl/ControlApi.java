@@ -1,0 +1,61 @@
+package net.fips.control.ctl;
+
+import java.util.List;
+
+/**
+ * What the control socket asks of the node: one method per command {@link ControlSocketServer} serves. The
+ * server does the framing, the request validation and the JSON; an implementation only supplies values.
+ *
+ * <p><b>Threading contract.</b> Methods are called on the server's per-connection virtual threads, several at a
+ * time, never on the node's control thread. They must not block on that thread: the {@code show_*} methods
+ * return the latest snapshot the node published (for example from an {@code AtomicReference} swapped on each
+ * tick, so answers may be up to one tick old, as in the reference), and {@link #connect} / {@link #disconnect}
+ * validate, enqueue the request for the control thread and return without waiting for the handshake or the
+ * teardown. A slow implementation only delays its own client, but it keeps a connection slot busy.
+ *
+ * <p>Snapshots are immutable records; the server wraps lists in their reference key ({@code peers},
+ * {@code links}, {@code connections}, {@code transports}).
+ */
+public interface ControlApi {
+
+    /** @return {@code show_status} data */
+    StatusSnapshot showStatus();
+
+    /** @return {@code show_peers} rows, in the order to display */
+    List<PeerSnapshot> showPeers();
+
+    /** @return {@code show_links} rows */
+    List<LinkSnapshot> showLinks();
+
+    /** @return {@code show_connections} rows (handshakes in flight) */
+    List<ConnectionSnapshot> showConnections();
+
+    /** @return {@code show_transports} rows */
+    List<TransportSnapshot> showTransports();
+
+    /** @return {@code show_acl} data */
+    AclSnapshot showAcl();
+
+    /**
+     * Starts an ephemeral dial (not written to config, no auto-reconnect). The server has already checked that
+     * all three parameters are present strings.
+     *
+     * @param npub      peer npub as given by the client
+     * @param address   transport address as given
+     * @param transport transport type as given
+     * @return the echo the client receives
+     * @throws ControlException with the message the client should see (for example an invalid npub, an unknown
+     *                          transport or an ACL refusal)
+     */
+    ConnectResult connect(String npub, String address, String transport) throws ControlException;
+
+    /**
+     * Disconnects an authenticated peer and cancels its pending retry.
+     *
+     * @param npub peer npub as given by the client
+     * @return the result the client receives
+     * @throws ControlException {@code invalid npub '<npub>': <reason>} or {@code peer not found: <npub>}, as the
+     *                          reference words them (see {@link ControlException#peerNotFound})
+     */
+    DisconnectResult disconnect(String npub) throws ControlException;
+}

@@ -1,0 +1,125 @@
+package net.fips.control.ctl;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Turns one request (the text of one line) into one response, calling a {@link ControlApi}. No I/O here: the
+ * socket server and tests share it. Error texts are the reference's: {@code invalid request: ...},
+ * {@code unknown command: X}, {@code missing params for X}, {@code missing '<field>' parameter}.
+ */
+public final class ControlDispatcher {
+
+    /** Commands this dispatcher serves, in the order {@code fipsctl} lists them. */
+    public static final List<String> COMMANDS = List.of("show_status", "show_peers", "show_links",
+            "show_connections", "show_transports", "show_acl", "connect", "disconnect");
+
+    // Trailing tokens after the object are an error in the reference (serde rejects trailing characters).
+    private static final ObjectReader READER = ControlJson.MAPPER.reader()
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    private final ControlApi api;
+
+    /**
+     * @param api where the values come from
+     */
+    public ControlDispatcher(final ControlApi api) {
+        this.api = Objects.requireNonNull(api, "api");
+    }
+
+    /**
+     * Handles one request.
+     *
+     * @param requestText the request line without its newline; leading and trailing whitespace is ignored
+     * @return the response envelope; never throws for bad input or a failing {@link ControlApi}
+     */
+    public ObjectNode dispatch(final String requestText) {
+        final JsonNode request;
+        try {
+            request = READER.readTree(requestText.strip());
+        } catch (final JsonProcessingException e) {
+            return ControlJson.error("invalid request: " + e.getOriginalMessage());
+        }
+        if (request == null || request.isMissingNode()) {
+            return ControlJson.error("invalid request: EOF while parsing a value");
+        }
+        if (!request.isObject()) {
+            return ControlJson.error("invalid request: expected a JSON object, got " + request.getNodeType()
+                    .name().toLowerCase(java.util.Locale.ROOT));
+        }
+        final JsonNode command = request.get("command");
+        if (command == null) {
+            return ControlJson.error("invalid request: missing field `command`");
+        }
+        if (!command.isTextual()) {
+            return ControlJson.error("invalid request: invalid type for field `command`, expected a string");
+        }
+        final JsonNode params = request.get("params");
+        try {
+            return execute(command.asText(), params == null || params.isNull() ? null : params);
+        } catch (final ControlException e) {
+            return ControlJson.error(e.getMessage());
+        } catch (final RuntimeException e) {
+            // A bug in a ControlApi must cost one error response, not the connection or the server.
+            return ControlJson.error("internal error: " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        }
+    }
+
+    private ObjectNode execute(final String command, final JsonNode params) throws ControlException {
+        return switch (command) {
+            case "show_status" -> ok(api::showStatus);
+            case "show_peers" -> list("peers", api.showPeers());
+            case "show_links" -> list("links", api.showLinks());
+            case "show_connections" -> list("connections", api.showConnections());
+            case "show_transports" -> list("transports", api.showTransports());
+            case "show_acl" -> ok(api::showAcl);
+            case "connect" -> {
+                final JsonNode p = requireParams(command, params);
+                final String npub = requireString(p, "npub");
+                final String address = requireString(p, "address");
+                final String transport = requireString(p, "transport");
+                yield ControlJson.ok(ControlJson.MAPPER.valueToTree(api.connect(npub, address, transport)));
+            }
+            case "disconnect" -> {
+                final JsonNode p = requireParams(command, params);
+                final String npub = requireString(p, "npub");
+                yield ControlJson.ok(ControlJson.MAPPER.valueToTree(api.disconnect(npub)));
+            }
+            default -> ControlJson.error("unknown command: " + command);
+        };
+    }
+
+    private static ObjectNode ok(final Supplier<?> value) {
+        return ControlJson.ok(ControlJson.MAPPER.valueToTree(Objects.requireNonNull(value.get(), "snapshot")));
+    }
+
+    private static ObjectNode list(final String key, final List<?> rows) {
+        final ObjectNode data = ControlJson.MAPPER.createObjectNode();
+        data.set(key, ControlJson.MAPPER.valueToTree(Objects.requireNonNull(rows, key)));
+        return ControlJson.ok(data);
+    }
+
+    private static JsonNode requireParams(final String command, final JsonNode params) throws ControlException {
+        if (params == null) {
+            throw new ControlException("missing params for " + command);
+        }
+        return params;
+    }
+
+    private static String requireString(final JsonNode params, final String field) throws ControlException {
+        // A non-object params, a missing field and a non-string field are one case in the reference.
+        final JsonNode v = params.get(field);
+        if (v == null || !v.isTextual()) {
+            throw new ControlException("missing '" + field + "' parameter");
+        }
+        return v.asText();
+    }
+}

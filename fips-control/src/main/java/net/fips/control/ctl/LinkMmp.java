@@ -1,0 +1,66 @@
+package net.fips.control.ctl;
+
+import java.util.Objects;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * Link-layer measurement metrics of a peer ({@code show_peers[].mmp}). The optional keys ({@code srtt_ms},
+ * {@code smoothed_loss}, {@code smoothed_etx}, {@code lqi}) are left out while there is no measurement.
+ *
+ * @param mode                 {@code full}, {@code lightweight} or {@code minimal}
+ * @param srttMs               smoothed RTT in ms, or null before the first sample
+ * @param lossRate             loss rate 0..1
+ * @param etx                  expected transmission count
+ * @param goodputBps           goodput in bytes per second
+ * @param deliveryRatioForward forward delivery ratio
+ * @param deliveryRatioReverse reverse delivery ratio
+ * @param smoothedLoss         smoothed loss, or null
+ * @param smoothedEtx          smoothed ETX, or null
+ * @param lqi                  link quality index {@code smoothed_etx * (1 + srtt_ms / 100)}, or null
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"mode", "srtt_ms", "loss_rate", "etx", "goodput_bps", "delivery_ratio_forward",
+        "delivery_ratio_reverse", "smoothed_loss", "smoothed_etx", "lqi"})
+public record LinkMmp(
+        @JsonProperty("mode") String mode,
+        @JsonProperty("srtt_ms") Double srttMs,
+        @JsonProperty("loss_rate") double lossRate,
+        @JsonProperty("etx") double etx,
+        @JsonProperty("goodput_bps") double goodputBps,
+        @JsonProperty("delivery_ratio_forward") double deliveryRatioForward,
+        @JsonProperty("delivery_ratio_reverse") double deliveryRatioReverse,
+        @JsonProperty("smoothed_loss") Double smoothedLoss,
+        @JsonProperty("smoothed_etx") Double smoothedEtx,
+        @JsonProperty("lqi") Double lqi) {
+
+    /** Checks the mode. */
+    public LinkMmp {
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    /**
+     * Builds the metrics, deriving {@code lqi} from smoothed ETX and SRTT when both are known, as the reference.
+     *
+     * @param mode                 MMP mode name
+     * @param srttMs               smoothed RTT or null
+     * @param lossRate             loss rate
+     * @param etx                  ETX
+     * @param goodputBps           goodput
+     * @param deliveryRatioForward forward delivery ratio
+     * @param deliveryRatioReverse reverse delivery ratio
+     * @param smoothedLoss         smoothed loss or null
+     * @param smoothedEtx          smoothed ETX or null
+     * @return the metrics
+     */
+    public static LinkMmp of(final String mode, final Double srttMs, final double lossRate, final double etx,
+                             final double goodputBps, final double deliveryRatioForward,
+                             final double deliveryRatioReverse, final Double smoothedLoss,
+                             final Double smoothedEtx) {
+        final Double lqi = srttMs != null && smoothedEtx != null ? smoothedEtx * (1.0 + srttMs / 100.0) : null;
+        return new LinkMmp(mode, srttMs, lossRate, etx, goodputBps, deliveryRatioForward, deliveryRatioReverse,
+                smoothedLoss, smoothedEtx, lqi);
+    }
+}

@@ -1,0 +1,54 @@
+package net.fips.control.ctl;
+
+import java.util.Objects;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * One element of {@code show_links.links}. Every key is always present.
+ *
+ * @param linkId      link id
+ * @param transportId id of the transport instance carrying the link
+ * @param remoteAddr  remote transport address as text
+ * @param direction   who opened the link
+ * @param state       link state
+ * @param createdAtMs Unix ms the link was created
+ * @param stats       traffic totals of the link
+ */
+@JsonPropertyOrder({"link_id", "transport_id", "remote_addr", "direction", "state", "created_at_ms", "stats"})
+public record LinkSnapshot(
+        @JsonProperty("link_id") long linkId,
+        @JsonProperty("transport_id") long transportId,
+        @JsonProperty("remote_addr") String remoteAddr,
+        @JsonProperty("direction") LinkDirection direction,
+        @JsonProperty("state") LinkState state,
+        @JsonProperty("created_at_ms") long createdAtMs,
+        @JsonProperty("stats") Stats stats) {
+
+    /** Checks required fields. */
+    public LinkSnapshot {
+        Objects.requireNonNull(remoteAddr, "remoteAddr");
+        Objects.requireNonNull(direction, "direction");
+        Objects.requireNonNull(state, "state");
+        stats = stats == null ? new Stats(0, 0, 0, 0, 0) : stats;
+    }
+
+    /**
+     * Traffic totals of a link.
+     *
+     * @param packetsSent packets sent
+     * @param packetsRecv packets received
+     * @param bytesSent   bytes sent
+     * @param bytesRecv   bytes received
+     * @param lastRecvMs  Unix ms of the last received frame (0 = none)
+     */
+    @JsonPropertyOrder({"packets_sent", "packets_recv", "bytes_sent", "bytes_recv", "last_recv_ms"})
+    public record Stats(
+            @JsonProperty("packets_sent") long packetsSent,
+            @JsonProperty("packets_recv") long packetsRecv,
+            @JsonProperty("bytes_sent") long bytesSent,
+            @JsonProperty("bytes_recv") long bytesRecv,
+            @JsonProperty("last_recv_ms") long lastRecvMs) {
+    }
+}
