@@ -191,8 +191,10 @@ class ConfigLoaderTest {
                 """);
         assertTrue(e.contains("tun.nmae: unknown key (did you mean name?)"), e.toString());
         assertTrue(e.contains("gateway.dns.listne: unknown key (did you mean listen?)"), e.toString());
-        assertTrue(e.contains("transports.tcp.keepalive: unknown key"), e.toString());
-        assertTrue(e.contains("transports.tor.directory_service.hostname: unknown key"), e.toString());
+        assertTrue(e.contains("transports.tcp.keepalive: unknown key (did you mean keepalive_secs?)"), e.toString());
+        assertTrue(e.contains("transports.tor.directory_service.hostname: unknown key (did you mean hostname_file?)"),
+                e.toString());
+        assertEquals(4, e.size(), e.toString());
     }
 
     @Test
