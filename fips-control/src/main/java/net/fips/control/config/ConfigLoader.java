@@ -298,7 +298,8 @@ public final class ConfigLoader {
         final Object forwards = g.raw("port_forwards");
         if (forwards instanceof List<?> list) {
             for (int i = 0; i < list.size(); i++) {
-                final ConfigReader pf = ConfigReader.of(g.problems(), g.pathOf("port_forwards[" + i + "]"), list.get(i));
+                final ConfigReader pf = ConfigReader.of(g.problems(), g.pathOf("port_forwards[" + i + "]"),
+                        list.get(i));
                 Skim.read(pf, Skim.GATEWAY_PORT_FORWARD);
                 pf.finish();
             }

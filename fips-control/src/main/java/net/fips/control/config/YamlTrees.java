@@ -40,7 +40,8 @@ final class YamlTrees {
     private static final Pattern BOOL = Pattern.compile("^(?:true|True|TRUE|false|False|FALSE)$");
     private static final Pattern INT = Pattern.compile("^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$");
     private static final Pattern FLOAT = Pattern.compile(
-            "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+            "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                    + "|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
     private static final Pattern NULL = Pattern.compile("^(?:~|null|Null|NULL|)$");
 
     private YamlTrees() {
@@ -63,7 +64,8 @@ final class YamlTrees {
         } catch (final RuntimeException e) {
             // SnakeYAML's constructors can throw plain runtime exceptions (number parsing, class casts on odd
             // tags); for a config file any of them just means the text is not acceptable YAML.
-            throw new ConfigException(source, "malformed YAML: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            throw new ConfigException(source,
+                    "malformed YAML: " + e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         if (root == null) {
             return new LinkedHashMap<>();
