@@ -15,5 +15,7 @@ module net.fips.control {
 
     // Jackson serialises the control snapshot records reflectively.
     opens net.fips.control.ctl to com.fasterxml.jackson.databind;
+    exports net.fips.control.config;
+    exports net.fips.control.acl;
 
 }

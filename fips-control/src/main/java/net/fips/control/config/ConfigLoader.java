@@ -1,0 +1,347 @@
+package net.fips.control.config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+import net.fips.control.acl.HostAliases;
+import net.fips.control.identity.IdentityFormatException;
+import net.fips.control.identity.PeerIdentity;
+
+/**
+ * Parses {@code fips.yaml} text strictly into a {@link FipsConfig}.
+ *
+ * <p>Stricter than the reference on purpose: an unknown key anywhere is an error naming its full path (the
+ * reference silently ignores unknown keys outside a few sections, so a typo like {@code bind_adress} would
+ * quietly fall back to a default). Wrong types and out-of-range values are errors naming the path, what was
+ * expected and what was found. Sections the node does not implement are checked the same way and produce
+ * "not supported yet" warnings when their settings would change behaviour. All problems are collected and
+ * thrown together as one {@link ConfigException}.
+ *
+ * <p>The reference's cross-field checks (operator.md §1.1) are applied as well.
+ */
+public final class ConfigLoader {
+    /** Transport names a peer address may use. */
+    static final Set<String> TRANSPORT_NAMES = Set.of("udp", "tcp", "ethernet", "tor", "nym", "ble");
+    static final String UDP_SCHEMA = "bind_addr mtu recv_buf_size send_buf_size advertise_on_nostr public"
+            + " external_addr outbound_only accept_connections";
+    private static final String DEFAULT_SOURCE = "<embedded default-fips.yaml>";
+
+    private final HostEnvironment host;
+
+    /** @param host where default paths are resolved and environment variables come from */
+    public ConfigLoader(final HostEnvironment host) {
+        this.host = Objects.requireNonNull(host, "host");
+    }
+
+    /**
+     * Parses one YAML text.
+     *
+     * @param yaml   the text
+     * @param source named in errors (usually the file path)
+     * @return the configuration with its warnings; {@code files} is empty
+     * @throws ConfigException listing every problem
+     */
+    public LoadedConfig load(final String yaml, final String source) throws ConfigException {
+        return fromTree(parseTree(yaml, source), source, List.of());
+    }
+
+    /**
+     * @return the bundled {@value FipsConfig#DEFAULT_RESOURCE} for this host
+     * @throws ConfigException if the resource is missing or broken (a build error)
+     */
+    public LoadedConfig loadDefault() throws ConfigException {
+        return load(defaultText(), DEFAULT_SOURCE);
+    }
+
+    /** @return the bundled default's text */
+    static String defaultText() throws ConfigException {
+        try (InputStream in = FipsConfig.class.getResourceAsStream(FipsConfig.DEFAULT_RESOURCE)) {
+            if (in == null) {
+                throw new ConfigException(DEFAULT_SOURCE, "resource is missing from the build");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (final IOException e) {
+            throw new ConfigException(DEFAULT_SOURCE, "cannot read resource: " + e.getMessage());
+        }
+    }
+
+    /** Parses text into a plain tree (no schema check). */
+    Map<String, Object> parseTree(final String yaml, final String source) throws ConfigException {
+        Objects.requireNonNull(yaml, "yaml");
+        return YamlTrees.parse(yaml, source);
+    }
+
+    /** Maps a (possibly merged) tree. */
+    LoadedConfig fromTree(final Map<String, Object> tree, final String source, final List<Path> files)
+            throws ConfigException {
+        final ConfigReader.Problems problems = new ConfigReader.Problems();
+        final ConfigReader top = ConfigReader.of(problems, "", tree);
+
+        final NodeSection.Result node = NodeSection.read(top.child("node"), host);
+        final TunConfig tun = tun(top.child("tun"));
+        final DnsConfig dns = dns(top.child("dns"));
+        final List<UdpConfig> udp = new ArrayList<>();
+        final boolean otherAdvertises = transports(top.child("transports"), udp);
+        final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")));
+        gateway(top.child("gateway"));
+        top.finish();
+
+        crossChecks(problems, node, udp, otherAdvertises, peers);
+        if (!problems.errors.isEmpty()) {
+            throw new ConfigException(source, problems.errors);
+        }
+        final List<String> warnings = new ArrayList<>(problems.warnings);
+        final EnvSettings env = EnvSettings.from(host, warnings);
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers), files, warnings, env);
+    }
+
+    private static TunConfig tun(final ConfigReader r) {
+        final TunConfig d = TunConfig.DEFAULTS;
+        final TunConfig tun = new TunConfig(r.bool("enabled", d.enabled()), r.string("name", d.name()),
+                (int) r.integer("mtu", d.mtu(), 1280, 0xFFFF));
+        if (tun.enabled()) {
+            r.warn("enabled", "not supported yet (no TUN adapter is created)");
+        }
+        r.finish();
+        return tun;
+    }
+
+    private static DnsConfig dns(final ConfigReader r) {
+        final DnsConfig d = DnsConfig.DEFAULTS;
+        final DnsConfig dns = new DnsConfig(r.bool("enabled", d.enabled()), r.string("bind_addr", d.bindAddr()),
+                r.u16("port", d.port()), r.integer("ttl", d.ttl(), 0, 0xFFFF_FFFFL));
+        // The reference runs the responder by default; only an explicit request is worth a warning.
+        if (Boolean.TRUE.equals(r.raw("enabled"))) {
+            r.warn("enabled", "not supported yet (no .fips DNS responder runs)");
+        }
+        r.finish();
+        return dns;
+    }
+
+    /** @return true when a non-UDP transport has advertise_on_nostr set */
+    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp) {
+        final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
+        if (t.has("udp")) {
+            for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
+                final String path = inst.getKey() == null ? "udp" : "udp." + inst.getKey();
+                udp.add(udp(ConfigReader.of(t.problems(), t.pathOf(path), inst.getValue()),
+                        Optional.ofNullable(inst.getKey())));
+            }
+        } else if (t.presentKeys().contains("udp")) {
+            // "udp:" with nothing after it: UDP with every default, like "udp: {}".
+            udp.add(UdpConfig.DEFAULTS);
+        }
+        boolean advertises = false;
+        for (final String[] other : new String[][] {{"tcp", Skim.TCP}, {"ethernet", Skim.ETHERNET},
+                {"tor", Skim.TOR}, {"nym", Skim.NYM}, {"ble", Skim.BLE}}) {
+            if (!t.presentKeys().contains(other[0])) {
+                t.raw(other[0]);
+                continue;
+            }
+            final Set<String> keys = "tor".equals(other[0])
+                    ? union(Skim.keys(other[1]), Set.of("directory_service")) : Skim.keys(other[1]);
+            for (final Map.Entry<String, Object> inst : Skim.instances(t, other[0], keys)) {
+                final String path = inst.getKey() == null ? other[0] : other[0] + "." + inst.getKey();
+                final ConfigReader r = ConfigReader.of(t.problems(), t.pathOf(path), inst.getValue());
+                advertises |= Boolean.TRUE.equals(Skim.read(r, other[1]).get("advertise_on_nostr"));
+                if ("tor".equals(other[0])) {
+                    final ConfigReader ds = r.child("directory_service");
+                    Skim.read(ds, Skim.TOR_DIRECTORY_SERVICE);
+                    ds.finish();
+                }
+                r.finish();
+            }
+            t.warn(other[0], "not supported yet (only UDP transports run)");
+        }
+        t.finish();
+        return advertises;
+    }
+
+    private static Set<String> union(final Set<String> a, final Set<String> b) {
+        final java.util.LinkedHashSet<String> u = new java.util.LinkedHashSet<>(a);
+        u.addAll(b);
+        return u;
+    }
+
+    private static UdpConfig udp(final ConfigReader r, final Optional<String> name) {
+        final UdpConfig d = UdpConfig.DEFAULTS;
+        final String bind = r.string("bind_addr", d.bindAddr());
+        if (r.has("bind_addr") && SocketAddresses.parseLiteral(bind) == null) {
+            r.error("bind_addr", "expected an IP address with port (\"0.0.0.0:2121\" or \"[::]:2121\"), got \""
+                    + bind + "\"");
+        }
+        final UdpConfig udp = new UdpConfig(name, bind, (int) r.integer("mtu", d.mtu(), 1, 0xFFFF),
+                (int) r.integer("recv_buf_size", d.recvBufSize(), 1, Integer.MAX_VALUE),
+                (int) r.integer("send_buf_size", d.sendBufSize(), 1, Integer.MAX_VALUE),
+                r.bool("advertise_on_nostr", d.advertiseOnNostr()), r.bool("public", d.isPublic()),
+                r.optString("external_addr"), r.bool("outbound_only", d.outboundOnly()),
+                r.bool("accept_connections", d.acceptConnections()));
+        if (udp.effectiveAdvertiseOnNostr()) {
+            r.warn("advertise_on_nostr", "not supported yet (nothing is published to Nostr)");
+        }
+        r.finish();
+        return udp;
+    }
+
+    private static List<PeerConfig> peers(final ConfigReader top, final ConfigReader.Problems problems,
+            final boolean nostr) {
+        final Object raw = top.raw("peers");
+        if (raw == null) {
+            return List.of();
+        }
+        if (!(raw instanceof List<?> list)) {
+            top.error("peers", "expected a list, got " + ConfigReader.describe(raw));
+            return List.of();
+        }
+        final List<PeerConfig> peers = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            final PeerConfig p = peer(ConfigReader.of(problems, "peers[" + i + "]", list.get(i)), nostr);
+            if (p != null) {
+                peers.add(p);
+            }
+        }
+        return peers;
+    }
+
+    private static PeerConfig peer(final ConfigReader r, final boolean nostr) {
+        PeerIdentity identity = null;
+        final Optional<String> npub = r.requiredString("npub");
+        if (npub.isPresent()) {
+            try {
+                identity = PeerIdentity.fromNpub(npub.get());
+            } catch (final IdentityFormatException e) {
+                r.error("npub", "expected a bech32 npub1... public key (hex is not accepted here): "
+                        + e.getMessage());
+            }
+        }
+        final Optional<String> alias = r.optString("alias");
+        if (alias.isPresent() && !HostAliases.isValidHostname(alias.get())) {
+            r.warn("alias", "\"" + alias.get() + "\" is not a valid hostname (1-63 of A-Z a-z 0-9 -, no leading"
+                    + " or trailing -, not starting with npub1); it will not resolve as NAME.fips or in the ACL");
+        }
+        final List<PeerConfig.Address> addresses = new ArrayList<>();
+        final Object rawAddrs = r.raw("addresses");
+        if (rawAddrs instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                final ConfigReader a = ConfigReader.of(r.problems(), r.pathOf("addresses[" + i + "]"), list.get(i));
+                final PeerConfig.Address addr = address(a);
+                if (addr != null) {
+                    addresses.add(addr);
+                }
+            }
+        } else if (rawAddrs != null) {
+            r.error("addresses", "expected a list, got " + ConfigReader.describe(rawAddrs));
+        }
+        final PeerConfig.ConnectPolicy policy = r.enumValue("connect_policy", PeerConfig.ConnectPolicy.class,
+                PeerConfig.ConnectPolicy.AUTO_CONNECT);
+        if (policy != PeerConfig.ConnectPolicy.AUTO_CONNECT) {
+            r.warn("connect_policy", "not implemented by the reference either; the peer is simply not dialled");
+        }
+        final boolean autoReconnect = r.bool("auto_reconnect", true);
+        final boolean viaNostr = r.bool("via_nostr", false);
+        if (viaNostr && !nostr) {
+            r.error("via_nostr", "true requires node.discovery.nostr.enabled: true");
+        } else if (viaNostr) {
+            r.warn("via_nostr", "not supported yet (advert endpoints are not looked up)");
+        }
+        if (!(rawAddrs instanceof List<?> l && !l.isEmpty()) && !viaNostr) {
+            r.error("addresses", "a peer needs at least one address (or via_nostr: true)");
+        }
+        r.finish();
+        return identity == null ? null
+                : new PeerConfig(npub.get(), identity, alias, addresses, policy, autoReconnect, viaNostr);
+    }
+
+    private static PeerConfig.Address address(final ConfigReader a) {
+        final Optional<String> transport = a.requiredString("transport");
+        final Optional<String> addr = a.requiredString("addr");
+        final int priority = a.u8("priority", PeerConfig.DEFAULT_PRIORITY);
+        a.finish();
+        if (transport.isEmpty() || addr.isEmpty()) {
+            return null;
+        }
+        if (!TRANSPORT_NAMES.contains(transport.get())) {
+            a.error("transport", "expected one of " + String.join(", ", new java.util.TreeSet<>(TRANSPORT_NAMES))
+                    + ", got \"" + transport.get() + "\"");
+            return null;
+        }
+        if (!"udp".equals(transport.get())) {
+            a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
+        } else if ("nat".equals(addr.get())) {
+            a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");
+        } else if (SocketAddresses.parseHostPort(addr.get()) == null) {
+            a.error("addr", "expected host:port for udp (a DNS name or IP, port 1-65535), got \"" + addr.get() + "\"");
+        }
+        return new PeerConfig.Address(transport.get(), addr.get(), priority);
+    }
+
+    private static void gateway(final ConfigReader g) {
+        if (g.presentKeys().isEmpty()) {
+            g.finish();
+            return;
+        }
+        final Map<String, Object> values = Skim.read(g, Skim.GATEWAY);
+        final ConfigReader dns = g.child("dns");
+        Skim.read(dns, Skim.GATEWAY_DNS);
+        dns.finish();
+        final ConfigReader ct = g.child("conntrack");
+        Skim.read(ct, Skim.GATEWAY_CONNTRACK);
+        ct.finish();
+        final Object forwards = g.raw("port_forwards");
+        if (forwards instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                final ConfigReader pf = ConfigReader.of(g.problems(), g.pathOf("port_forwards[" + i + "]"),
+                        list.get(i));
+                Skim.read(pf, Skim.GATEWAY_PORT_FORWARD);
+                pf.finish();
+            }
+        } else if (forwards != null) {
+            g.error("port_forwards", "expected a list, got " + ConfigReader.describe(forwards));
+        }
+        if (Boolean.TRUE.equals(values.get("enabled"))) {
+            g.warn("enabled", "not supported yet (the gateway is a separate program that is not implemented)");
+        }
+        g.finish();
+    }
+
+    /** The reference's whole-config checks (operator.md §1.1, "Cross-field validation"). */
+    private static void crossChecks(final ConfigReader.Problems problems, final NodeSection.Result node,
+            final List<UdpConfig> udp, final boolean otherAdvertises, final List<PeerConfig> peers) {
+        final boolean nostr = Boolean.TRUE.equals(node.nostr().get("enabled"));
+        final boolean udpAdvertises = udp.stream().anyMatch(UdpConfig::effectiveAdvertiseOnNostr);
+        if ((udpAdvertises || otherAdvertises) && !nostr) {
+            problems.error("transports", "a transport sets advertise_on_nostr: true but node.discovery.nostr.enabled"
+                    + " is false");
+        }
+        if (nostr && udp.stream().anyMatch(u -> u.effectiveAdvertiseOnNostr() && !u.isPublic())) {
+            if (node.nostr().get("dm_relays") instanceof List<?> l && l.isEmpty()) {
+                problems.error("node.discovery.nostr.dm_relays", "must not be empty when a UDP transport advertises"
+                        + " as NAT");
+            }
+            if (node.nostr().get("stun_servers") instanceof List<?> l && l.isEmpty()) {
+                problems.error("node.discovery.nostr.stun_servers", "must not be empty when a UDP transport"
+                        + " advertises as NAT");
+            }
+        }
+        for (final UdpConfig u : udp) {
+            if (u.outboundOnly() || !SocketAddresses.isLoopback(u.bindAddr())) {
+                continue;
+            }
+            final boolean external = peers.stream().flatMap(p -> p.addresses().stream())
+                    .anyMatch(a -> "udp".equals(a.transport()) && !SocketAddresses.isLoopback(a.addr()));
+            if (external) {
+                problems.error("transports." + (u.name().isPresent() ? "udp." + u.name().get() : "udp") + ".bind_addr",
+                        "is loopback (" + u.bindAddr() + ") but a peer has a non-loopback UDP address, which a"
+                        + " loopback-bound socket cannot reach; bind 0.0.0.0:2121 or set outbound_only: true");
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package net.fips.control.config;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A whole, checked {@code fips.yaml}: the parts of the reference schema this node implements, as immutable
+ * values with every default filled in. Sections it does not implement (non-UDP transports, Nostr and LAN
+ * discovery, gateway) are checked for unknown keys and types but not kept.
+ *
+ * @param node       {@code node.*}
+ * @param tun        {@code tun.*}
+ * @param dns        {@code dns.*}
+ * @param udp        {@code transports.udp} instances; empty means no UDP transport
+ * @param peers      {@code peers[]}
+ */
+public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
+        List<PeerConfig> peers) {
+
+    /** Name of the bundled default config resource, next to this class. */
+    public static final String DEFAULT_RESOURCE = "default-fips.yaml";
+
+    /** Checks nullness and freezes the lists. */
+    public FipsConfig {
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(tun, "tun");
+        Objects.requireNonNull(dns, "dns");
+        udp = List.copyOf(udp);
+        peers = List.copyOf(peers);
+    }
+
+    /**
+     * The bundled default: an ephemeral identity, one UDP transport on {@code 0.0.0.0:2121}, the control socket
+     * at the auto-resolved path of this host. Unlike the reference's "no file" state it has a transport, so a
+     * node started without any config can actually peer.
+     *
+     * @return the parsed default for the real host environment
+     * @throws ConfigException only if the bundled resource were broken (a build error, covered by tests)
+     */
+    public static FipsConfig defaults() throws ConfigException {
+        return new ConfigLoader(HostEnvironment.system()).loadDefault().config();
+    }
+
+    /** @return the peers that dial on their own */
+    public List<PeerConfig> autoConnectPeers() {
+        return peers.stream().filter(PeerConfig::isAutoConnect).toList();
+    }
+}
