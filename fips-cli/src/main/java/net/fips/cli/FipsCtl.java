@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import net.fips.control.ctl.ControlClient;
 import net.fips.control.ctl.ControlClientException;
 import net.fips.control.ctl.ControlJson;
-import net.fips.control.ctl.ControlSocketPaths;
+import net.fips.control.config.ControlSocketPaths;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -103,7 +103,7 @@ public final class FipsCtl implements Callable<Integer> {
      * @return the exit status
      */
     int request(final String command, final ObjectNode params, final Function<JsonNode, String> table) {
-        final Path path = socket != null ? socket : ControlSocketPaths.defaultControlPath();
+        final Path path = socket != null ? socket : ControlSocketPaths.defaultControlSocket();
         final ObjectNode response;
         try {
             response = new ControlClient(path, ControlClient.DEFAULT_TIMEOUT).send(command, params);

@@ -1,5 +1,6 @@
 package net.fips.control.acl;
 
+import net.fips.control.ctl.AclSnapshot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

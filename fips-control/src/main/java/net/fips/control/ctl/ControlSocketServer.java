@@ -47,6 +47,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * {@link Options#maxConnections()} connections are served at once; more are closed at accept.
  */
 public final class ControlSocketServer implements AutoCloseable {
+    /** The system runtime directory the packages create; the only pre-existing parent we chown. */
+    private static final Path RUN_DIR = Path.of("/run/fips");
+
 
     /** The reference's socket mode: owner and group may connect. */
     public static final Set<PosixFilePermission> SOCKET_PERMISSIONS = PosixFilePermissions.fromString("rwxrwx---");
@@ -130,7 +133,7 @@ public final class ControlSocketServer implements AutoCloseable {
     /**
      * Binds with {@link Options#DEFAULTS} and starts serving.
      *
-     * @param path socket path (from config, or {@link ControlSocketPaths#defaultControlPath()})
+     * @param path socket path (from config, or {@link net.fips.control.config.ControlSocketPaths#defaultControlSocket()})
      * @param api  where answers come from
      * @return the running server
      * @throws ControlSocketException when another daemon answers on {@code path} or it is not a socket
@@ -173,7 +176,7 @@ public final class ControlSocketServer implements AutoCloseable {
         if (options.group() != null) {
             chownGroup(socket, options.group());
             // Only a directory we made or the canonical runtime directory; never e.g. /tmp (as on [master]).
-            if (createdParent || ControlSocketPaths.RUN_DIR.equals(parent)) {
+            if (createdParent || RUN_DIR.equals(parent)) {
                 chownGroup(parent, options.group());
             }
         }

@@ -254,18 +254,4 @@ class ControlSocketServerTest {
             held.get().close();
         }
     }
-
-    @Test
-    void defaultPathResolutionOrder() throws Exception {
-        final Path run = dir.resolve("run-fips");
-        final Path xdg = dir.resolve("xdg");
-        assertEquals(Path.of("/tmp/fips-control.sock"), ControlSocketPaths.resolve("control.sock", run, null));
-        assertEquals(Path.of("/tmp/fips-control.sock"),
-                ControlSocketPaths.resolve("control.sock", run, xdg.toString()));
-        Files.createDirectories(xdg);
-        assertEquals(xdg.resolve("fips/control.sock"),
-                ControlSocketPaths.resolve("control.sock", run, xdg.toString()));
-        Files.createDirectories(run);
-        assertEquals(run.resolve("control.sock"), ControlSocketPaths.resolve("control.sock", run, xdg.toString()));
-    }
 }
