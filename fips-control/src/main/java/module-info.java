@@ -11,5 +11,6 @@ module net.fips.control {
     exports net.fips.control.crypto;
     exports net.fips.control.noise;
     exports net.fips.control.identity;
+    exports net.fips.control.link;
 
 }
