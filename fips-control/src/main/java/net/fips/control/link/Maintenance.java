@@ -128,6 +128,11 @@ final class Maintenance {
             if (peer.peerRekeyed && c.now - peer.lastPeerRekeyNanos < c.config.rekeyDampeningNanos()) {
                 continue;
             }
+            // Deviation for interop (crypto-link §5.10): a Rust responder treats a msg1 on a session younger than
+            // 30 s as a duplicate, so the count trigger must not fire earlier than that either.
+            if (c.now - peer.sessionEstablishedNanos < c.config.rekeyMinSessionAgeNanos()) {
+                continue;
+            }
             final long elapsedSeconds = (c.now - peer.sessionEstablishedNanos) / SECOND;
             final LinkStats s = c.statsOf(peer);
             final long counter = s == null ? 0 : s.sendCounter();
