@@ -13,7 +13,11 @@ import java.util.Arrays;
 
 import net.fips.control.link.LinkConductor.ConnectResult;
 import net.fips.control.link.LinkFixture.Node;
+import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Disconnect;
+import net.fips.dataplane.wire.FilterAnnounce;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.TreeAnnounce;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.MmpReceiverReport;
 
@@ -334,5 +338,45 @@ class LinkConductorTest {
         counters[0] = -5;
         assertNotEquals(-5, after.counters()[0]);
         assertTrue(p.lastReceivedAgoMs() <= 1000);
+    }
+
+    @Test
+    void invalidStaleAndPoisonedAnnouncesAreCountedNotStored() {
+        final Node[] n = pair(LinkConfig.defaults());
+        final Node a = n[0];
+        final Node b = n[1];
+        a.conductor.connect(b.peer, TRANSPORT, b.side.address);
+        fx.net.deliverAll();
+        fx.net.advance(SECOND);
+        final long bLink = b.side.onlyLink().linkId;
+        // The root-disagreement echo may already have produced one stale announce on one side.
+        final long staleBefore = a.count(LinkCounter.TREE_ANNOUNCES_STALE);
+        final TreeAnnounce good = b.conductor.announces().ownTreeAnnounce();
+        // Same declaration, signature of another message: refused.
+        final byte[] badSig = good.signature();
+        badSig[5] ^= 1;
+        b.side.sendLinkMessage(bLink, new TreeAnnounce(2, good.timestamp(), good.parent(), good.ancestry(), badSig)
+                .encode());
+        // Declared by someone else (a's own announce relayed by b): refused.
+        b.side.sendLinkMessage(bLink, a.conductor.announces().ownTreeAnnounce().encode());
+        // A replay of b's sequence 1: valid but stale.
+        b.side.sendLinkMessage(bLink, good.encode());
+        // A filter with every bit set: over the false-positive cap.
+        final BloomFilter full = BloomFilter.create();
+        for (int i = 0; i < 20_000; i++) {
+            full.insert(NodeAddr.of(new byte[] {(byte) i, (byte) (i >> 8), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                14}));
+        }
+        b.side.sendLinkMessage(bLink, FilterAnnounce.v1(99, full).encode());
+        // A truncated filter: undecodable.
+        b.side.sendLinkMessage(bLink, Arrays.copyOf(FilterAnnounce.v1(100, BloomFilter.create()).encode(), 500));
+        fx.net.deliverAll();
+        assertEquals(2, a.count(LinkCounter.TREE_ANNOUNCES_INVALID));
+        assertEquals(staleBefore + 1, a.count(LinkCounter.TREE_ANNOUNCES_STALE));
+        assertEquals(1, a.count(LinkCounter.FILTER_ANNOUNCES_POISONED));
+        assertEquals(1, a.count(LinkCounter.FILTER_ANNOUNCES_INVALID));
+        assertEquals(1, a.peer(b).treeSequence());
+        assertEquals(1, a.peer(b).filterSequence());
+        assertEquals(1, a.peers(), "bad announces do not cost the link");
     }
 }
