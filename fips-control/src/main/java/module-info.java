@@ -17,5 +17,6 @@ module net.fips.control {
     opens net.fips.control.ctl to com.fasterxml.jackson.databind;
     exports net.fips.control.config;
     exports net.fips.control.acl;
+    exports net.fips.control.link;
 
 }

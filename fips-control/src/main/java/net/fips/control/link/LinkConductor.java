@@ -1,0 +1,626 @@
+package net.fips.control.link;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.LongFunction;
+
+import net.fips.control.crypto.Secp256k1;
+import net.fips.control.identity.NodeAddr;
+import net.fips.control.identity.NodeIdentity;
+import net.fips.control.identity.PeerIdentity;
+import net.fips.control.noise.EphemeralSource;
+import net.fips.control.noise.HandshakeState;
+import net.fips.control.noise.NoiseException;
+import net.fips.dataplane.DataPlaneCommands;
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LinkStats;
+import net.fips.dataplane.wire.Disconnect;
+import net.fips.dataplane.wire.FmpMsg1;
+import net.fips.dataplane.wire.FmpPrefix;
+
+/**
+ * The link layer's control state on the single control thread (crypto-link §5). Agent style: the owner calls
+ * {@link #doWork(long)} in its duty cycle and {@link #onEvent(DataPlaneEvent, long)} for every event it drains from
+ * the data plane; nothing here sleeps, blocks or starts threads. Time comes only from those arguments (the control
+ * requests use the latest one) and randomness only from the injected {@link Random}, so a test with a manual clock
+ * and a seeded generator is deterministic.
+ *
+ * <p>Periodic work runs on a 1-second tick, as in the reference, in the reference's order: handshake timeouts,
+ * handshake and rekey retransmissions, reconnect retries, pending TreeAnnounces and FilterAnnounces, MMP reports,
+ * heartbeats and liveness, then rekey (cutover, drain, trigger). Several reference behaviours are deliberately
+ * reproduced, including the quirks the spec records: rekey cutover is tick-driven on both sides, a msg1 on a session
+ * younger than 30 s is a duplicate, and the stored msg2 is never cleared.
+ *
+ * <p>Not thread-safe; other threads read {@link #snapshot()}.
+ */
+public final class LinkConductor {
+    private static final System.Logger LOG = System.getLogger(LinkConductor.class.getName());
+
+    /** Result of a {@link #connect} request. */
+    public enum ConnectResult {
+        /** msg1 sent. */
+        STARTED,
+        /** The peer is already established. */
+        ALREADY_CONNECTED,
+        /** A dial to the peer is already pending. */
+        IN_PROGRESS,
+        /** The peer ACL refused the dial. */
+        DENIED,
+        /** {@code max_connections} dials are pending, or no index could be allocated. */
+        LIMIT,
+        /** The peer is ourselves. */
+        SELF
+    }
+
+    final NodeIdentity identity;
+    final NodeAddr ourAddr;
+    final byte[] secret;
+    final byte[] epoch;
+    final DataPlaneCommands dataPlane;
+    final LongFunction<LinkStats> stats;
+    final Random random;
+    final LinkConfig config;
+    final PeerFilter filter;
+    final EphemeralSource ephemerals;
+    final IndexAllocator indices;
+    final TokenBucket msg1Bucket;
+    final long[] counters = new long[LinkCounter.values().length];
+
+    final Map<NodeAddr, PeerLink> peers = new HashMap<>();
+    final Map<Long, PeerLink> peersByLink = new HashMap<>();
+    /** Dials by (transport, our index): msg2 matching. */
+    final Map<Long, OutboundHandshake> pendingOutbound = new LinkedHashMap<>();
+    /** Own rekeys by (transport, rekey index): rekey msg2 matching. */
+    final Map<Long, PeerLink> pendingRekeys = new HashMap<>();
+    final Map<NodeAddr, ConfiguredPeer> configured = new LinkedHashMap<>();
+    final Map<NodeAddr, RetryState> retries = new LinkedHashMap<>();
+
+    final Handshakes handshakes;
+    final Maintenance maintenance;
+    final Announces announces;
+
+    long now;
+    private long nextTick;
+    private long nextLinkId = 1;
+    int pendingInbound;
+    private volatile LinkSnapshot published;
+    private boolean dirty = true;
+    private LinkMessageListener listener;
+
+    /** Receives authenticated link messages this layer does not consume (SessionDatagram excluded). */
+    @FunctionalInterface
+    public interface LinkMessageListener {
+        /**
+         * @param peer    the sending peer
+         * @param message the link message, msg_type first
+         */
+        void onLinkMessage(PeerIdentity peer, byte[] message);
+    }
+
+    /** A peer from the configuration (or added at runtime) that we dial and, if asked, redial. */
+    record ConfiguredPeer(PeerIdentity identity, int transportId, InetSocketAddress address,
+                          boolean autoReconnect) {
+    }
+
+    /** Backoff state of a peer to be redialled (reference src/node/retry.rs). */
+    static final class RetryState {
+        final ConfiguredPeer peer;
+        int retryCount;
+        long retryAfterNanos;
+        boolean reconnect;
+
+        RetryState(final ConfiguredPeer peer) {
+            this.peer = peer;
+        }
+    }
+
+    /**
+     * @param identity     this node
+     * @param startupEpoch 8 random bytes drawn once per process (crypto-link §2.6)
+     * @param dataPlane    where commands go
+     * @param stats        per-link statistics by link id (null for an unknown link)
+     * @param random       all randomness: indices, ephemerals, jitter, signature aux
+     * @param config       settings
+     * @param filter       the peer ACL
+     * @param nowNanos     the current time of the control clock
+     * @param unixSeconds  wall-clock seconds at start, the timestamp of our root TreeAnnounce
+     */
+    public LinkConductor(final NodeIdentity identity, final byte[] startupEpoch, final DataPlaneCommands dataPlane,
+                         final LongFunction<LinkStats> stats, final Random random, final LinkConfig config,
+                         final PeerFilter filter, final long nowNanos, final long unixSeconds) {
+        if (startupEpoch == null || startupEpoch.length != HandshakeState.EPOCH_BYTES) {
+            throw new IllegalArgumentException("startup epoch must be 8 bytes");
+        }
+        this.identity = Objects.requireNonNull(identity, "identity");
+        this.ourAddr = identity.nodeAddr();
+        this.secret = identity.secretKey();
+        this.epoch = startupEpoch.clone();
+        this.dataPlane = Objects.requireNonNull(dataPlane, "dataPlane");
+        this.stats = Objects.requireNonNull(stats, "stats");
+        this.random = Objects.requireNonNull(random, "random");
+        this.config = Objects.requireNonNull(config, "config");
+        this.filter = filter == null ? PeerFilter.ALLOW_ALL : filter;
+        this.ephemerals = () -> {
+            final byte[] sk = new byte[32];
+            do {
+                random.nextBytes(sk);
+            } while (!Secp256k1.isValidSecret(sk));
+            return sk;
+        };
+        this.indices = new IndexAllocator(random);
+        this.msg1Bucket = new TokenBucket(config.msg1Burst(), config.msg1RatePerSecond(), nowNanos);
+        this.now = nowNanos;
+        this.nextTick = nowNanos;
+        this.handshakes = new Handshakes(this);
+        this.maintenance = new Maintenance(this);
+        this.announces = new Announces(this, unixSeconds);
+        publish();
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Agent entry points
+
+    /**
+     * Runs the tick if it is due.
+     *
+     * @param nowNanos the control clock
+     * @return how much work was done (0 when nothing was due)
+     */
+    public int doWork(final long nowNanos) {
+        advance(nowNanos);
+        if (now - nextTick < 0) {
+            return 0;
+        }
+        // A late duty cycle runs one tick, not a burst of catch-up ticks: every check is "since", not "per tick".
+        nextTick = now + config.tickNanos();
+        final int work = tick();
+        publish();
+        return work + 1;
+    }
+
+    /**
+     * Handles one data-plane event at the time of the latest {@link #doWork} or {@code onEvent} call.
+     *
+     * @param event the event
+     */
+    public void onEvent(final DataPlaneEvent event) {
+        onEvent(event, now);
+    }
+
+    /**
+     * Handles one data-plane event.
+     *
+     * @param event    the event
+     * @param nowNanos the control clock
+     */
+    public void onEvent(final DataPlaneEvent event, final long nowNanos) {
+        advance(nowNanos);
+        switch (event) {
+            case DataPlaneEvent.HandshakeReceived h -> onHandshake(h);
+            case DataPlaneEvent.LinkMessageReceived m -> {
+                final PeerLink peer = peersByLink.get(m.linkId());
+                if (peer != null) {
+                    announces.onLinkMessage(peer, m.timestampMs(), m.message());
+                }
+            }
+            case DataPlaneEvent.CutOver c -> {
+                final PeerLink peer = peersByLink.get(c.linkId());
+                // Our own tick may have cut over first; the data plane's cutover was then a no-op.
+                if (peer != null && peer.hasPending) {
+                    maintenance.applyCutover(peer);
+                }
+            }
+            case DataPlaneEvent.AddressChanged a -> {
+                final PeerLink peer = peersByLink.get(a.linkId());
+                if (peer != null) {
+                    peer.address = a.address();
+                }
+            }
+            case DataPlaneEvent.TooManyDecryptFailures f -> {
+                final PeerLink peer = peersByLink.get(f.linkId());
+                if (peer != null) {
+                    LOG.log(System.Logger.Level.INFO, "Removing peer {0}: too many decryption failures",
+                            peer.identity.shortNpub());
+                    count(LinkCounter.DECRYPT_FAILURE_REMOVALS);
+                    removePeer(peer);
+                    scheduleReconnect(peer.nodeAddr);
+                }
+            }
+        }
+        dirty = true;
+        publish();
+    }
+
+    private void onHandshake(final DataPlaneEvent.HandshakeReceived h) {
+        final byte[] p = h.packet();
+        if (p.length < FmpPrefix.SIZE || (p[0] & 0xF0) != 0) {
+            count(LinkCounter.HANDSHAKE_MALFORMED);
+            return;
+        }
+        switch (p[0] & 0x0F) {
+            case FmpPrefix.PHASE_MSG1 -> handshakes.onMsg1(h.transportId(), h.from(), p);
+            case FmpPrefix.PHASE_MSG2 -> handshakes.onMsg2(h.transportId(), h.from(), p);
+            default -> count(LinkCounter.HANDSHAKE_MALFORMED);
+        }
+    }
+
+    private void advance(final long nowNanos) {
+        // The clock may only move forward; an older reading (another thread's clock) is ignored.
+        if (nowNanos - now > 0) {
+            now = nowNanos;
+        }
+    }
+
+    private int tick() {
+        int work = maintenance.checkHandshakeTimeouts();
+        work += maintenance.resendHandshakes();
+        work += maintenance.resendRekeys();
+        work += processRetries();
+        work += announces.sendPendingTreeAnnounces();
+        work += announces.sendPendingFilters();
+        work += announces.sendMmpReports();
+        work += maintenance.checkHeartbeats();
+        work += maintenance.checkRekey();
+        return work;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Control requests
+
+    /**
+     * Dials a peer (operator {@code connect}). No reconnect is scheduled if it fails.
+     *
+     * @param peer        the peer's identity
+     * @param transportId the transport to use
+     * @param address     the peer's address on it
+     * @return what happened
+     */
+    public ConnectResult connect(final PeerIdentity peer, final int transportId, final InetSocketAddress address) {
+        final ConnectResult r = initiate(peer, transportId, address);
+        dirty = true;
+        publish();
+        return r;
+    }
+
+    /**
+     * Adds a configured auto-connect peer and dials it at once; failed dials are retried with backoff and, with
+     * {@code autoReconnect}, a lost link is redialled forever.
+     *
+     * @param peer          the peer
+     * @param transportId   the transport
+     * @param address       its address
+     * @param autoReconnect redial after link loss
+     * @return the result of the first dial
+     */
+    public ConnectResult addConfiguredPeer(final PeerIdentity peer, final int transportId,
+                                           final InetSocketAddress address, final boolean autoReconnect) {
+        configured.put(peer.nodeAddr(), new ConfiguredPeer(peer, transportId, address, autoReconnect));
+        final ConnectResult r = initiate(peer, transportId, address);
+        if (r == ConnectResult.LIMIT) {
+            scheduleRetry(peer.nodeAddr());
+        }
+        dirty = true;
+        publish();
+        return r;
+    }
+
+    /**
+     * Operator {@code disconnect}: sends Disconnect(ConfigurationChange), removes the peer and cancels any
+     * reconnect of it.
+     *
+     * @param peer the peer
+     * @return false when it was not an established peer
+     */
+    public boolean disconnect(final PeerIdentity peer) {
+        final PeerLink link = peers.get(peer.nodeAddr());
+        if (link == null) {
+            return false;
+        }
+        sendDisconnect(link, Disconnect.Reason.CONFIGURATION_CHANGE);
+        removePeer(link);
+        retries.remove(peer.nodeAddr());
+        dirty = true;
+        publish();
+        return true;
+    }
+
+    /** Sends Disconnect(Shutdown) to every peer and forgets all link state. */
+    public void shutdown() {
+        for (final PeerLink link : List.copyOf(peers.values())) {
+            sendDisconnect(link, Disconnect.Reason.SHUTDOWN);
+            removePeer(link);
+        }
+        for (final OutboundHandshake ob : List.copyOf(pendingOutbound.values())) {
+            dropOutbound(ob);
+        }
+        retries.clear();
+        configured.clear();
+        dirty = true;
+        publish();
+    }
+
+    /** @param l receives link messages this layer does not consume; null to ignore them */
+    public void setLinkMessageListener(final LinkMessageListener l) {
+        this.listener = l;
+    }
+
+    LinkMessageListener listener() {
+        return listener;
+    }
+
+    /**
+     * Sends a link message to an established peer (for layers above: routing, discovery).
+     *
+     * @param peer    the peer
+     * @param message msg_type first
+     * @return false when the peer is not established
+     */
+    public boolean send(final PeerIdentity peer, final byte[] message) {
+        final PeerLink link = peers.get(peer.nodeAddr());
+        if (link == null) {
+            return false;
+        }
+        dataPlane.sendLinkMessage(link.linkId, message);
+        return true;
+    }
+
+    /** @return the latest published picture; safe from any thread */
+    public LinkSnapshot snapshot() {
+        return published;
+    }
+
+    /** @return our node address */
+    public NodeAddr nodeAddr() {
+        return ourAddr;
+    }
+
+    /** @return the announces part, to replace our own TreeAnnounce or filter once routing exists */
+    public Announces announces() {
+        return announces;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Shared helpers
+
+    ConnectResult initiate(final PeerIdentity peer, final int transportId, final InetSocketAddress address) {
+        final NodeAddr addr = peer.nodeAddr();
+        if (addr.equals(ourAddr)) {
+            return ConnectResult.SELF;
+        }
+        if (peers.containsKey(addr)) {
+            return ConnectResult.ALREADY_CONNECTED;
+        }
+        for (final OutboundHandshake ob : pendingOutbound.values()) {
+            if (ob.peer.nodeAddr().equals(addr)) {
+                return ConnectResult.IN_PROGRESS;
+            }
+        }
+        if (!filter.allows(peer, PeerFilter.Context.OUTBOUND_CONNECT)) {
+            LOG.log(System.Logger.Level.WARNING, "Rejected peer by ACL (outbound connect): {0}", peer.npub());
+            count(LinkCounter.ACL_REJECTED);
+            return ConnectResult.DENIED;
+        }
+        if (pendingOutbound.size() >= config.maxConnections()) {
+            count(LinkCounter.MAX_CONNECTIONS_REFUSED);
+            return ConnectResult.LIMIT;
+        }
+        final long idx = indices.allocate();
+        if (idx < 0) {
+            count(LinkCounter.INDEX_EXHAUSTED);
+            return ConnectResult.LIMIT;
+        }
+        final int ourIndex = (int) idx;
+        final byte[] msg1;
+        final HandshakeState hs;
+        try {
+            hs = HandshakeState.initiator(HandshakeState.Pattern.IK, secret, peer.compressedPublicKey(), epoch,
+                    ephemerals);
+            msg1 = new FmpMsg1(ourIndex, hs.writeMessage1()).encode();
+        } catch (final NoiseException e) {
+            indices.free(ourIndex);
+            count(LinkCounter.HANDSHAKE_CRYPTO_FAILED);
+            return ConnectResult.LIMIT;
+        }
+        final OutboundHandshake ob = new OutboundHandshake(peer, transportId, address, ourIndex, hs, msg1, now,
+                now + config.handshakeResendIntervalNanos());
+        pendingOutbound.put(key(transportId, ourIndex), ob);
+        dataPlane.sendHandshake(transportId, address, msg1);
+        return ConnectResult.STARTED;
+    }
+
+    void dropOutbound(final OutboundHandshake ob) {
+        pendingOutbound.remove(key(ob.transportId, ob.ourIndex));
+        indices.free(ob.ourIndex);
+    }
+
+    long newLinkId() {
+        return nextLinkId++;
+    }
+
+    /** Forgets an established peer: its data-plane link, all its indices, its announces (reference
+     * {@code remove_active_peer}). Sends nothing. */
+    void removePeer(final PeerLink peer) {
+        if (peers.get(peer.nodeAddr) != peer) {
+            return;
+        }
+        peers.remove(peer.nodeAddr);
+        peersByLink.remove(peer.linkId);
+        dataPlane.removeLink(peer.linkId);
+        indices.free(peer.ourIndex);
+        if (peer.rekeyInProgress) {
+            pendingRekeys.remove(key(peer.transportId, peer.rekeyOurIndex));
+            indices.free(peer.rekeyOurIndex);
+        }
+        if (peer.hasPending) {
+            indices.free(peer.pendingOurIndex);
+        }
+        if (peer.draining) {
+            indices.free(peer.previousOurIndex);
+        }
+        dirty = true;
+    }
+
+    void sendDisconnect(final PeerLink peer, final Disconnect.Reason reason) {
+        dataPlane.sendLinkMessage(peer.linkId, new Disconnect(reason).encode());
+        count(LinkCounter.DISCONNECTS_SENT);
+    }
+
+    /** After a failed or timed-out dial (reference {@code schedule_retry}). */
+    void scheduleRetry(final NodeAddr addr) {
+        if (config.maxRetries() == 0 || peers.containsKey(addr)) {
+            return;
+        }
+        final RetryState state = retries.get(addr);
+        if (state != null) {
+            state.retryCount++;
+            if (!state.reconnect && state.retryCount > config.maxRetries()) {
+                retries.remove(addr);
+                return;
+            }
+            state.retryAfterNanos = now + backoff(state.retryCount);
+            return;
+        }
+        final ConfiguredPeer cp = configured.get(addr);
+        if (cp != null) {
+            final RetryState s = new RetryState(cp);
+            s.retryCount = 1;
+            s.reconnect = true;
+            s.retryAfterNanos = now + backoff(1);
+            retries.put(addr, s);
+        }
+    }
+
+    /** After a link-dead, Disconnect, restart or decrypt-failure removal (reference {@code schedule_reconnect}). */
+    void scheduleReconnect(final NodeAddr addr) {
+        final ConfiguredPeer cp = configured.get(addr);
+        if (cp == null || !cp.autoReconnect()) {
+            return;
+        }
+        final RetryState state = retries.get(addr);
+        if (state != null) {
+            state.reconnect = true;
+            state.retryCount++;
+            state.retryAfterNanos = now + backoff(state.retryCount);
+            return;
+        }
+        final RetryState s = new RetryState(cp);
+        s.reconnect = true;
+        s.retryAfterNanos = now + backoff(0);
+        retries.put(addr, s);
+    }
+
+    private long backoff(final int retryCount) {
+        final long mult = retryCount >= 62 ? Long.MAX_VALUE : 1L << retryCount;
+        final long base = config.retryBaseNanos();
+        final long delay = mult > Long.MAX_VALUE / Math.max(1, base) ? Long.MAX_VALUE : base * mult;
+        return Math.min(delay, config.retryMaxBackoffNanos());
+    }
+
+    private int processRetries() {
+        if (retries.isEmpty() || peers.size() >= config.maxPeers()) {
+            return 0;
+        }
+        int started = 0;
+        final List<NodeAddr> due = new ArrayList<>();
+        for (final Map.Entry<NodeAddr, RetryState> e : retries.entrySet()) {
+            if (now - e.getValue().retryAfterNanos >= 0) {
+                due.add(e.getKey());
+            }
+        }
+        for (final NodeAddr addr : due) {
+            if (started >= config.maxRetriesPerTick()) {
+                break;
+            }
+            if (peers.containsKey(addr)) {
+                retries.remove(addr);
+                continue;
+            }
+            final RetryState state = retries.get(addr);
+            final ConfiguredPeer cp = state.peer;
+            final ConnectResult r = initiate(cp.identity(), cp.transportId(), cp.address());
+            started++;
+            count(LinkCounter.RETRIES_STARTED);
+            if (r == ConnectResult.STARTED || r == ConnectResult.IN_PROGRESS) {
+                state.retryAfterNanos = now + config.handshakeTimeoutNanos();
+            } else if (r == ConnectResult.ALREADY_CONNECTED) {
+                retries.remove(addr);
+            } else {
+                scheduleRetry(addr);
+            }
+        }
+        return started;
+    }
+
+    void count(final LinkCounter c) {
+        counters[c.ordinal()]++;
+    }
+
+    void markDirty() {
+        dirty = true;
+    }
+
+    static long key(final int transportId, final int index) {
+        return ((long) transportId << 32) | Integer.toUnsignedLong(index);
+    }
+
+    LinkStats statsOf(final PeerLink peer) {
+        return stats.apply(peer.linkId);
+    }
+
+    PeerLink promoteNew(final PeerIdentity peer, final int transportId, final InetSocketAddress address,
+                        final int ourIndex, final int theirIndex, final byte[] sendKey, final byte[] recvKey,
+                        final byte[] remoteEpoch, final boolean outbound) {
+        final PeerLink link = new PeerLink(peer);
+        link.linkId = newLinkId();
+        link.transportId = transportId;
+        link.address = address;
+        link.ourIndex = ourIndex;
+        link.theirIndex = theirIndex;
+        link.outbound = outbound;
+        link.remoteEpoch = remoteEpoch.clone();
+        link.promotedNanos = now;
+        link.sessionStartNanos = now;
+        link.sessionEstablishedNanos = now;
+        link.rekeyJitterSeconds = maintenance.drawJitter();
+        dataPlane.addLink(new net.fips.dataplane.LinkSpec(link.linkId, transportId, address, ourIndex, theirIndex,
+                sendKey, recvKey));
+        Arrays.fill(sendKey, (byte) 0);
+        Arrays.fill(recvKey, (byte) 0);
+        peers.put(link.nodeAddr, link);
+        peersByLink.put(link.linkId, link);
+        retries.remove(link.nodeAddr);
+        count(LinkCounter.LINKS_ESTABLISHED);
+        dirty = true;
+        return link;
+    }
+
+    private void publish() {
+        if (!dirty) {
+            return;
+        }
+        dirty = false;
+        final List<PeerSnapshot> list = new ArrayList<>(peers.size());
+        for (final PeerLink p : peers.values()) {
+            list.add(Snapshots.peer(this, p));
+        }
+        list.sort((a, b) -> a.nodeAddr().compareTo(b.nodeAddr()));
+        published = new LinkSnapshot(now, list, pendingOutbound.size(), retries.size(), counters);
+    }
+
+    /** @return established peer count (control thread only; others use {@link #snapshot()}) */
+    int peerCount() {
+        return peers.size();
+    }
+
+    Iterator<PeerLink> peerIterator() {
+        return new ArrayList<>(peers.values()).iterator();
+    }
+}

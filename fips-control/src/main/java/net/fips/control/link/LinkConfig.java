@@ -1,0 +1,75 @@
+package net.fips.control.link;
+
+/**
+ * Link-layer settings, defaulting to the reference's values (crypto-link §8, operator.md §1.5 and §1.10). Durations
+ * are in nanoseconds unless the name says otherwise.
+ *
+ * @param tickNanos                    period of the maintenance tick (1 s)
+ * @param heartbeatIntervalNanos       Heartbeat period per link (10 s)
+ * @param linkDeadTimeoutNanos         silence after which a link is dead (30 s)
+ * @param handshakeTimeoutNanos        age after which a pending outbound handshake is dropped (30 s)
+ * @param handshakeResendIntervalNanos first msg1 retransmission gap (1 s)
+ * @param handshakeResendBackoff       gap multiplier (2.0)
+ * @param handshakeMaxResends          retransmissions per attempt (5)
+ * @param rekeyEnabled                 periodic rekey on/off
+ * @param rekeyAfterSeconds            time trigger before jitter (120)
+ * @param rekeyAfterMessages           send-counter trigger (65536)
+ * @param rekeyJitterSeconds           jitter drawn uniformly from [-j, +j] per session (15)
+ * @param drainWindowNanos             how long the previous session keeps receiving after cutover (10 s)
+ * @param rekeyDampeningNanos          no own rekey this soon after the peer's rekey msg1 (30 s)
+ * @param rekeyMinSessionAgeNanos      a msg1 on a younger session is a duplicate, not a rekey (30 s)
+ * @param retryBaseNanos               reconnect backoff base (5 s)
+ * @param retryMaxBackoffNanos         reconnect backoff cap (300 s)
+ * @param maxRetries                   retries for a peer that is not in reconnect mode (5)
+ * @param maxRetriesPerTick            retry connections started per tick (16)
+ * @param msg1Burst                    msg1 token bucket capacity (100)
+ * @param msg1RatePerSecond            msg1 token refill (10/s)
+ * @param maxPendingInbound            concurrent msg1 being processed (1000)
+ * @param maxPeers                     established peers (128)
+ * @param maxConnections               pending outbound handshakes (256)
+ * @param treeAnnounceMinIntervalNanos per-peer TreeAnnounce limiter (500 ms)
+ * @param filterDebounceNanos          per-peer FilterAnnounce limiter (500 ms)
+ */
+public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkDeadTimeoutNanos,
+                         long handshakeTimeoutNanos, long handshakeResendIntervalNanos, double handshakeResendBackoff,
+                         int handshakeMaxResends, boolean rekeyEnabled, long rekeyAfterSeconds,
+                         long rekeyAfterMessages, int rekeyJitterSeconds, long drainWindowNanos,
+                         long rekeyDampeningNanos, long rekeyMinSessionAgeNanos, long retryBaseNanos,
+                         long retryMaxBackoffNanos, int maxRetries, int maxRetriesPerTick, int msg1Burst,
+                         double msg1RatePerSecond, int maxPendingInbound, int maxPeers, int maxConnections,
+                         long treeAnnounceMinIntervalNanos, long filterDebounceNanos) {
+
+    private static final long MS = 1_000_000L;
+    private static final long S = 1_000_000_000L;
+
+    /** @return the reference's defaults */
+    public static LinkConfig defaults() {
+        return new LinkConfig(S, 10 * S, 30 * S, 30 * S, 1000 * MS, 2.0, 5, true, 120, 65536, 15, 10 * S, 30 * S,
+                30 * S, 5 * S, 300 * S, 5, 16, 100, 10.0, 1000, 128, 256, 500 * MS, 500 * MS);
+    }
+
+    /** @return a copy with rekey switched on or off */
+    public LinkConfig withRekeyEnabled(final boolean enabled) {
+        return new LinkConfig(tickNanos, heartbeatIntervalNanos, linkDeadTimeoutNanos, handshakeTimeoutNanos,
+                handshakeResendIntervalNanos, handshakeResendBackoff, handshakeMaxResends, enabled, rekeyAfterSeconds,
+                rekeyAfterMessages, rekeyJitterSeconds, drainWindowNanos, rekeyDampeningNanos,
+                rekeyMinSessionAgeNanos, retryBaseNanos, retryMaxBackoffNanos, maxRetries, maxRetriesPerTick,
+                msg1Burst, msg1RatePerSecond, maxPendingInbound, maxPeers, maxConnections,
+                treeAnnounceMinIntervalNanos, filterDebounceNanos);
+    }
+
+    /** @return a copy with another established-peer cap */
+    public LinkConfig withMaxPeers(final int peers) {
+        return new LinkConfig(tickNanos, heartbeatIntervalNanos, linkDeadTimeoutNanos, handshakeTimeoutNanos,
+                handshakeResendIntervalNanos, handshakeResendBackoff, handshakeMaxResends, rekeyEnabled,
+                rekeyAfterSeconds, rekeyAfterMessages, rekeyJitterSeconds, drainWindowNanos, rekeyDampeningNanos,
+                rekeyMinSessionAgeNanos, retryBaseNanos, retryMaxBackoffNanos, maxRetries, maxRetriesPerTick,
+                msg1Burst, msg1RatePerSecond, maxPendingInbound, peers, maxConnections,
+                treeAnnounceMinIntervalNanos, filterDebounceNanos);
+    }
+
+    /** Retransmission gap after the {@code count}-th resend: {@code interval * backoff^count}. */
+    long resendGapNanos(final int count) {
+        return (long) (handshakeResendIntervalNanos * Math.pow(handshakeResendBackoff, count));
+    }
+}

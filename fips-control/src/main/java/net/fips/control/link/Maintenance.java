@@ -1,0 +1,287 @@
+package net.fips.control.link;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import net.fips.control.noise.HandshakeResult;
+import net.fips.control.noise.HandshakeState;
+import net.fips.control.noise.NoiseException;
+import net.fips.dataplane.LinkStats;
+import net.fips.dataplane.wire.FmpMsg1;
+import net.fips.dataplane.wire.FmpMsg2;
+import net.fips.dataplane.wire.Heartbeat;
+
+/**
+ * The tick's timer work: dial timeouts and retransmissions, heartbeats and liveness, and the rekey cycle (trigger,
+ * retransmission, msg2, cutover, drain), following the reference's {@code check_timeouts},
+ * {@code resend_pending_handshakes}, {@code resend_pending_rekeys}, {@code check_link_heartbeats} and
+ * {@code check_rekey} (crypto-link §5.8, §5.11, §5.13).
+ */
+final class Maintenance {
+    private static final System.Logger LOG = System.getLogger(Maintenance.class.getName());
+    private static final long SECOND = 1_000_000_000L;
+    private static final byte[] HEARTBEAT = Heartbeat.INSTANCE.encode();
+
+    private final LinkConductor c;
+
+    Maintenance(final LinkConductor conductor) {
+        this.c = conductor;
+    }
+
+    int drawJitter() {
+        final int j = c.config.rekeyJitterSeconds();
+        return j <= 0 ? 0 : c.random.nextInt(2 * j + 1) - j;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Dials
+
+    int checkHandshakeTimeouts() {
+        int work = 0;
+        for (final OutboundHandshake ob : List.copyOf(c.pendingOutbound.values())) {
+            if (ob.failed || c.now - ob.createdNanos > c.config.handshakeTimeoutNanos()) {
+                c.dropOutbound(ob);
+                c.count(LinkCounter.HANDSHAKE_TIMEOUTS);
+                c.scheduleRetry(ob.peer.nodeAddr());
+                c.markDirty();
+                work++;
+            }
+        }
+        return work;
+    }
+
+    int resendHandshakes() {
+        int work = 0;
+        for (final OutboundHandshake ob : c.pendingOutbound.values()) {
+            if (!ob.failed && ob.resends < c.config.handshakeMaxResends() && c.now - ob.nextResendNanos >= 0) {
+                c.dataPlane.sendHandshake(ob.transportId, ob.address, ob.msg1);
+                ob.resends++;
+                ob.nextResendNanos = c.now + c.config.resendGapNanos(ob.resends);
+                c.count(LinkCounter.HANDSHAKE_RESENDS);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Heartbeats and liveness
+
+    int checkHeartbeats() {
+        int work = 0;
+        final List<PeerLink> dead = new ArrayList<>();
+        for (final PeerLink peer : c.peers.values()) {
+            final LinkStats s = c.statsOf(peer);
+            // Reference: last authenticated receive, or the session start if nothing came since (cutover resets).
+            long last = peer.sessionStartNanos;
+            if (s != null && s.lastAuthenticatedNanos() - last > 0) {
+                last = s.lastAuthenticatedNanos();
+            }
+            final boolean silent = c.now - last >= c.config.linkDeadTimeoutNanos();
+            final boolean rekeyActive = peer.rekeyInProgress && peer.rekeyMsg1 != null
+                    && peer.rekeyResends < c.config.handshakeMaxResends();
+            if (silent && !rekeyActive) {
+                dead.add(peer);
+                continue;
+            }
+            if (!peer.heartbeatSent || c.now - peer.lastHeartbeatNanos >= c.config.heartbeatIntervalNanos()) {
+                peer.heartbeatSent = true;
+                peer.lastHeartbeatNanos = c.now;
+                c.dataPlane.sendLinkMessage(peer.linkId, HEARTBEAT);
+                c.count(LinkCounter.HEARTBEATS_SENT);
+                work++;
+            }
+        }
+        for (final PeerLink peer : dead) {
+            LOG.log(System.Logger.Level.INFO, "Removing peer {0}: link dead timeout", peer.identity.shortNpub());
+            c.count(LinkCounter.LINK_DEAD_REMOVALS);
+            c.removePeer(peer);
+            c.scheduleReconnect(peer.nodeAddr);
+            work++;
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Rekey
+
+    int checkRekey() {
+        if (!c.config.rekeyEnabled()) {
+            return 0;
+        }
+        final List<PeerLink> cutover = new ArrayList<>();
+        final List<PeerLink> drain = new ArrayList<>();
+        final List<PeerLink> rekey = new ArrayList<>();
+        for (final PeerLink peer : c.peers.values()) {
+            // No role check: whoever holds a completed pending session cuts over (spec Q2).
+            if (peer.hasPending && !peer.rekeyInProgress) {
+                cutover.add(peer);
+                continue;
+            }
+            if (peer.draining && c.now - peer.drainStartNanos >= c.config.drainWindowNanos()) {
+                drain.add(peer);
+            }
+            if (peer.rekeyInProgress) {
+                continue;
+            }
+            if (peer.peerRekeyed && c.now - peer.lastPeerRekeyNanos < c.config.rekeyDampeningNanos()) {
+                continue;
+            }
+            // Deviation for interop (crypto-link §5.10): a Rust responder treats a msg1 on a session younger than
+            // 30 s as a duplicate, so the count trigger must not fire earlier than that either.
+            if (c.now - peer.sessionEstablishedNanos < c.config.rekeyMinSessionAgeNanos()) {
+                continue;
+            }
+            final long elapsedSeconds = (c.now - peer.sessionEstablishedNanos) / SECOND;
+            final LinkStats s = c.statsOf(peer);
+            final long counter = s == null ? 0 : s.sendCounter();
+            final long after = Math.max(0, c.config.rekeyAfterSeconds() + peer.rekeyJitterSeconds);
+            if (elapsedSeconds >= after || Long.compareUnsigned(counter, c.config.rekeyAfterMessages()) >= 0) {
+                rekey.add(peer);
+            }
+        }
+        for (final PeerLink peer : cutover) {
+            c.dataPlane.cutover(peer.linkId);
+            applyCutover(peer);
+        }
+        for (final PeerLink peer : drain) {
+            c.dataPlane.dropPrevious(peer.linkId);
+            c.indices.free(peer.previousOurIndex);
+            peer.draining = false;
+            c.markDirty();
+        }
+        for (final PeerLink peer : rekey) {
+            initiateRekey(peer);
+        }
+        return cutover.size() + drain.size() + rekey.size();
+    }
+
+    /** The control side of a cutover, whether our tick or a K-bit trial in the data plane did it. */
+    void applyCutover(final PeerLink peer) {
+        if (peer.draining) {
+            // A second cutover inside the drain window replaces the previous session outright.
+            c.indices.free(peer.previousOurIndex);
+        }
+        peer.previousOurIndex = peer.ourIndex;
+        peer.draining = true;
+        peer.drainStartNanos = c.now;
+        peer.ourIndex = peer.pendingOurIndex;
+        peer.theirIndex = peer.pendingTheirIndex;
+        peer.hasPending = false;
+        peer.kBit ^= 1;
+        peer.sessionEstablishedNanos = c.now;
+        peer.sessionStartNanos = c.now;
+        peer.rekeyInProgress = false;
+        peer.rekeyResends = 0;
+        peer.rekeyJitterSeconds = drawJitter();
+        peer.rekeys++;
+        peer.mmp.resetForRekey();
+        c.count(LinkCounter.CUTOVERS);
+        c.markDirty();
+    }
+
+    private void initiateRekey(final PeerLink peer) {
+        final long idx = c.indices.allocate();
+        if (idx < 0) {
+            c.count(LinkCounter.INDEX_EXHAUSTED);
+            return;
+        }
+        final int index = (int) idx;
+        final HandshakeState hs;
+        final byte[] msg1;
+        try {
+            hs = HandshakeState.initiator(HandshakeState.Pattern.IK, c.secret, peer.identity.compressedPublicKey(),
+                    c.epoch, c.ephemerals);
+            msg1 = new FmpMsg1(index, hs.writeMessage1()).encode();
+        } catch (final NoiseException e) {
+            c.indices.free(index);
+            return;
+        }
+        // A plain handshake packet straight to the peer's current address, not an encrypted frame.
+        c.dataPlane.sendHandshake(peer.transportId, peer.address, msg1);
+        peer.rekeyInProgress = true;
+        peer.rekeyHandshake = hs;
+        peer.rekeyOurIndex = index;
+        peer.rekeyMsg1 = msg1;
+        peer.rekeyResends = 0;
+        peer.rekeyNextResendNanos = c.now + c.config.handshakeResendIntervalNanos();
+        c.pendingRekeys.put(LinkConductor.key(peer.transportId, index), peer);
+        c.count(LinkCounter.REKEYS_INITIATED);
+        c.markDirty();
+    }
+
+    int resendRekeys() {
+        if (!c.config.rekeyEnabled()) {
+            return 0;
+        }
+        int work = 0;
+        for (final PeerLink peer : c.peers.values()) {
+            if (!peer.rekeyInProgress || peer.rekeyMsg1 == null) {
+                continue;
+            }
+            if (peer.rekeyResends >= c.config.handshakeMaxResends()) {
+                LOG.log(System.Logger.Level.DEBUG, "FMP rekey abandoned after max retransmissions: {0}",
+                        peer.identity.shortNpub());
+                abandonRekey(peer);
+                work++;
+                continue;
+            }
+            if (c.now - peer.rekeyNextResendNanos >= 0) {
+                c.dataPlane.sendHandshake(peer.transportId, peer.address, peer.rekeyMsg1);
+                peer.rekeyResends++;
+                peer.rekeyNextResendNanos = c.now + c.config.resendGapNanos(peer.rekeyResends);
+                c.count(LinkCounter.HANDSHAKE_RESENDS);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /** Drops our own rekey attempt and frees its index (the reference leaks it on budget exhaustion). */
+    void abandonRekey(final PeerLink peer) {
+        if (!peer.rekeyInProgress) {
+            return;
+        }
+        c.pendingRekeys.remove(LinkConductor.key(peer.transportId, peer.rekeyOurIndex));
+        c.indices.free(peer.rekeyOurIndex);
+        peer.rekeyInProgress = false;
+        peer.rekeyHandshake = null;
+        peer.rekeyMsg1 = null;
+        peer.rekeyResends = 0;
+        c.count(LinkCounter.REKEYS_ABANDONED);
+        c.markDirty();
+    }
+
+    /** msg2 answering our rekey: the new session becomes pending; the next tick cuts over. */
+    void completeRekey(final PeerLink peer, final FmpMsg2 msg2) {
+        final HandshakeResult result;
+        try {
+            peer.rekeyHandshake.readMessage2(msg2.noise());
+            result = peer.rekeyHandshake.finish();
+        } catch (final NoiseException e) {
+            c.count(LinkCounter.HANDSHAKE_CRYPTO_FAILED);
+            abandonRekey(peer);
+            return;
+        }
+        if (!Arrays.equals(peer.remoteEpoch, result.remoteEpoch())) {
+            // The peer restarted and answered as a fresh responder; the reference adopts the new epoch here and
+            // only clears its end-to-end session with the peer (not this layer's business).
+            c.count(LinkCounter.RESTARTS_DETECTED);
+            peer.remoteEpoch = result.remoteEpoch().clone();
+        }
+        c.pendingRekeys.remove(LinkConductor.key(peer.transportId, peer.rekeyOurIndex));
+        c.dataPlane.installPending(peer.linkId, peer.rekeyOurIndex, msg2.senderIdx(), result.sendKey(),
+                result.recvKey());
+        Arrays.fill(result.sendKey(), (byte) 0);
+        Arrays.fill(result.recvKey(), (byte) 0);
+        peer.hasPending = true;
+        peer.pendingOurIndex = peer.rekeyOurIndex;
+        peer.pendingTheirIndex = msg2.senderIdx();
+        peer.rekeyInProgress = false;
+        peer.rekeyHandshake = null;
+        peer.rekeyMsg1 = null;
+        peer.rekeyResends = 0;
+        c.markDirty();
+    }
+}

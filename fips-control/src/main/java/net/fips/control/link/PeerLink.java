@@ -1,0 +1,107 @@
+package net.fips.control.link;
+
+import java.net.InetSocketAddress;
+
+import net.fips.control.identity.NodeAddr;
+import net.fips.control.identity.PeerIdentity;
+import net.fips.control.noise.HandshakeState;
+import net.fips.dataplane.wire.FilterAnnounce;
+import net.fips.dataplane.wire.TreeAnnounce;
+
+/**
+ * An established peer as the control thread tracks it: the current session's indices (the data plane holds the
+ * keys), the pending session of a completed rekey, the previous session being drained, an own rekey in progress,
+ * and the per-peer timers. Mutable, confined to the control thread.
+ */
+final class PeerLink {
+    final PeerIdentity identity;
+    final NodeAddr nodeAddr;
+    /** Changes only when a cross-connection swaps the session (the data plane gets a new link). */
+    long linkId;
+    int transportId;
+    InetSocketAddress address;
+    int ourIndex;
+    int theirIndex;
+    /** True when the adopted handshake was our dial. */
+    boolean outbound;
+    byte[] remoteEpoch;
+    long promotedNanos;
+    /** Start of the current session: frame timestamps count from here, reset at cutover. */
+    long sessionStartNanos;
+    /** What the rekey age rules measure from (promotion or last cutover). */
+    long sessionEstablishedNanos;
+    int rekeyJitterSeconds;
+    int kBit;
+    /** msg2 we sent as responder of the original handshake; resent for duplicate msg1s, never cleared. */
+    byte[] storedMsg2;
+
+    boolean hasPending;
+    int pendingOurIndex;
+    int pendingTheirIndex;
+
+    boolean draining;
+    int previousOurIndex;
+    long drainStartNanos;
+
+    boolean rekeyInProgress;
+    HandshakeState rekeyHandshake;
+    int rekeyOurIndex;
+    byte[] rekeyMsg1;
+    int rekeyResends;
+    long rekeyNextResendNanos;
+    boolean peerRekeyed;
+    long lastPeerRekeyNanos;
+    long rekeys;
+
+    boolean heartbeatSent;
+    long lastHeartbeatNanos;
+
+    TreeAnnounce peerTree;
+    long peerTreeSequence;
+    boolean hasPeerTreeSequence;
+    FilterAnnounce peerFilter;
+    long peerFilterSequence;
+    boolean treeAnnouncePending;
+    boolean treeAnnounceSent;
+    long lastTreeAnnounceNanos;
+    boolean filterPending;
+    boolean filterSent;
+    long lastFilterNanos;
+
+    final Mmp mmp = new Mmp();
+
+    PeerLink(final PeerIdentity identity) {
+        this.identity = identity;
+        this.nodeAddr = identity.nodeAddr();
+    }
+
+    /** Link MMP bookkeeping: where the current report intervals started, and the RTT estimate. */
+    static final class Mmp {
+        boolean srSent;
+        long lastSrNanos;
+        long srStartCounter;
+        long srStartTimestampMs;
+        long srLastPacketsOut;
+        long srLastBytesOut;
+        boolean rrSent;
+        long lastRrNanos;
+        long rrLastPacketsIn;
+        long rrLastBytesIn;
+        boolean hasPeerTimestamp;
+        long peerTimestampMs;
+        long peerTimestampAtNanos;
+        long srttMicros;
+        long rttvarMicros;
+        int srttSamples;
+        long senderReportsIn;
+        long receiverReportsIn;
+        long senderReportsOut;
+        long receiverReportsOut;
+
+        void resetForRekey() {
+            srStartCounter = 0;
+            srStartTimestampMs = 0;
+            hasPeerTimestamp = false;
+        }
+    }
+}

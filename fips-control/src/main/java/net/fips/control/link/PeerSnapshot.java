@@ -1,0 +1,44 @@
+package net.fips.control.link;
+
+/**
+ * One established peer as the control socket shows it. Indices are unsigned values; ages are milliseconds at the
+ * snapshot's time; -1 means "none".
+ *
+ * @param npub               the peer's npub
+ * @param nodeAddr           its node_addr, 32 hex digits
+ * @param state              "connected" (the reference's only live state)
+ * @param direction          "outbound" when the adopted handshake was our dial, else "inbound"
+ * @param transportId        the transport the link runs on
+ * @param address            the peer's current address on it
+ * @param ourIndex           index the peer writes into frames to us
+ * @param theirIndex         index we write into frames to the peer
+ * @param kBit               current K bit
+ * @param pendingOurIndex    index of a completed rekey not yet cut over, or -1
+ * @param rekeyInProgress    an own rekey handshake is waiting for msg2
+ * @param draining           the previous session still receives
+ * @param rekeys             cutovers on this link so far
+ * @param linkAgeMs          since promotion
+ * @param sessionAgeMs       since promotion or the last cutover
+ * @param lastHeartbeatAgoMs since our last Heartbeat, or -1
+ * @param lastReceivedAgoMs  since the last authenticated frame (or link creation)
+ * @param packetsIn          authenticated frames received
+ * @param bytesIn            their bytes
+ * @param packetsOut         frames sent
+ * @param bytesOut           their bytes
+ * @param dropsIn            frames dropped (authentication or replay)
+ * @param sendCounter        current session's send counter
+ * @param srttMicros         smoothed RTT from MMP, or -1 before the first sample
+ * @param treeSequence       sequence of the peer's last accepted TreeAnnounce, or -1
+ * @param treeRoot           root the peer advertises (hex), or null
+ * @param treeDepth          the peer's depth, or -1
+ * @param filterSequence     sequence of the peer's last accepted FilterAnnounce, or -1
+ * @param filterFill         fill ratio of that filter, or -1
+ */
+public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, int transportId,
+                           String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
+                           boolean rekeyInProgress, boolean draining, long rekeys, long linkAgeMs, long sessionAgeMs,
+                           long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
+                           long packetsOut, long bytesOut, long dropsIn, long sendCounter, long srttMicros,
+                           long treeSequence, String treeRoot, int treeDepth, long filterSequence,
+                           double filterFill) {
+}

@@ -1,0 +1,34 @@
+package net.fips.control.link;
+
+import net.fips.dataplane.LinkStats;
+
+/** Builds {@link PeerSnapshot}s from the control thread's state. */
+final class Snapshots {
+    private static final long MS = 1_000_000L;
+
+    private Snapshots() {
+    }
+
+    static PeerSnapshot peer(final LinkConductor c, final PeerLink p) {
+        final LinkStats s = c.statsOf(p);
+        final long now = c.now;
+        long lastRx = p.sessionStartNanos;
+        if (s != null && s.lastAuthenticatedNanos() - lastRx > 0) {
+            lastRx = s.lastAuthenticatedNanos();
+        }
+        return new PeerSnapshot(p.identity.npub(), p.nodeAddr.toString(), "connected",
+                p.outbound ? "outbound" : "inbound", p.transportId, String.valueOf(p.address),
+                Integer.toUnsignedLong(p.ourIndex), Integer.toUnsignedLong(p.theirIndex), p.kBit,
+                p.hasPending ? Integer.toUnsignedLong(p.pendingOurIndex) : -1, p.rekeyInProgress, p.draining,
+                p.rekeys, (now - p.promotedNanos) / MS, (now - p.sessionEstablishedNanos) / MS,
+                p.heartbeatSent ? (now - p.lastHeartbeatNanos) / MS : -1, (now - lastRx) / MS,
+                s == null ? 0 : s.packetsIn(), s == null ? 0 : s.bytesIn(), s == null ? 0 : s.packetsOut(),
+                s == null ? 0 : s.bytesOut(), s == null ? 0 : s.dropsIn(), s == null ? 0 : s.sendCounter(),
+                p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros,
+                p.hasPeerTreeSequence ? p.peerTreeSequence : -1,
+                p.peerTree == null ? null : p.peerTree.root().toString(),
+                p.peerTree == null ? -1 : p.peerTree.depth(),
+                p.peerFilter == null ? -1 : p.peerFilter.sequence(),
+                p.peerFilter == null ? -1 : p.peerFilter.filter().fillRatio());
+    }
+}

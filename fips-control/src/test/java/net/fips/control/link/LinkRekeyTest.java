@@ -1,0 +1,150 @@
+package net.fips.control.link;
+
+import static net.fips.control.link.PairedDataPlanes.MS;
+import static net.fips.control.link.PairedDataPlanes.TRANSPORT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+
+import net.fips.control.link.LinkFixture.Node;
+import net.fips.dataplane.wire.FmpPrefix;
+
+import org.junit.jupiter.api.Test;
+
+/** Rekey by time and by count under continuous traffic, and the reference's behaviour when a rekey msg2 is lost. */
+class LinkRekeyTest {
+    private final LinkFixture fx = new LinkFixture();
+    private final Node a = fx.node("a", 11, LinkConfig.defaults(), PeerFilter.ALLOW_ALL);
+    private final Node b = fx.node("b", 12, LinkConfig.defaults(), PeerFilter.ALLOW_ALL);
+    private long sentByA;
+    private long sentByB;
+    private long firstCutoverAt = -1;
+    private final long start = fx.net.now;
+
+    private void linkUp() {
+        a.conductor.connect(b.peer, TRANSPORT, b.side.address);
+        fx.net.deliverAll();
+        assertEquals(1, a.peers());
+        assertEquals(1, b.peers());
+    }
+
+    /** Runs for {@code totalMs} in {@code stepMs} steps, sending {@code perStepA} / {@code perStepB} messages. */
+    private void runWithTraffic(final long totalMs, final long stepMs, final int perStepA, final int perStepB) {
+        for (long t = 0; t < totalMs; t += stepMs) {
+            for (int i = 0; i < perStepA && !a.side.links.isEmpty(); i++) {
+                a.side.sendData(a.side.onlyLink().linkId, sentByA++);
+            }
+            for (int i = 0; i < perStepB && !b.side.links.isEmpty(); i++) {
+                b.side.sendData(b.side.onlyLink().linkId, sentByB++);
+            }
+            fx.net.advance(stepMs * MS);
+            if (firstCutoverAt < 0 && a.count(LinkCounter.CUTOVERS) > 0) {
+                firstCutoverAt = (fx.net.now - start) / MS;
+            }
+        }
+    }
+
+    private static void assertInOrderWithoutGaps(final List<byte[]> got, final long expected) {
+        assertEquals(expected, got.size());
+        for (int i = 0; i < got.size(); i++) {
+            final long seq = MemorySegment.ofArray(got.get(i)).get(ValueLayout.JAVA_LONG_UNALIGNED, 1);
+            assertEquals(i, seq, "message " + i);
+        }
+    }
+
+    private void assertConsistent() {
+        final PeerSnapshot ab = a.peer(b);
+        final PeerSnapshot ba = b.peer(a);
+        assertEquals(ab.ourIndex(), ba.theirIndex());
+        assertEquals(ab.theirIndex(), ba.ourIndex());
+        assertEquals(ab.kBit(), ba.kBit());
+        assertEquals(ab.kBit(), a.side.onlyLink().k);
+        assertEquals(ab.rekeys() % 2, ab.kBit());
+    }
+
+    @Test
+    void rekeyByTimeWithContinuousTrafficLosesNothing() {
+        linkUp();
+        runWithTraffic(400_000, 100, 1, 1);
+        fx.net.advance(MS);
+        final long cutovers = a.count(LinkCounter.CUTOVERS);
+        assertTrue(cutovers >= 2, "cutovers " + cutovers);
+        assertEquals(cutovers, b.count(LinkCounter.CUTOVERS), "both sides cut over every time");
+        assertEquals(cutovers, a.count(LinkCounter.REKEYS_RESPONDED) + b.count(LinkCounter.REKEYS_RESPONDED));
+        // Every initiation either completed or lost a dual initiation (the larger node abandons its own).
+        final long abandoned = a.count(LinkCounter.REKEYS_ABANDONED) + b.count(LinkCounter.REKEYS_ABANDONED);
+        assertEquals(cutovers + abandoned,
+                a.count(LinkCounter.REKEYS_INITIATED) + b.count(LinkCounter.REKEYS_INITIATED));
+        assertEquals(abandoned, a.count(LinkCounter.REKEY_MSG1_DROPPED) + b.count(LinkCounter.REKEY_MSG1_DROPPED),
+                "the smaller node dropped the larger one's msg1 each time");
+        // 120 s +- 15 s after promotion, tick-quantised.
+        assertTrue(firstCutoverAt >= 105_000 && firstCutoverAt <= 137_000, "first cutover at " + firstCutoverAt);
+        assertInOrderWithoutGaps(b.side.datagrams, sentByA);
+        assertInOrderWithoutGaps(a.side.datagrams, sentByB);
+        assertEquals(0, a.side.authFailures + b.side.authFailures + a.side.replays + b.side.replays);
+        assertEquals(0, a.count(LinkCounter.LINK_DEAD_REMOVALS) + b.count(LinkCounter.LINK_DEAD_REMOVALS));
+        assertConsistent();
+        // Drained: after 10 s only the current session's index is registered on each side.
+        fx.net.run(12_000, 1000);
+        assertEquals(1, a.side.byIndex.size());
+        assertEquals(1, b.side.byIndex.size());
+        assertEquals(1, a.conductor.indices.size());
+        assertEquals(1, b.conductor.indices.size());
+    }
+
+    @Test
+    void rekeyByCountWithContinuousTrafficLosesNothing() {
+        linkUp();
+        // a sends 2500 frames a second: 65536 after ~26 s, so the count triggers long before 105 s.
+        runWithTraffic(45_000, 1000, 2500, 10);
+        assertTrue(a.count(LinkCounter.REKEYS_INITIATED) >= 1);
+        assertTrue(firstCutoverAt >= 30_000 && firstCutoverAt <= 32_000, "first cutover at " + firstCutoverAt);
+        assertTrue(a.side.onlyLink().sendCounter() < 65_536, "counter restarted with the new session");
+        assertInOrderWithoutGaps(b.side.datagrams, sentByA);
+        assertInOrderWithoutGaps(a.side.datagrams, sentByB);
+        assertEquals(0, a.side.authFailures + b.side.authFailures);
+        assertConsistent();
+    }
+
+    @Test
+    void lostRekeyMsg2DivergesThenTheLinkIsRebuilt() {
+        a.conductor.addConfiguredPeer(b.peer, TRANSPORT, b.side.address, true);
+        b.conductor.addConfiguredPeer(a.peer, TRANSPORT, a.side.address, true);
+        fx.net.deliverAll();
+        fx.net.advance(MS);
+        assertEquals(1, a.peers());
+        final boolean[] dropped = {false};
+        fx.net.loss = p -> {
+            if (!dropped[0] && p.phase() == FmpPrefix.PHASE_MSG2) {
+                dropped[0] = true;
+                return true;
+            }
+            return false;
+        };
+        runWithTraffic(200_000, 1000, 1, 1);
+        assertTrue(dropped[0], "a rekey msg2 was lost");
+        final Node initiator = a.count(LinkCounter.REKEYS_INITIATED) > 0 ? a : b;
+        final Node responder = initiator == a ? b : a;
+        // The initiator's retransmissions reach a responder that already cut over: duplicates (or dropped while
+        // the responder still held the pending session).
+        assertTrue(responder.count(LinkCounter.DUPLICATE_MSG1) + responder.count(LinkCounter.REKEY_MSG1_DROPPED)
+                >= 4, "retransmissions seen by the responder");
+        // The sessions diverged, so the link died and was re-established.
+        assertTrue(initiator.count(LinkCounter.LINK_DEAD_REMOVALS) + responder.count(LinkCounter.LINK_DEAD_REMOVALS)
+                >= 1);
+        assertTrue(a.count(LinkCounter.LINKS_ESTABLISHED) + b.count(LinkCounter.LINKS_ESTABLISHED) >= 3);
+        assertEquals(1, a.peers());
+        assertEquals(1, b.peers());
+        final int beforeA = b.side.datagrams.size();
+        final int beforeB = a.side.datagrams.size();
+        runWithTraffic(5_000, 1000, 1, 1);
+        assertEquals(beforeA + 5, b.side.datagrams.size());
+        assertEquals(beforeB + 5, a.side.datagrams.size());
+        // Indices mirror each other; K bits need not agree after a reconnect through the rekey path.
+        assertEquals(a.peer(b).ourIndex(), b.peer(a).theirIndex());
+        assertEquals(a.peer(b).theirIndex(), b.peer(a).ourIndex());
+    }
+}

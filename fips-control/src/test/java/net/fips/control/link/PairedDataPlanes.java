@@ -1,0 +1,456 @@
+package net.fips.control.link;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import net.fips.dataplane.DataPlaneCommands;
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.LinkStats;
+import net.fips.dataplane.crypto.AeadCipher;
+import net.fips.dataplane.crypto.JdkAeadCipher;
+import net.fips.dataplane.crypto.ReplayWindow;
+import net.fips.dataplane.wire.FmpEstablishedHeader;
+import net.fips.dataplane.wire.FmpInnerHeader;
+import net.fips.dataplane.wire.FmpPrefix;
+import net.fips.dataplane.wire.WireResult;
+
+/**
+ * Two in-memory data planes wired back to back, one per {@link LinkConductor}, driven by a manual clock. Handshake
+ * packets are carried as they are; link messages are really sealed and opened with {@link JdkAeadCipher}, the FMP
+ * header codecs and one {@link ReplayWindow} per session, with current / pending / previous sessions per link and
+ * the K-bit trial rule (crypto-link §5.4, §5.11), so rekeys are exercised for real. Packets to addresses that are not
+ * one of the two sides (answers to a flood) vanish.
+ */
+final class PairedDataPlanes {
+    static final int TRANSPORT = 1;
+    static final long MS = 1_000_000L;
+    static final long SECOND = 1_000_000_000L;
+    /** Reference: 20 consecutive authentication failures remove the peer. */
+    static final int DECRYPT_FAILURE_LIMIT = 20;
+
+    /** A packet in flight. */
+    record Packet(InetSocketAddress from, InetSocketAddress to, byte[] bytes) {
+        int phase() {
+            return bytes.length == 0 ? -1 : bytes[0] & 0x0F;
+        }
+    }
+
+    long now = 1_000 * SECOND;
+    final ArrayDeque<Packet> wire = new ArrayDeque<>();
+    final Map<InetSocketAddress, Side> sides = new HashMap<>();
+    /** Packets for which this returns true are lost. */
+    Predicate<Packet> loss = p -> false;
+    long lostPackets;
+    long packetsToNowhere;
+
+    Side newSide(final String name, final int port) {
+        final Side s = new Side(name, new InetSocketAddress("10.0.0." + (sides.size() + 1), port));
+        sides.put(s.address, s);
+        return s;
+    }
+
+    /** Moves the clock, runs both agents' duty cycles, then delivers everything in flight. */
+    void advance(final long nanos) {
+        now += nanos;
+        for (final Side s : List.copyOf(sides.values())) {
+            if (s.conductor != null) {
+                s.conductor.doWork(now);
+            }
+        }
+        deliverAll();
+    }
+
+    /** Advances in steps of {@code stepMs} for {@code totalMs}. */
+    void run(final long totalMs, final long stepMs) {
+        for (long t = 0; t < totalMs; t += stepMs) {
+            advance(stepMs * MS);
+        }
+    }
+
+    void deliverAll() {
+        int guard = 0;
+        while (!wire.isEmpty()) {
+            if (++guard > 10_000_000) {
+                throw new IllegalStateException("packet storm");
+            }
+            final Packet p = wire.poll();
+            if (loss.test(p)) {
+                lostPackets++;
+                continue;
+            }
+            final Side dest = sides.get(p.to());
+            if (dest == null) {
+                packetsToNowhere++;
+                continue;
+            }
+            dest.receive(p);
+        }
+    }
+
+    /** One session's keys, indices, counter and replay window. */
+    static final class Session {
+        final int ourIndex;
+        final int theirIndex;
+        final MemorySegment sendKey;
+        final MemorySegment recvKey;
+        final ReplayWindow window = new ReplayWindow();
+        long sendCounter;
+
+        Session(final int ourIndex, final int theirIndex, final byte[] sendKey, final byte[] recvKey) {
+            this.ourIndex = ourIndex;
+            this.theirIndex = theirIndex;
+            this.sendKey = MemorySegment.ofArray(sendKey.clone());
+            this.recvKey = MemorySegment.ofArray(recvKey.clone());
+        }
+    }
+
+    /** A link in one data plane. */
+    static final class DpLink implements LinkStats {
+        final long linkId;
+        final int transportId;
+        InetSocketAddress remote;
+        Session current;
+        Session pending;
+        Session previous;
+        int k;
+        long sessionStart;
+        long lastAuth;
+        long packetsIn;
+        long bytesIn;
+        long packetsOut;
+        long bytesOut;
+        long dropsIn;
+        int consecutiveFailures;
+
+        DpLink(final LinkSpec spec, final long now) {
+            this.linkId = spec.linkId();
+            this.transportId = spec.transportId();
+            this.remote = spec.remote();
+            this.current = new Session(spec.ourIndex(), spec.theirIndex(), spec.sendKey(), spec.recvKey());
+            this.sessionStart = now;
+            this.lastAuth = now;
+        }
+
+        @Override
+        public long lastAuthenticatedNanos() {
+            return lastAuth;
+        }
+
+        @Override
+        public long sendCounter() {
+            return current.sendCounter;
+        }
+
+        @Override
+        public int keyEpochBit() {
+            return k;
+        }
+
+        @Override
+        public long packetsIn() {
+            return packetsIn;
+        }
+
+        @Override
+        public long bytesIn() {
+            return bytesIn;
+        }
+
+        @Override
+        public long packetsOut() {
+            return packetsOut;
+        }
+
+        @Override
+        public long bytesOut() {
+            return bytesOut;
+        }
+
+        @Override
+        public long highestCounterIn() {
+            return current.window.highest();
+        }
+
+        @Override
+        public long dropsIn() {
+            return dropsIn;
+        }
+    }
+
+    /** One node's data plane. */
+    final class Side implements DataPlaneCommands {
+        final String name;
+        final InetSocketAddress address;
+        final Map<Long, DpLink> links = new HashMap<>();
+        final Map<Integer, DpLink> byIndex = new HashMap<>();
+        final AeadCipher cipher = new JdkAeadCipher();
+        final MemorySegment nonce = MemorySegment.ofArray(new byte[AeadCipher.NONCE_BYTES]);
+        final List<DataPlaneEvent> events = new ArrayList<>();
+        /** SessionDatagram link messages (type 0x00) delivered, in order, per link. */
+        final List<byte[]> datagrams = new ArrayList<>();
+        /** Every established frame that arrived here, before opening, for replay tests. */
+        final List<Packet> framesIn = new ArrayList<>();
+        /** Every link message sent from here (plaintext), for inspection. */
+        final List<byte[]> sentMessages = new ArrayList<>();
+        LinkConductor conductor;
+        long authFailures;
+        long replays;
+        long unknownIndex;
+        long sendToMissingLink;
+        long trialCutovers;
+
+        Side(final String name, final InetSocketAddress address) {
+            this.name = name;
+            this.address = address;
+        }
+
+        LinkStats stats(final long linkId) {
+            return links.get(linkId);
+        }
+
+        DpLink onlyLink() {
+            if (links.size() != 1) {
+                throw new IllegalStateException(name + " has " + links.size() + " links");
+            }
+            return links.values().iterator().next();
+        }
+
+        /** Sends an application datagram-like link message (type 0x00) carrying {@code seq}. */
+        void sendData(final long linkId, final long seq) {
+            final byte[] m = new byte[9];
+            m[0] = 0x00;
+            MemorySegment.ofArray(m).set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 1, seq);
+            sendLinkMessage(linkId, m);
+        }
+
+        // ---- commands ----
+
+        @Override
+        public void addLink(final LinkSpec spec) {
+            final DpLink l = new DpLink(spec, now);
+            links.put(spec.linkId(), l);
+            byIndex.put(spec.ourIndex(), l);
+        }
+
+        @Override
+        public void installPending(final long linkId, final int ourIndex, final int theirIndex, final byte[] sendKey,
+                                   final byte[] recvKey) {
+            final DpLink l = links.get(linkId);
+            if (l == null) {
+                return;
+            }
+            if (l.pending != null) {
+                byIndex.remove(l.pending.ourIndex);
+            }
+            l.pending = new Session(ourIndex, theirIndex, sendKey, recvKey);
+            byIndex.put(ourIndex, l);
+        }
+
+        @Override
+        public void cutover(final long linkId) {
+            final DpLink l = links.get(linkId);
+            if (l != null) {
+                doCutover(l);
+            }
+        }
+
+        private void doCutover(final DpLink l) {
+            if (l.pending == null) {
+                return;
+            }
+            if (l.previous != null) {
+                byIndex.remove(l.previous.ourIndex);
+            }
+            l.previous = l.current;
+            l.current = l.pending;
+            l.pending = null;
+            l.k ^= 1;
+            l.sessionStart = now;
+        }
+
+        @Override
+        public void dropPrevious(final long linkId) {
+            final DpLink l = links.get(linkId);
+            if (l != null && l.previous != null) {
+                byIndex.remove(l.previous.ourIndex);
+                l.previous = null;
+            }
+        }
+
+        @Override
+        public void removeLink(final long linkId) {
+            final DpLink l = links.remove(linkId);
+            if (l == null) {
+                return;
+            }
+            for (final Session s : new Session[] {l.current, l.pending, l.previous}) {
+                if (s != null && byIndex.get(s.ourIndex) == l) {
+                    byIndex.remove(s.ourIndex);
+                }
+            }
+        }
+
+        @Override
+        public void sendLinkMessage(final long linkId, final byte[] message) {
+            final DpLink l = links.get(linkId);
+            if (l == null) {
+                sendToMissingLink++;
+                return;
+            }
+            sentMessages.add(message.clone());
+            final Session s = l.current;
+            final long counter = s.sendCounter++;
+            final byte[] plain = FmpInnerHeader.prepend((now - l.sessionStart) / MS, message);
+            final byte[] frame = new byte[FmpEstablishedHeader.SIZE + plain.length + AeadCipher.TAG_BYTES];
+            final MemorySegment seg = MemorySegment.ofArray(frame);
+            FmpEstablishedHeader.write(seg, 0, l.k == 1 ? FmpEstablishedHeader.FLAG_KEY_EPOCH : 0, plain.length,
+                    s.theirIndex, counter);
+            System.arraycopy(plain, 0, frame, FmpEstablishedHeader.SIZE, plain.length);
+            AeadCipher.fipsNonce(nonce, counter);
+            cipher.seal(s.sendKey, nonce, seg, 0, FmpEstablishedHeader.SIZE, seg, FmpEstablishedHeader.SIZE,
+                    plain.length);
+            l.packetsOut++;
+            l.bytesOut += frame.length;
+            wire.add(new Packet(address, l.remote, frame));
+        }
+
+        @Override
+        public void sendHandshake(final int transportId, final InetSocketAddress to, final byte[] packet) {
+            wire.add(new Packet(address, to, packet.clone()));
+        }
+
+        // ---- receive path ----
+
+        void receive(final Packet p) {
+            final byte[] b = p.bytes();
+            if (b.length < FmpPrefix.SIZE || (b[0] & 0xF0) != 0) {
+                return;
+            }
+            final int phase = b[0] & 0x0F;
+            if (phase == FmpPrefix.PHASE_MSG1 || phase == FmpPrefix.PHASE_MSG2) {
+                events.add(new DataPlaneEvent.HandshakeReceived(TRANSPORT, p.from(), b.clone()));
+            } else if (phase == FmpPrefix.PHASE_ESTABLISHED) {
+                framesIn.add(p);
+                receiveFrame(p);
+            }
+            drainEvents();
+        }
+
+        void drainEvents() {
+            while (!events.isEmpty()) {
+                final DataPlaneEvent e = events.removeFirst();
+                if (conductor != null) {
+                    conductor.onEvent(e, now);
+                }
+            }
+        }
+
+        private void receiveFrame(final Packet p) {
+            final FmpEstablishedHeader h = new FmpEstablishedHeader();
+            final WireResult<FmpEstablishedHeader> r = h.wrap(p.bytes(), 0, p.bytes().length);
+            if (!r.isOk() || p.bytes().length < FmpEstablishedHeader.MIN_FRAME_SIZE) {
+                return;
+            }
+            final DpLink l = byIndex.get(h.receiverIdx());
+            if (l == null) {
+                unknownIndex++;
+                return;
+            }
+            final long counter = h.counter();
+            final int frameK = h.keyEpoch() ? 1 : 0;
+            final Session addressed = sessionFor(l, h.receiverIdx());
+            if (l.pending != null && (frameK != l.k || addressed == l.pending)) {
+                final byte[] plain = open(l.pending, p.bytes(), counter);
+                if (plain != null) {
+                    doCutover(l);
+                    trialCutovers++;
+                    events.add(new DataPlaneEvent.CutOver(l.linkId));
+                    accepted(l, p, plain);
+                    return;
+                }
+                if (addressed == l.pending) {
+                    failed(l);
+                    return;
+                }
+            }
+            if (addressed == null) {
+                unknownIndex++;
+                return;
+            }
+            if (!addressed.window.check(counter)) {
+                replays++;
+                l.dropsIn++;
+                return;
+            }
+            final byte[] plain = open(addressed, p.bytes(), counter);
+            if (plain == null) {
+                failed(l);
+                return;
+            }
+            accepted(l, p, plain);
+        }
+
+        private Session sessionFor(final DpLink l, final int index) {
+            for (final Session s : new Session[] {l.current, l.pending, l.previous}) {
+                if (s != null && s.ourIndex == index) {
+                    return s;
+                }
+            }
+            return null;
+        }
+
+        /** check, open, accept: the window only moves for a frame that authenticated. */
+        private byte[] open(final Session s, final byte[] frame, final long counter) {
+            if (!s.window.check(counter)) {
+                return null;
+            }
+            final byte[] copy = frame.clone();
+            final MemorySegment seg = MemorySegment.ofArray(copy);
+            AeadCipher.fipsNonce(nonce, counter);
+            final int n = cipher.open(s.recvKey, nonce, seg, 0, FmpEstablishedHeader.SIZE, seg,
+                    FmpEstablishedHeader.SIZE, copy.length - FmpEstablishedHeader.SIZE);
+            if (n == AeadCipher.AUTH_FAILED || n < FmpInnerHeader.SIZE) {
+                return null;
+            }
+            s.window.accept(counter);
+            final byte[] plain = new byte[n];
+            System.arraycopy(copy, FmpEstablishedHeader.SIZE, plain, 0, n);
+            return plain;
+        }
+
+        private void failed(final DpLink l) {
+            authFailures++;
+            l.dropsIn++;
+            if (++l.consecutiveFailures == DECRYPT_FAILURE_LIMIT) {
+                events.add(new DataPlaneEvent.TooManyDecryptFailures(l.linkId));
+            }
+        }
+
+        private void accepted(final DpLink l, final Packet p, final byte[] plain) {
+            l.consecutiveFailures = 0;
+            l.packetsIn++;
+            l.bytesIn += p.bytes().length;
+            l.lastAuth = now;
+            if (!p.from().equals(l.remote)) {
+                l.remote = p.from();
+                events.add(new DataPlaneEvent.AddressChanged(l.linkId, p.from()));
+            }
+            final FmpInnerHeader inner = new FmpInnerHeader();
+            inner.wrap(plain, 0, plain.length);
+            final byte[] msg = new byte[plain.length - FmpInnerHeader.MSG_TYPE_OFFSET];
+            System.arraycopy(plain, FmpInnerHeader.MSG_TYPE_OFFSET, msg, 0, msg.length);
+            if (msg[0] == 0x00) {
+                datagrams.add(msg);
+            } else {
+                events.add(new DataPlaneEvent.LinkMessageReceived(l.linkId, inner.timestamp(), msg));
+            }
+        }
+    }
+}
