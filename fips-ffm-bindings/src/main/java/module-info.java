@@ -5,4 +5,5 @@
  */
 module net.fips.ffm {
     exports net.fips.ffm;
+    exports net.fips.ffm.openssl;
 }
