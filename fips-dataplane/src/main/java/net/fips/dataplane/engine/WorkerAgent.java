@@ -164,6 +164,7 @@ final class WorkerAgent implements Agent {
     // ------------------------------------------------------------------ inbound
 
     private void onInbound(final int slot) {
+        applyPendingCommands();
         final MemorySegment seg = pool.slotSegment(slot);
         final Link link = link(SlotMeta.linkId(seg));
         if (link == null) {
@@ -304,6 +305,7 @@ final class WorkerAgent implements Agent {
     // ------------------------------------------------------------------ outbound
 
     private void onOutbound(final int slot) {
+        applyPendingCommands();
         final Link link = link(SlotMeta.linkId(pool.slotSegment(slot)));
         if (link == null) {
             drop(slot, DataPlaneCounter.DROP_NO_LINK);
@@ -359,6 +361,17 @@ final class WorkerAgent implements Agent {
         }
         drainCommands();
         return links.get(linkId);
+    }
+
+    /**
+     * Applies commands queued since the cycle began. A command must act on every packet that reaches the worker
+     * after it was issued (an InstallPending before the peer's first new-key frame, for example); one volatile
+     * read per packet is the price.
+     */
+    private void applyPendingCommands() {
+        if (!commands.isEmpty()) {
+            drainCommands();
+        }
     }
 
     private int drainCommands() {
