@@ -136,7 +136,8 @@ class DataPlaneLoopbackTest {
             assertEquals(total - 1, b.linkStats(LINK_B).highestCounterIn());
             assertEquals((long) total * (SIZE + 36), b.linkStats(LINK_B).bytesIn());
             assertEquals(total, a.counter(DataPlaneCounter.DATAGRAMS_DELIVERED));
-            assertEquals(0, a.counter(DataPlaneCounter.DROP_AUTH_FAILED) + b.counter(DataPlaneCounter.DROP_AUTH_FAILED));
+            assertEquals(0, a.counter(DataPlaneCounter.DROP_AUTH_FAILED)
+                    + b.counter(DataPlaneCounter.DROP_AUTH_FAILED));
             assertNull(a.agentFailure());
             assertNull(b.agentFailure());
         }
