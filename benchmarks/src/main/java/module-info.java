@@ -3,4 +3,5 @@ open module net.fips.benchmarks {
     requires net.fips.control;
     requires net.fips.dataplane;
     requires jmh.core;
+    requires org.bouncycastle.provider;
 }

@@ -11,4 +11,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.wire;
     exports net.fips.dataplane.udp;
     exports net.fips.dataplane.pool;
+    exports net.fips.dataplane.engine;
 }

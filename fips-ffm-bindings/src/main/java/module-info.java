@@ -6,4 +6,5 @@
 module net.fips.ffm {
     exports net.fips.ffm;
     exports net.fips.ffm.linux;
+    exports net.fips.ffm.openssl;
 }

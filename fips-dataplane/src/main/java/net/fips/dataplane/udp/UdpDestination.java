@@ -25,6 +25,17 @@ public final class UdpDestination {
         return address;
     }
 
+    /**
+     * Compares with a raw {@code sockaddr} such as a received datagram's source, without allocating.
+     *
+     * @param other  an encoded socket address
+     * @param length its length
+     * @return whether both name the same endpoint (family, address, port, scope)
+     */
+    public boolean sameEndpoint(final MemorySegment other, final int length) {
+        return SockAddrs.sameEndpoint(sockaddr, this.length, other, length);
+    }
+
     /** @return whether both name the same endpoint (family, address, port, scope) */
     boolean sameEndpoint(final UdpDestination other) {
         return this == other || SockAddrs.sameEndpoint(sockaddr, length, other.sockaddr, other.length);

@@ -171,7 +171,19 @@ public final class UdpTransport implements AutoCloseable {
      * @throws UdpTransportException if the address cannot be used from this socket (IPv6 on an IPv4 socket)
      */
     public UdpDestination destination(final InetSocketAddress address) throws UdpTransportException {
-        final MemorySegment sa = arena.allocate(SockAddrs.IN6_SIZE, 8);
+        return destination(address, arena);
+    }
+
+    /**
+     * As {@link #destination(InetSocketAddress)}, with the encoded address in {@code memory}, so a caller that makes
+     * destinations at run time (roaming, handshakes to new peers) can let them be freed, e.g. with
+     * {@link Arena#ofAuto()}. Thread-safe.
+     *
+     * @throws UdpTransportException if the address cannot be used from this socket (IPv6 on an IPv4 socket)
+     */
+    public UdpDestination destination(final InetSocketAddress address, final Arena memory)
+            throws UdpTransportException {
+        final MemorySegment sa = memory.allocate(SockAddrs.IN6_SIZE, 8);
         try {
             return new UdpDestination(sa, SockAddrs.encode(address, sa, ipv6), address);
         } catch (SockAddrException e) {

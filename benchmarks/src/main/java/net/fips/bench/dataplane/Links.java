@@ -1,0 +1,60 @@
+package net.fips.bench.dataplane;
+
+import java.io.IOException;
+import java.util.function.Supplier;
+
+import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.crypto.AeadCipher;
+import net.fips.dataplane.crypto.AeadCiphers;
+import net.fips.dataplane.engine.DataPlane;
+import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.engine.ThreadingMode;
+import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.udp.UdpTransportConfig;
+
+/** Shared set-up of the data-plane benchmarks: data planes on loopback and a link between them. */
+final class Links {
+    static final int SIZE = 1400;
+    static final int MTU = 1500;
+    static final long LINK_A = 1;
+    static final long LINK_B = 2;
+    static final int INDEX_A = 0x0A0A_0A0A;
+    static final int INDEX_B = 0x0B0B_0B0B;
+
+    private Links() {
+    }
+
+    /** @return the cipher factory for a mode: {@code link} = the default backend, {@code raw} = no crypto */
+    static Supplier<AeadCipher> ciphers(final String mode) {
+        return switch (mode) {
+            case "link" -> AeadCiphers::create;
+            case "raw" -> NoAeadCipher::new;
+            default -> throw new IllegalArgumentException("mode " + mode);
+        };
+    }
+
+    static DataPlane plane(final String mode, final ThreadingMode threading, final LocalDelivery delivery)
+            throws IOException {
+        final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(threading).poolSlots(8192)
+                .ringCapacity(1024).cipherSupplier(ciphers(mode)).localDelivery(delivery));
+        dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(MTU)
+                .receiveBufferBytes(4 << 20).sendBufferBytes(4 << 20)));
+        dp.start();
+        return dp;
+    }
+
+    static byte[] key(final int seed) {
+        final byte[] k = new byte[32];
+        for (int i = 0; i < k.length; i++) {
+            k[i] = (byte) (seed + i);
+        }
+        return k;
+    }
+
+    /** Links A and B (A sends with key 1, B with key 2). */
+    static void connect(final DataPlane a, final DataPlane b) {
+        a.addLink(new LinkSpec(LINK_A, 0, b.transport(0).localAddress(), INDEX_A, INDEX_B, key(1), key(2)));
+        b.addLink(new LinkSpec(LINK_B, 0, a.transport(0).localAddress(), INDEX_B, INDEX_A, key(2), key(1)));
+    }
+}

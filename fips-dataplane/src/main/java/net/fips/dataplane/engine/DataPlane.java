@@ -1,0 +1,463 @@
+package net.fips.dataplane.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+import net.fips.dataplane.DataPlaneCommands;
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.LinkStats;
+import net.fips.dataplane.pool.MpscSlotRing;
+import net.fips.dataplane.pool.PacketPool;
+import net.fips.dataplane.pool.SlotDescriptor;
+import net.fips.dataplane.pool.SpscSlotRing;
+import net.fips.dataplane.udp.UdpDestination;
+import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.udp.UdpTransportException;
+
+/**
+ * The FMP data-plane engine: receive, open, deliver; frame, seal, send, for every established link of the node.
+ *
+ * <pre>
+ *   transport t:  fips-rx-t --(SPSC, by link id mod W)--> fips-worker-w --(SPSC)--> fips-tx-t
+ *   callers:      sendDatagram --(MPSC)--> fips-worker-w
+ *   control:      DataPlaneCommands --(command queue)--> owning agent;   events <--(bounded queue)-- agents
+ * </pre>
+ *
+ * Packets live in one off-heap {@link PacketPool}; only slot indices cross the rings, and each slot has exactly one
+ * owner at a time. Each link is pinned to one worker, which owns all its mutable state (single writer): the control
+ * thread changes it only through commands, applied by that worker in call order. Established frames are dispatched
+ * through an immutable {@link IndexTable} that is replaced copy-on-write; handshakes and non-data link messages
+ * reach the control plane as {@link DataPlaneEvent}s, SessionDatagrams the {@link net.fips.dataplane.LocalDelivery}
+ * hook.
+ *
+ * <p>Lifecycle: construct from a {@link DataPlaneContext}, {@link #addTransport} each transport, {@link #start()},
+ * then issue commands; {@link #close()} stops the threads and closes the transports and the pool. In
+ * {@link ThreadingMode#SHARED} no thread is started and the caller runs {@link #doWork()}.
+ *
+ * <p>Command methods are for the one control thread; {@link #sendDatagram} may be called from any thread.
+ */
+public final class DataPlane implements DataPlaneCommands, AutoCloseable {
+    /** Unsigned little-endian 32-bit field, as FMP writes them. */
+    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** Unsigned little-endian 64-bit field. */
+    static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
+
+    private enum State { NEW, RUNNING, CLOSED }
+
+    /** What every agent shares, fixed at start. */
+    record Shared(DataPlaneContext context, PacketPool pool, UdpTransport[] transports,
+                  UdpDestination[] slotDestination, MemorySegment[] slotSource, IndexTableHolder table,
+                  EventQueue events) {
+    }
+
+    private final DataPlaneContext ctx;
+    private final PacketPool pool;
+    private final EventQueue events;
+    private final IndexTableHolder table = new IndexTableHolder();
+    private final List<UdpTransport> transportList = new ArrayList<>();
+    private final Map<Long, Link> links = new ConcurrentHashMap<>();
+    private final List<Counters> counters = new ArrayList<>();
+    private final List<Agent> agents = new ArrayList<>();
+    private final List<AgentRunner> runners = new ArrayList<>();
+    private final Counters controlCounters = new Counters();
+    private RxAgent[] rx;
+    private WorkerAgent[] workers;
+    private TxAgent[] tx;
+    private MpscSlotRing[] callerRings;
+    private volatile Throwable agentFailure;
+    private State state = State.NEW;
+
+    /**
+     * Allocates the pool and event queue; starts nothing.
+     *
+     * @param context settings; concluded here if it was not
+     */
+    public DataPlane(final DataPlaneContext context) {
+        this.ctx = context.concluded() ? context : context.conclude();
+        this.pool = new PacketPool(ctx.poolSlots(), ctx.maxMtuBytes());
+        this.events = new EventQueue(ctx.eventQueueCapacity());
+        counters.add(controlCounters);
+    }
+
+    /**
+     * Adds a transport; the data plane owns it from now on and closes it in {@link #close()}.
+     *
+     * @return the transport id to use in {@link LinkSpec}s and {@link #sendHandshake}
+     * @throws IllegalStateException after {@link #start()}
+     */
+    public synchronized int addTransport(final UdpTransport transport) {
+        if (state != State.NEW) {
+            throw new IllegalStateException("transports are added before start()");
+        }
+        if (transport.mtu() > pool.maxMtuBytes()) {
+            throw new IllegalArgumentException("transport MTU " + transport.mtu() + " exceeds the pool's "
+                    + pool.maxMtuBytes());
+        }
+        transportList.add(Objects.requireNonNull(transport));
+        return transportList.size() - 1;
+    }
+
+    /** Builds the agents and, in {@link ThreadingMode#DEDICATED}, starts their threads. */
+    public synchronized void start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("already started");
+        }
+        final int t = transportList.size();
+        final int w = ctx.workerCount();
+        final int ring = ctx.ringCapacity();
+        final UdpTransport[] transports = transportList.toArray(new UdpTransport[0]);
+        final MemorySegment[] slotSource = new MemorySegment[pool.capacity()];
+        for (int i = 0; i < slotSource.length; i++) {
+            slotSource[i] = pool.slotSegment(i).asSlice(SlotMeta.SOURCE_OFFSET, SlotMeta.SOURCE_MAX_BYTES);
+        }
+        final Shared shared = new Shared(ctx, pool, transports, new UdpDestination[pool.capacity()], slotSource,
+                table, events);
+        final SpscSlotRing[][] rxToWorker = new SpscSlotRing[t][w];
+        final SpscSlotRing[][] workerToTx = new SpscSlotRing[w][t];
+        for (int i = 0; i < t; i++) {
+            for (int j = 0; j < w; j++) {
+                rxToWorker[i][j] = new SpscSlotRing(ring);
+                workerToTx[j][i] = new SpscSlotRing(ring);
+            }
+        }
+        final boolean dedicated = ctx.threadingMode() == ThreadingMode.DEDICATED;
+        rx = new RxAgent[t];
+        tx = new TxAgent[t];
+        workers = new WorkerAgent[w];
+        callerRings = new MpscSlotRing[w];
+        for (int i = 0; i < t; i++) {
+            // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
+            rx[i] = new RxAgent(i, transports[i], pool, rxToWorker[i], table, events, newCounters(), ctx.batch(),
+                    dedicated ? 1000 : 0);
+        }
+        for (int j = 0; j < w; j++) {
+            final SpscSlotRing[] in = new SpscSlotRing[t];
+            for (int i = 0; i < t; i++) {
+                in[i] = rxToWorker[i][j];
+            }
+            callerRings[j] = new MpscSlotRing(ring);
+            workers[j] = new WorkerAgent(j, shared, ctx.cipherSupplier().get(), in, callerRings[j], workerToTx[j],
+                    newCounters());
+        }
+        for (int i = 0; i < t; i++) {
+            final SpscSlotRing[] in = new SpscSlotRing[w];
+            for (int j = 0; j < w; j++) {
+                in[j] = workerToTx[j][i];
+            }
+            tx[i] = new TxAgent(i, transports[i], pool, in, shared.slotDestination(), newCounters(), ctx.batch());
+        }
+        agents.addAll(List.of(rx));
+        agents.addAll(List.of(workers));
+        agents.addAll(List.of(tx));
+        state = State.RUNNING;
+        if (dedicated) {
+            for (final Agent a : agents) {
+                // The receive agents block in the kernel instead of idling; the others back off.
+                final IdleStrategy idle = a instanceof RxAgent ? new BackoffIdleStrategy()
+                        : ctx.idleStrategySupplier().get();
+                final AgentRunner r = new AgentRunner(a, idle, this::onAgentError);
+                runners.add(r);
+                r.start();
+            }
+        }
+    }
+
+    private Counters newCounters() {
+        final Counters c = new Counters();
+        counters.add(c);
+        return c;
+    }
+
+    private void onAgentError(final Agent agent, final Throwable error) {
+        agentFailure = error;
+        LOG.log(System.Logger.Level.ERROR, "data-plane agent " + agent.roleName() + " failed; it has stopped", error);
+    }
+
+    /**
+     * {@link ThreadingMode#SHARED} only: one duty cycle of every agent (receive, workers, transmit), never blocking.
+     *
+     * @return units of work done; 0 when there was nothing to do
+     */
+    public int doWork() {
+        if (ctx.threadingMode() != ThreadingMode.SHARED || state != State.RUNNING) {
+            throw new IllegalStateException("doWork() is for a started data plane in SHARED mode");
+        }
+        int work = 0;
+        for (final Agent a : agents) {
+            work += a.doWork();
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    @Override
+    public void addLink(final LinkSpec spec) {
+        checkRunning();
+        final int transportId = spec.transportId();
+        final UdpTransport transport = transport(transportId);
+        if (links.containsKey(spec.linkId())) {
+            throw new IllegalArgumentException("link " + spec.linkId() + " already exists");
+        }
+        final UdpDestination destination;
+        try {
+            destination = transport.destination(spec.remote(), Arena.ofAuto());
+        } catch (final UdpTransportException e) {
+            throw new IllegalArgumentException("link " + spec.linkId() + ": " + e.getMessage(), e);
+        }
+        final LinkSession session = new LinkSession(spec.ourIndex(), spec.theirIndex(), spec.sendKey(),
+                spec.recvKey());
+        final Link link = new Link(spec.linkId(), transportId, destination, session, ctx.nanoClock().getAsLong());
+        links.put(spec.linkId(), link);
+        // Command first, index second: a frame routed through the new index finds the command already queued.
+        worker(spec.linkId()).enqueue(new WorkerAgent.AddLink(link));
+        table.add(IndexTable.key(transportId, spec.ourIndex()), spec.linkId());
+    }
+
+    @Override
+    public void installPending(final long linkId, final int ourIndex, final int theirIndex, final byte[] sendKey,
+                               final byte[] recvKey) {
+        checkRunning();
+        final Link link = links.get(linkId);
+        if (link == null) {
+            controlCounters.increment(DataPlaneCounter.DROP_NO_LINK);
+            return;
+        }
+        final LinkSession session = new LinkSession(ourIndex, theirIndex, sendKey, recvKey);
+        worker(linkId).enqueue(new WorkerAgent.InstallPending(linkId, link.transportId, session));
+        table.add(IndexTable.key(link.transportId, ourIndex), linkId);
+    }
+
+    @Override
+    public void cutover(final long linkId) {
+        checkRunning();
+        worker(linkId).enqueue(new WorkerAgent.Cutover(linkId));
+    }
+
+    @Override
+    public void dropPrevious(final long linkId) {
+        checkRunning();
+        worker(linkId).enqueue(new WorkerAgent.DropPrevious(linkId));
+    }
+
+    @Override
+    public void removeLink(final long linkId) {
+        checkRunning();
+        if (links.remove(linkId) != null) {
+            worker(linkId).enqueue(new WorkerAgent.RemoveLink(linkId));
+        }
+    }
+
+    @Override
+    public void sendLinkMessage(final long linkId, final byte[] message) {
+        checkRunning();
+        worker(linkId).enqueue(new WorkerAgent.SendLinkMessage(linkId, message.clone()));
+    }
+
+    @Override
+    public void sendHandshake(final int transportId, final InetSocketAddress to, final byte[] packet) {
+        checkRunning();
+        transport(transportId);
+        tx[transportId].enqueue(new TxAgent.Handshake(to, packet.clone()));
+    }
+
+    // ------------------------------------------------------------------ data path for local senders
+
+    /**
+     * Sends a SessionDatagram (a link message whose first byte is msg_type 0x00) to the link's peer, copying it
+     * into a packet slot. Any thread. Nothing is counted when this returns false: the caller sees the refusal and
+     * may retry (back-pressure) or drop.
+     *
+     * @param linkId the link
+     * @param src    memory holding the datagram
+     * @param offset where it starts in {@code src}
+     * @param length its length including the type byte, at most the pool's MTU
+     * @return false if no slot was free or the worker's queue is full
+     */
+    public boolean sendDatagram(final long linkId, final MemorySegment src, final long offset, final int length) {
+        if (length < 1 || length > pool.maxMtuBytes()) {
+            throw new IllegalArgumentException("datagram length " + length);
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            return false;
+        }
+        final MemorySegment seg = pool.slotSegment(slot);
+        MemorySegment.copy(src, offset, seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, length);
+        if (!sendDatagram(linkId, slot)) {
+            pool.release(slot);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Zero-copy variant: sends the packet already in {@code slot} (acquired from {@link #pool()}, data offset and
+     * length set, e.g. through a {@link net.fips.dataplane.pool.PacketView}). Ownership passes to the data plane
+     * only when this returns true.
+     *
+     * @return false if the worker's queue is full (the caller still owns the slot)
+     */
+    public boolean sendDatagram(final long linkId, final int slot) {
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("data plane not running");
+        }
+        SlotMeta.linkId(pool.slotSegment(slot), linkId);
+        // release (inside offer): the worker sees the bytes and the metadata before the index
+        return callerRings[workerOf(linkId, callerRings.length)].offer(slot);
+    }
+
+    // ------------------------------------------------------------------ observation
+
+    /** @return the oldest undrained event, or null */
+    public DataPlaneEvent pollEvent() {
+        return events.poll();
+    }
+
+    /** @return how many events were handed to {@code sink} (everything queued at the time) */
+    public int drainEvents(final Consumer<? super DataPlaneEvent> sink) {
+        return events.drain(sink);
+    }
+
+    /** @return the link's live statistics, or null if the link is unknown (removed, or never added) */
+    public LinkStats linkStats(final long linkId) {
+        return links.get(linkId);
+    }
+
+    /** @return a counter summed over all agents (a moment old while they run) */
+    public long counter(final DataPlaneCounter counter) {
+        if (counter == DataPlaneCounter.DROP_EVENT_QUEUE_FULL) {
+            return events.dropped();
+        }
+        long sum = 0;
+        for (final Counters c : counters) {
+            sum += c.get(counter);
+        }
+        return sum;
+    }
+
+    /** @return the shared packet pool (for zero-copy {@link #sendDatagram(long, int)}) */
+    public PacketPool pool() {
+        return pool;
+    }
+
+    /** @return transport {@code transportId} */
+    public UdpTransport transport(final int transportId) {
+        if (transportId < 0 || transportId >= transportList.size()) {
+            throw new IllegalArgumentException("no transport " + transportId);
+        }
+        return transportList.get(transportId);
+    }
+
+    /** @return the first unexpected exception that stopped an agent thread, or null (a bug if ever set) */
+    public Throwable agentFailure() {
+        return agentFailure;
+    }
+
+    /** @return indices currently registered for dispatch */
+    public int registeredIndices() {
+        return table.lvTable().size();
+    }
+
+    /**
+     * Stops every agent (receive first, so nothing new enters), returns their slots, closes the transports and
+     * frees the pool. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        final boolean wasRunning = state == State.RUNNING;
+        state = State.CLOSED;
+        if (wasRunning) {
+            if (runners.isEmpty()) {
+                for (final Agent a : agents) {
+                    a.onClose();
+                }
+            } else {
+                for (final AgentRunner r : runners) {
+                    r.close();
+                }
+            }
+        }
+        for (final UdpTransport t : transportList) {
+            t.close();
+        }
+        pool.close();
+    }
+
+    private void checkRunning() {
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("data plane is " + state);
+        }
+    }
+
+    private WorkerAgent worker(final long linkId) {
+        return workers[workerOf(linkId, workers.length)];
+    }
+
+    /** The worker a link is pinned to. */
+    static int workerOf(final long linkId, final int workers) {
+        return (int) Math.floorMod(linkId, (long) workers);
+    }
+
+    /**
+     * Holds the current {@link IndexTable}. Writers (the control thread adding indices, workers removing them)
+     * are rare and serialise through a compare-and-set loop; readers do one acquire load per frame.
+     */
+    static final class IndexTableHolder {
+        private static final VarHandle TABLE;
+
+        static {
+            try {
+                TABLE = MethodHandles.lookup().findVarHandle(IndexTableHolder.class, "table", IndexTable.class);
+            } catch (final ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        @SuppressWarnings("unused")
+        private IndexTable table = IndexTable.EMPTY;
+
+        IndexTable lvTable() {
+            return (IndexTable) TABLE.getAcquire(this);
+        }
+
+        void add(final long key, final long linkId) {
+            while (true) {
+                final IndexTable t = lvTable();
+                if (TABLE.compareAndSet(this, t, t.with(key, linkId))) {
+                    return;
+                }
+            }
+        }
+
+        /** Removes {@code key} only while it still maps to {@code linkId}. */
+        void remove(final long key, final long linkId) {
+            while (true) {
+                final IndexTable t = lvTable();
+                if (t.get(key) != linkId) {
+                    return;
+                }
+                if (TABLE.compareAndSet(this, t, t.without(key))) {
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package net.fips.dataplane.engine;
+
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.crypto.AeadCipher;
+import net.fips.dataplane.crypto.JdkAeadCipher;
+import net.fips.dataplane.pool.PacketPool;
+import net.fips.dataplane.pool.SlotDescriptor;
+import net.fips.dataplane.pool.SpscSlotRing;
+
+/**
+ * Settings for a {@link DataPlane}: fluent setters, then {@link #conclude()} checks every value before anything is
+ * allocated or started. Units are in the names.
+ */
+public final class DataPlaneContext {
+    /** Default number of packet slots. */
+    public static final int POOL_SLOTS_DEFAULT = 8192;
+    /** Default largest transport MTU the slots must hold. */
+    public static final int MAX_MTU_BYTES_DEFAULT = SlotDescriptor.DEFAULT_MTU_BYTES;
+    /** Default number of AEAD workers. */
+    public static final int WORKER_COUNT_DEFAULT = 1;
+    /** Default capacity of the event queue to the control plane. */
+    public static final int EVENT_QUEUE_CAPACITY_DEFAULT = 1024;
+    /** Default capacity of each slot ring between agents (a power of two). */
+    public static final int RING_CAPACITY_DEFAULT = 1024;
+    /** Datagrams per receive and per send call. */
+    public static final int BATCH_DEFAULT = 32;
+    /** Consecutive failed decryptions that make a link report {@code TooManyDecryptFailures} (reference: 20). */
+    public static final int DECRYPT_FAILURE_LIMIT_DEFAULT = 20;
+
+    private int poolSlots = POOL_SLOTS_DEFAULT;
+    private int maxMtuBytes = MAX_MTU_BYTES_DEFAULT;
+    private int workerCount = WORKER_COUNT_DEFAULT;
+    private int eventQueueCapacity = EVENT_QUEUE_CAPACITY_DEFAULT;
+    private int ringCapacity = RING_CAPACITY_DEFAULT;
+    private int batch = BATCH_DEFAULT;
+    private int decryptFailureLimit = DECRYPT_FAILURE_LIMIT_DEFAULT;
+    private Supplier<AeadCipher> cipherSupplier = JdkAeadCipher::new;
+    private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
+    private LongSupplier nanoClock = System::nanoTime;
+    private Supplier<IdleStrategy> idleStrategySupplier = BackoffIdleStrategy::new;
+    private ThreadingMode threadingMode = ThreadingMode.DEDICATED;
+    private boolean concluded;
+
+    /** @param slots packet slots in the pool shared by all agents (1 to {@link PacketPool#MAX_SLOT_COUNT}) */
+    public DataPlaneContext poolSlots(final int slots) {
+        this.poolSlots = slots;
+        return this;
+    }
+
+    /** @param bytes the largest MTU of any transport that will be added */
+    public DataPlaneContext maxMtuBytes(final int bytes) {
+        this.maxMtuBytes = bytes;
+        return this;
+    }
+
+    /** @param count AEAD workers; each link is pinned to worker {@code linkId mod count} */
+    public DataPlaneContext workerCount(final int count) {
+        this.workerCount = count;
+        return this;
+    }
+
+    /** @param capacity events the control plane may leave undrained before further ones are dropped (counted) */
+    public DataPlaneContext eventQueueCapacity(final int capacity) {
+        this.eventQueueCapacity = capacity;
+        return this;
+    }
+
+    /** @param capacity slots each inter-agent ring holds (a power of two, at least 2 x batch) */
+    public DataPlaneContext ringCapacity(final int capacity) {
+        this.ringCapacity = capacity;
+        return this;
+    }
+
+    /** @param datagrams datagrams per receive/send batch (1 to 1024) */
+    public DataPlaneContext batch(final int datagrams) {
+        this.batch = datagrams;
+        return this;
+    }
+
+    /** @param failures consecutive authentication failures before a link is reported (at least 1) */
+    public DataPlaneContext decryptFailureLimit(final int failures) {
+        this.decryptFailureLimit = failures;
+        return this;
+    }
+
+    /** @param supplier makes one AEAD engine per worker (called on the constructing thread) */
+    public DataPlaneContext cipherSupplier(final Supplier<AeadCipher> supplier) {
+        this.cipherSupplier = supplier;
+        return this;
+    }
+
+    /** @param hook receives SessionDatagrams addressed to this node, on the worker thread that opened them */
+    public DataPlaneContext localDelivery(final LocalDelivery hook) {
+        this.localDelivery = hook;
+        return this;
+    }
+
+    /** @param clock monotonic nanoseconds (liveness stamps, frame timestamps); tests inject a manual clock */
+    public DataPlaneContext nanoClock(final LongSupplier clock) {
+        this.nanoClock = clock;
+        return this;
+    }
+
+    /** @param supplier makes one idle strategy per worker and tx thread */
+    public DataPlaneContext idleStrategySupplier(final Supplier<IdleStrategy> supplier) {
+        this.idleStrategySupplier = supplier;
+        return this;
+    }
+
+    /** @param mode how agents map onto threads */
+    public DataPlaneContext threadingMode(final ThreadingMode mode) {
+        this.threadingMode = mode;
+        return this;
+    }
+
+    /**
+     * Checks every setting.
+     *
+     * @return this
+     * @throws IllegalArgumentException naming the first bad setting
+     * @throws NullPointerException     for a missing hook, supplier or clock
+     */
+    public DataPlaneContext conclude() {
+        if (poolSlots < 1 || poolSlots > PacketPool.MAX_SLOT_COUNT) {
+            throw new IllegalArgumentException("poolSlots " + poolSlots + " not in [1, " + PacketPool.MAX_SLOT_COUNT
+                    + "]");
+        }
+        if (maxMtuBytes < SlotDescriptor.MIN_MTU_BYTES || maxMtuBytes > SlotDescriptor.MAX_MTU_BYTES) {
+            throw new IllegalArgumentException("maxMtuBytes " + maxMtuBytes + " not in [" + SlotDescriptor.MIN_MTU_BYTES
+                    + ", " + SlotDescriptor.MAX_MTU_BYTES + "]");
+        }
+        if (workerCount < 1 || workerCount > 256) {
+            throw new IllegalArgumentException("workerCount " + workerCount + " not in [1, 256]");
+        }
+        if (eventQueueCapacity < 1) {
+            throw new IllegalArgumentException("eventQueueCapacity " + eventQueueCapacity + " < 1");
+        }
+        if (batch < 1 || batch > 1024) {
+            throw new IllegalArgumentException("batch " + batch + " not in [1, 1024]");
+        }
+        if (ringCapacity < 2 * batch || ringCapacity > SpscSlotRing.MAX_CAPACITY
+                || Integer.bitCount(ringCapacity) != 1) {
+            throw new IllegalArgumentException("ringCapacity " + ringCapacity + " is not a power of two >= 2 x batch ("
+                    + 2 * batch + ")");
+        }
+        if (decryptFailureLimit < 1) {
+            throw new IllegalArgumentException("decryptFailureLimit " + decryptFailureLimit + " < 1");
+        }
+        Objects.requireNonNull(cipherSupplier, "cipherSupplier");
+        Objects.requireNonNull(localDelivery, "localDelivery");
+        Objects.requireNonNull(nanoClock, "nanoClock");
+        Objects.requireNonNull(idleStrategySupplier, "idleStrategySupplier");
+        Objects.requireNonNull(threadingMode, "threadingMode");
+        concluded = true;
+        return this;
+    }
+
+    /** @return whether {@link #conclude()} has run */
+    public boolean concluded() {
+        return concluded;
+    }
+
+    /** @return packet slots */
+    public int poolSlots() {
+        return poolSlots;
+    }
+
+    /** @return the largest MTU the slots hold */
+    public int maxMtuBytes() {
+        return maxMtuBytes;
+    }
+
+    /** @return AEAD workers */
+    public int workerCount() {
+        return workerCount;
+    }
+
+    /** @return event queue capacity */
+    public int eventQueueCapacity() {
+        return eventQueueCapacity;
+    }
+
+    /** @return ring capacity */
+    public int ringCapacity() {
+        return ringCapacity;
+    }
+
+    /** @return datagrams per batch */
+    public int batch() {
+        return batch;
+    }
+
+    /** @return consecutive failures before a link is reported */
+    public int decryptFailureLimit() {
+        return decryptFailureLimit;
+    }
+
+    /** @return the AEAD engine factory */
+    public Supplier<AeadCipher> cipherSupplier() {
+        return cipherSupplier;
+    }
+
+    /** @return the local delivery hook */
+    public LocalDelivery localDelivery() {
+        return localDelivery;
+    }
+
+    /** @return the nanosecond clock */
+    public LongSupplier nanoClock() {
+        return nanoClock;
+    }
+
+    /** @return the idle strategy factory */
+    public Supplier<IdleStrategy> idleStrategySupplier() {
+        return idleStrategySupplier;
+    }
+
+    /** @return the threading mode */
+    public ThreadingMode threadingMode() {
+        return threadingMode;
+    }
+}

@@ -1,0 +1,155 @@
+package net.fips.dataplane.engine;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import net.fips.dataplane.LinkStats;
+import net.fips.dataplane.udp.UdpDestination;
+
+/**
+ * One established link as its worker sees it: up to three sessions, the K bit, the peer's current address and
+ * the consecutive-failure count, all owned by the worker thread (single writer, plain fields), plus published
+ * statistics ({@link LinkStats}) that any thread may read.
+ *
+ * <p>Statistics are written by the worker with opaque stores and read with opaque loads: every 64-bit value is
+ * atomic (never torn), possibly a moment old, and the per-packet cost is a plain store (no fence on x86).
+ */
+final class Link implements LinkStats {
+    private static final VarHandle LAST_AUTH;
+    private static final VarHandle SEND_COUNTER;
+    private static final VarHandle K_BIT;
+    private static final VarHandle PACKETS_IN;
+    private static final VarHandle BYTES_IN;
+    private static final VarHandle PACKETS_OUT;
+    private static final VarHandle BYTES_OUT;
+    private static final VarHandle HIGHEST_IN;
+    private static final VarHandle DROPS_IN;
+
+    static {
+        try {
+            final MethodHandles.Lookup l = MethodHandles.lookup();
+            LAST_AUTH = l.findVarHandle(Link.class, "lastAuthNanos", long.class);
+            SEND_COUNTER = l.findVarHandle(Link.class, "publishedSendCounter", long.class);
+            K_BIT = l.findVarHandle(Link.class, "publishedKBit", int.class);
+            PACKETS_IN = l.findVarHandle(Link.class, "packetsIn", long.class);
+            BYTES_IN = l.findVarHandle(Link.class, "bytesIn", long.class);
+            PACKETS_OUT = l.findVarHandle(Link.class, "packetsOut", long.class);
+            BYTES_OUT = l.findVarHandle(Link.class, "bytesOut", long.class);
+            HIGHEST_IN = l.findVarHandle(Link.class, "highestIn", long.class);
+            DROPS_IN = l.findVarHandle(Link.class, "dropsIn", long.class);
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final long linkId;
+    final int transportId;
+
+    // ---- worker-owned state (plain) ----
+    LinkSession current;
+    LinkSession pending;
+    LinkSession previous;
+    /** The K bit of the current session: sent in every frame, compared with every received one. */
+    int kBit;
+    UdpDestination destination;
+    int consecutiveFailures;
+
+    // ---- published statistics (opaque) ----
+    private long lastAuthNanos;
+    private long publishedSendCounter;
+    private int publishedKBit;
+    private long packetsIn;
+    private long bytesIn;
+    private long packetsOut;
+    private long bytesOut;
+    private long highestIn;
+    private long dropsIn;
+
+    Link(final long linkId, final int transportId, final UdpDestination destination, final LinkSession current,
+         final long nowNanos) {
+        this.linkId = linkId;
+        this.transportId = transportId;
+        this.destination = destination;
+        this.current = current;
+        current.startNanos = nowNanos;
+        LAST_AUTH.setOpaque(this, nowNanos);
+    }
+
+    // ---- writer side (the worker) ----
+
+    void onAuthenticated(final long nowNanos, final int frameBytes, final long highest) {
+        LAST_AUTH.setOpaque(this, nowNanos);
+        PACKETS_IN.setOpaque(this, (long) PACKETS_IN.getOpaque(this) + 1);
+        BYTES_IN.setOpaque(this, (long) BYTES_IN.getOpaque(this) + frameBytes);
+        HIGHEST_IN.setOpaque(this, highest);
+    }
+
+    void onSent(final int frameBytes, final long sendCounter) {
+        PACKETS_OUT.setOpaque(this, (long) PACKETS_OUT.getOpaque(this) + 1);
+        BYTES_OUT.setOpaque(this, (long) BYTES_OUT.getOpaque(this) + frameBytes);
+        SEND_COUNTER.setOpaque(this, sendCounter);
+    }
+
+    void onDropIn() {
+        DROPS_IN.setOpaque(this, (long) DROPS_IN.getOpaque(this) + 1);
+    }
+
+    /** Publishes the session-level figures after a cutover. */
+    void publishSession() {
+        K_BIT.setOpaque(this, kBit);
+        SEND_COUNTER.setOpaque(this, current.sendCounter);
+        HIGHEST_IN.setOpaque(this, current.replay.highest());
+    }
+
+    // ---- reader side (any thread) ----
+
+    @Override
+    public long lastAuthenticatedNanos() {
+        return (long) LAST_AUTH.getOpaque(this);
+    }
+
+    @Override
+    public long sendCounter() {
+        return (long) SEND_COUNTER.getOpaque(this);
+    }
+
+    @Override
+    public int keyEpochBit() {
+        return (int) K_BIT.getOpaque(this);
+    }
+
+    @Override
+    public long packetsIn() {
+        return (long) PACKETS_IN.getOpaque(this);
+    }
+
+    @Override
+    public long bytesIn() {
+        return (long) BYTES_IN.getOpaque(this);
+    }
+
+    @Override
+    public long packetsOut() {
+        return (long) PACKETS_OUT.getOpaque(this);
+    }
+
+    @Override
+    public long bytesOut() {
+        return (long) BYTES_OUT.getOpaque(this);
+    }
+
+    @Override
+    public long highestCounterIn() {
+        return (long) HIGHEST_IN.getOpaque(this);
+    }
+
+    @Override
+    public long dropsIn() {
+        return (long) DROPS_IN.getOpaque(this);
+    }
+
+    @Override
+    public String toString() {
+        return "Link{" + linkId + ", in=" + packetsIn() + ", out=" + packetsOut() + ", k=" + keyEpochBit() + "}";
+    }
+}

@@ -1,0 +1,511 @@
+package net.fips.dataplane.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.LongSupplier;
+
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.crypto.AeadCipher;
+import net.fips.dataplane.pool.MpscSlotRing;
+import net.fips.dataplane.pool.PacketPool;
+import net.fips.dataplane.pool.PacketView;
+import net.fips.dataplane.pool.SlotDescriptor;
+import net.fips.dataplane.pool.SpscSlotRing;
+import net.fips.dataplane.udp.UdpDestination;
+import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.udp.UdpTransportException;
+import net.fips.dataplane.wire.FmpEstablishedHeader;
+import net.fips.dataplane.wire.FmpInnerHeader;
+import net.fips.dataplane.wire.LinkMessageType;
+import net.fips.ffm.linux.SockAddrException;
+import net.fips.ffm.linux.SockAddrs;
+
+/**
+ * An AEAD worker: owns the links pinned to it (link id mod worker count) and everything per link: sessions, keys,
+ * replay windows, send counters, K bit, address. Being the only thread that touches them, it needs no locks, and a
+ * link's frames stay in order in both directions.
+ *
+ * <p>Inbound (crypto-link.md §5.4, §5.11, §5.14): K-bit trial against the pending session with immediate cutover;
+ * otherwise the session the index names (current, or previous while it drains); replay check, open in place with
+ * the 16-byte header as AD, accept the counter only once authenticated; count consecutive failures; then liveness,
+ * roaming, and dispatch on msg_type: SessionDatagrams to the {@link LocalDelivery} hook, other link messages to the
+ * control plane as events.
+ *
+ * <p>Outbound: prepend the inner header (timestamp) and the FMP header in the slot's headroom, seal in place with
+ * the current session, and pass the slot to the transport's tx agent.
+ */
+final class WorkerAgent implements Agent {
+    /** Control-thread requests, applied here in order. */
+    sealed interface Command {
+    }
+
+    record AddLink(Link link) implements Command {
+    }
+
+    record InstallPending(long linkId, int transportId, LinkSession session) implements Command {
+    }
+
+    record Cutover(long linkId) implements Command {
+    }
+
+    record DropPrevious(long linkId) implements Command {
+    }
+
+    record RemoveLink(long linkId) implements Command {
+    }
+
+    record SendLinkMessage(long linkId, byte[] message) implements Command {
+    }
+
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+    private static final int HEADER = FmpEstablishedHeader.SIZE;
+    private static final int TAG = AeadCipher.TAG_BYTES;
+    private static final int INNER = FmpInnerHeader.SIZE;
+    private static final int TIMESTAMP = FmpInnerHeader.MSG_TYPE_OFFSET;
+    private static final int SESSION_DATAGRAM = LinkMessageType.SESSION_DATAGRAM.code();
+
+    private final int id;
+    private final PacketPool pool;
+    private final PacketView view;
+    private final AeadCipher cipher;
+    private final SpscSlotRing[] fromRx;
+    private final MpscSlotRing fromCallers;
+    private final SpscSlotRing[] toTx;
+    private final UdpTransport[] transports;
+    private final UdpDestination[] slotDestination;
+    private final MemorySegment[] slotSource;
+    private final DataPlane.IndexTableHolder table;
+    private final EventQueue events;
+    private final Counters counters;
+    private final LocalDelivery delivery;
+    private final LongSupplier clock;
+    private final int failureLimit;
+    private final int batch;
+    private final Queue<Command> commands = new ConcurrentLinkedQueue<>();
+    private final LinkMap links = new LinkMap();
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment nonce;
+    private final MemorySegment trialCopy;
+    private final int[] drained;
+
+    WorkerAgent(final int id, final DataPlane.Shared shared, final AeadCipher cipher, final SpscSlotRing[] fromRx,
+                final MpscSlotRing fromCallers, final SpscSlotRing[] toTx, final Counters counters) {
+        this.id = id;
+        this.pool = shared.pool();
+        this.view = pool.newView();
+        this.cipher = cipher;
+        this.fromRx = fromRx;
+        this.fromCallers = fromCallers;
+        this.toTx = toTx;
+        this.transports = shared.transports();
+        this.slotDestination = shared.slotDestination();
+        this.slotSource = shared.slotSource();
+        this.table = shared.table();
+        this.events = shared.events();
+        this.counters = counters;
+        this.delivery = shared.context().localDelivery();
+        this.clock = shared.context().nanoClock();
+        this.failureLimit = shared.context().decryptFailureLimit();
+        this.batch = shared.context().batch();
+        this.nonce = arena.allocate(AeadCipher.NONCE_BYTES, 8);
+        this.trialCopy = arena.allocate(pool.slotStrideBytes(), 64);
+        this.drained = new int[batch];
+    }
+
+    @Override
+    public String roleName() {
+        return "fips-worker-" + id;
+    }
+
+    /** Control thread (or a caller thread): queues a command. */
+    void enqueue(final Command command) {
+        commands.add(command);
+    }
+
+    @Override
+    public int doWork() {
+        int work = drainCommands();
+        final int[] drained = this.drained;
+        for (final SpscSlotRing ring : fromRx) {
+            final int n = ring.drainTo(drained, batch);
+            for (int i = 0; i < n; i++) {
+                onInbound(drained[i]);
+            }
+            work += n;
+        }
+        final int budget = txBudget();
+        if (budget > 0) {
+            final int n = fromCallers.drainTo(drained, budget);
+            for (int i = 0; i < n; i++) {
+                onOutbound(drained[i]);
+            }
+            work += n;
+        }
+        return work;
+    }
+
+    /**
+     * How many locally originated packets to take this cycle: no more than the fullest tx ring can still hold, so
+     * a fast local sender meets back-pressure (its {@code sendDatagram} returns false) instead of drops here.
+     */
+    private int txBudget() {
+        int budget = batch;
+        for (final SpscSlotRing ring : toTx) {
+            budget = Math.min(budget, ring.capacity() - ring.size());
+        }
+        return budget;
+    }
+
+    // ------------------------------------------------------------------ inbound
+
+    private void onInbound(final int slot) {
+        applyPendingCommands();
+        final MemorySegment seg = pool.slotSegment(slot);
+        final Link link = link(SlotMeta.linkId(seg));
+        if (link == null) {
+            drop(slot, DataPlaneCounter.DROP_NO_SESSION);
+            return;
+        }
+        final long off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
+        final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
+        final int flags = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, off + FmpEstablishedHeader.FLAGS_OFFSET));
+        final int receiverIdx = seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
+        final long counter = seg.get(DataPlane.U64, off + FmpEstablishedHeader.COUNTER_OFFSET);
+        final int kBit = flags & FmpEstablishedHeader.FLAG_KEY_EPOCH;
+
+        if (link.pending != null && kBit != link.kBit) {
+            final int plaintext = trialPending(link.pending, seg, off, len, counter);
+            if (plaintext >= 0) {
+                cutover(link);
+                counters.increment(DataPlaneCounter.KBIT_CUTOVERS);
+                events.offer(new DataPlaneEvent.CutOver(link.linkId));
+                onAuthentic(link, slot, seg, off, len, plaintext);
+                return;
+            }
+            // Not the pending session's frame (a stale pending, crypto-link.md §5.11): decrypt normally.
+        }
+        final LinkSession session = sessionFor(link, receiverIdx);
+        if (session == null) {
+            if (link.pending != null && receiverIdx == link.pending.ourIndex) {
+                // Addressed to the pending session but without the K flip: the reference tries current and
+                // previous, which cannot authenticate it; same outcome without the wasted crypto.
+                onAuthFailure(link, slot);
+            } else {
+                drop(slot, DataPlaneCounter.DROP_NO_SESSION);
+            }
+            return;
+        }
+        if (!session.replay.check(counter)) {
+            link.onDropIn();
+            drop(slot, DataPlaneCounter.DROP_REPLAY);
+            return;
+        }
+        AeadCipher.fipsNonce(nonce, counter);
+        final int plaintext = cipher.open(session.recvKey, nonce, seg, off, HEADER, seg, off + HEADER, len - HEADER);
+        if (plaintext < 0) {
+            onAuthFailure(link, slot);
+            return;
+        }
+        session.replay.accept(counter);
+        onAuthentic(link, slot, seg, off, len, plaintext);
+    }
+
+    private static LinkSession sessionFor(final Link link, final int receiverIdx) {
+        final LinkSession current = link.current;
+        if (receiverIdx == current.ourIndex) {
+            return current;
+        }
+        final LinkSession previous = link.previous;
+        return previous != null && receiverIdx == previous.ourIndex ? previous : null;
+    }
+
+    /**
+     * Opens the frame with the pending session. The open works in place and may leave garbage on failure, so the
+     * ciphertext is saved first and restored for the normal path; this costs a copy only around a rekey.
+     *
+     * @return the plaintext length, or -1
+     */
+    private int trialPending(final LinkSession pending, final MemorySegment seg, final long off, final int len,
+                             final long counter) {
+        if (!pending.replay.check(counter)) {
+            return -1;
+        }
+        final int ciphertext = len - HEADER;
+        MemorySegment.copy(seg, off + HEADER, trialCopy, 0, ciphertext);
+        AeadCipher.fipsNonce(nonce, counter);
+        final int plaintext = cipher.open(pending.recvKey, nonce, seg, off, HEADER, seg, off + HEADER, ciphertext);
+        if (plaintext < 0) {
+            MemorySegment.copy(trialCopy, 0, seg, off + HEADER, ciphertext);
+            return -1;
+        }
+        pending.replay.accept(counter);
+        return plaintext;
+    }
+
+    private void onAuthFailure(final Link link, final int slot) {
+        link.onDropIn();
+        drop(slot, DataPlaneCounter.DROP_AUTH_FAILED);
+        if (++link.consecutiveFailures == failureLimit) {
+            events.offer(new DataPlaneEvent.TooManyDecryptFailures(link.linkId));
+        }
+    }
+
+    private void onAuthentic(final Link link, final int slot, final MemorySegment seg, final long off, final int len,
+                             final int plaintext) {
+        link.consecutiveFailures = 0;
+        if (plaintext < INNER) {
+            drop(slot, DataPlaneCounter.DROP_SHORT_PLAINTEXT);
+            return;
+        }
+        link.onAuthenticated(clock.getAsLong(), len, link.current.replay.highest());
+        counters.increment(DataPlaneCounter.FRAMES_IN);
+        final int sourceLength = SlotMeta.sourceLength(seg);
+        if (sourceLength > 0 && !link.destination.sameEndpoint(slotSource[slot], sourceLength)) {
+            onRoamed(link, slot, sourceLength);
+        }
+        final long message = off + HEADER + TIMESTAMP;
+        final int messageLength = plaintext - TIMESTAMP;
+        final int type = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, message));
+        if (type == SESSION_DATAGRAM) {
+            counters.increment(DataPlaneCounter.DATAGRAMS_DELIVERED);
+            try {
+                delivery.deliver(link.linkId, seg, message, messageLength);
+            } finally {
+                pool.release(slot);
+            }
+            return;
+        }
+        final long timestamp = Integer.toUnsignedLong(seg.get(DataPlane.U32, off + HEADER));
+        final byte[] bytes = new byte[messageLength];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, message, bytes, 0, messageLength);
+        pool.release(slot);
+        events.offer(new DataPlaneEvent.LinkMessageReceived(link.linkId, timestamp, bytes));
+    }
+
+    /** Roaming (crypto-link.md §5.14): only ever after authentication; allocates, but only on a move. */
+    private void onRoamed(final Link link, final int slot, final int sourceLength) {
+        final InetSocketAddress address;
+        final UdpDestination destination;
+        try {
+            address = SockAddrs.decode(slotSource[slot], sourceLength);
+            destination = transports[link.transportId].destination(address, Arena.ofAuto());
+        } catch (final SockAddrException | UdpTransportException e) {
+            return;
+        }
+        link.destination = destination;
+        counters.increment(DataPlaneCounter.ADDRESS_CHANGES);
+        events.offer(new DataPlaneEvent.AddressChanged(link.linkId, address));
+    }
+
+    // ------------------------------------------------------------------ outbound
+
+    private void onOutbound(final int slot) {
+        applyPendingCommands();
+        final Link link = link(SlotMeta.linkId(pool.slotSegment(slot)));
+        if (link == null) {
+            drop(slot, DataPlaneCounter.DROP_NO_LINK);
+            return;
+        }
+        seal(link, slot);
+    }
+
+    /** Frames the link message in {@code slot} and hands it to the link's tx agent. */
+    private void seal(final Link link, final int slot) {
+        final PacketView view = this.view.wrap(slot);
+        final LinkSession session = link.current;
+        final int messageLength = view.length();
+        final int frameLength = HEADER + TIMESTAMP + messageLength + TAG;
+        final UdpTransport transport = transports[link.transportId];
+        if (frameLength > transport.mtu() || view.tailroom() < TAG || !view.ensureHeadroom(HEADER + TIMESTAMP)) {
+            drop(slot, DataPlaneCounter.DROP_MTU);
+            return;
+        }
+        final long counter = session.sendCounter;
+        if (counter == -1L) {
+            drop(slot, DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
+            return;
+        }
+        session.sendCounter = counter + 1;
+        view.prepend(HEADER + TIMESTAMP);
+        final MemorySegment seg = view.slotSegment();
+        final long off = view.dataOffset();
+        final int timestampMs = (int) ((clock.getAsLong() - session.startNanos) / NANOS_PER_MILLI);
+        seg.set(DataPlane.U32, off + HEADER, timestampMs);
+        FmpEstablishedHeader.write(seg, off, link.kBit, TIMESTAMP + messageLength, session.theirIndex, counter);
+        AeadCipher.fipsNonce(nonce, counter);
+        cipher.seal(session.sendKey, nonce, seg, off, HEADER, seg, off + HEADER, TIMESTAMP + messageLength);
+        view.append(TAG);
+        slotDestination[slot] = link.destination;
+        // release (inside offer): the tx agent sees the sealed bytes, the slot header and the destination
+        if (!toTx[link.transportId].offer(slot)) {
+            slotDestination[slot] = null;
+            drop(slot, DataPlaneCounter.DROP_TX_RING_FULL);
+            return;
+        }
+        counters.increment(DataPlaneCounter.FRAMES_OUT);
+        link.onSent(frameLength, counter + 1);
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    /** The link, applying queued commands first if it is not known yet (its AddLink may be in the queue). */
+    private Link link(final long linkId) {
+        final Link link = links.get(linkId);
+        if (link != null) {
+            return link;
+        }
+        drainCommands();
+        return links.get(linkId);
+    }
+
+    /**
+     * Applies commands queued since the cycle began. A command must act on every packet that reaches the worker
+     * after it was issued (an InstallPending before the peer's first new-key frame, for example); one volatile
+     * read per packet is the price.
+     */
+    private void applyPendingCommands() {
+        if (!commands.isEmpty()) {
+            drainCommands();
+        }
+    }
+
+    private int drainCommands() {
+        int n = 0;
+        Command c;
+        while ((c = commands.poll()) != null) {
+            apply(c);
+            n++;
+        }
+        return n;
+    }
+
+    private void apply(final Command command) {
+        switch (command) {
+            case AddLink(final Link link) -> {
+                links.put(link.linkId, link);
+                link.publishSession();
+            }
+            case InstallPending(final long linkId, final int transportId, final LinkSession session) ->
+                    onInstallPending(linkId, transportId, session);
+            case Cutover(final long linkId) -> {
+                final Link link = links.get(linkId);
+                if (link != null) {
+                    cutover(link);
+                }
+            }
+            case DropPrevious(final long linkId) -> {
+                final Link link = links.get(linkId);
+                if (link != null && link.previous != null) {
+                    forget(link, link.previous);
+                    link.previous = null;
+                }
+            }
+            case RemoveLink(final long linkId) -> {
+                final Link link = links.remove(linkId);
+                if (link != null) {
+                    forgetAll(link);
+                }
+            }
+            case SendLinkMessage(final long linkId, final byte[] message) -> onSendLinkMessage(linkId, message);
+        }
+    }
+
+    private void onInstallPending(final long linkId, final int transportId, final LinkSession session) {
+        final Link link = links.get(linkId);
+        if (link == null) {
+            // The link went away first; the control thread already registered the index, so take it back.
+            table.remove(IndexTable.key(transportId, session.ourIndex), linkId);
+            session.wipe();
+            return;
+        }
+        if (link.pending != null && link.pending.ourIndex != session.ourIndex) {
+            forget(link, link.pending);
+        }
+        link.pending = session;
+    }
+
+    /**
+     * Cutover (crypto-link.md §5.11): current becomes previous (still receiving), pending becomes current, the K
+     * bit toggles, counters and timestamps restart. A previous session still draining is dropped now.
+     */
+    private void cutover(final Link link) {
+        final LinkSession pending = link.pending;
+        if (pending == null) {
+            return;
+        }
+        if (link.previous != null) {
+            forget(link, link.previous);
+        }
+        link.previous = link.current;
+        link.current = pending;
+        link.pending = null;
+        link.kBit ^= FmpEstablishedHeader.FLAG_KEY_EPOCH;
+        pending.startNanos = clock.getAsLong();
+        pending.sendCounter = 0;
+        link.publishSession();
+    }
+
+    private void forget(final Link link, final LinkSession session) {
+        table.remove(IndexTable.key(link.transportId, session.ourIndex), link.linkId);
+        session.wipe();
+    }
+
+    private void forgetAll(final Link link) {
+        if (link.pending != null) {
+            forget(link, link.pending);
+        }
+        if (link.previous != null) {
+            forget(link, link.previous);
+        }
+        forget(link, link.current);
+    }
+
+    private void onSendLinkMessage(final long linkId, final byte[] message) {
+        final Link link = links.get(linkId);
+        if (link == null || message.length == 0) {
+            counters.increment(DataPlaneCounter.DROP_NO_LINK);
+            return;
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
+            return;
+        }
+        final PacketView view = this.view.wrap(slot);
+        if (message.length > view.tailroom()) {
+            drop(slot, DataPlaneCounter.DROP_MTU);
+            return;
+        }
+        view.setLength(message.length);
+        view.putBytes(0, message);
+        seal(link, slot);
+    }
+
+    private void drop(final int slot, final DataPlaneCounter why) {
+        counters.increment(why);
+        pool.release(slot);
+    }
+
+    @Override
+    public void onClose() {
+        drainCommands();
+        for (final SpscSlotRing ring : fromRx) {
+            int s;
+            while ((s = ring.poll()) != SpscSlotRing.EMPTY) {
+                pool.release(s);
+            }
+        }
+        int s;
+        while ((s = fromCallers.poll()) != MpscSlotRing.EMPTY) {
+            pool.release(s);
+        }
+        links.forEach(this::forgetAll);
+        cipher.close();
+        arena.close();
+    }
+}

@@ -1,0 +1,28 @@
+/**
+ * The FMP data-plane engine: {@link net.fips.dataplane.engine.DataPlane} and its settings.
+ *
+ * <h2>Agents and ownership</h2>
+ * Three kinds of loop, each an agent with a {@code doWork()} that returns a work count: a receive agent per
+ * transport ({@code fips-rx-N}), AEAD workers ({@code fips-worker-N}) and a transmit agent per transport
+ * ({@code fips-tx-N}). A packet is a slot of the shared off-heap pool; a slot has exactly one owner and changes
+ * hands only through a ring (SPSC between agents, MPSC from local senders), whose release/acquire pair makes the
+ * packet bytes and the per-slot metadata ({@code SlotMeta}, kept in the slot's headroom) visible to the next owner.
+ *
+ * <h2>Single writer per link</h2>
+ * A link is pinned to worker {@code linkId mod workerCount}. That worker is the only thread that reads or writes
+ * the link's sessions, keys, replay windows, counters, K bit and address, so none of them need locks, and a link's
+ * frames are opened and sealed in order. The control thread changes link state only through commands that the
+ * worker applies in call order. Published statistics ({@link net.fips.dataplane.LinkStats}) are written with
+ * opaque stores: never torn, possibly a moment old.
+ *
+ * <h2>Dispatch table</h2>
+ * {@code (transportId, receiver_idx) -> linkId} is an immutable primitive map, replaced copy-on-write: the control
+ * thread adds an index (after queueing the command that tells the worker about it), the worker removes one when a
+ * session ends. The receive agents read it with one acquire load per frame.
+ *
+ * <h2>Failures</h2>
+ * Malformed, unknown, replayed or unauthenticated frames, full rings and an exhausted pool are counted
+ * ({@link net.fips.dataplane.engine.DataPlaneCounter}) and dropped; nothing on the packet path throws, logs or
+ * allocates (handshakes, link control messages and roaming allocate: they are rare and leave the data path).
+ */
+package net.fips.dataplane.engine;

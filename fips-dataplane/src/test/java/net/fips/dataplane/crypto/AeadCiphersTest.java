@@ -1,0 +1,67 @@
+package net.fips.dataplane.crypto;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.HexFormat;
+
+import org.junit.jupiter.api.Test;
+
+import net.fips.ffm.openssl.Libcrypto;
+
+/** The backend choice and the FIPS nonce layout. */
+class AeadCiphersTest {
+    @Test
+    void defaultFollowsLibcryptoAvailability() {
+        if (Libcrypto.isAvailable() && System.getProperty(AeadCiphers.BACKEND_PROPERTY) == null) {
+            assertEquals(AeadCiphers.LIBCRYPTO, AeadCiphers.defaultBackend());
+            assertTrue(AeadCiphers.fallbackReason().isEmpty());
+            try (AeadCipher c = AeadCiphers.create()) {
+                assertInstanceOf(LibcryptoAeadCipher.class, c);
+            }
+        } else {
+            assertEquals(AeadCiphers.JDK, AeadCiphers.defaultBackend());
+            assertTrue(AeadCiphers.fallbackReason().isPresent());
+            try (AeadCipher c = AeadCiphers.create()) {
+                assertInstanceOf(JdkAeadCipher.class, c);
+            }
+        }
+    }
+
+    @Test
+    void libcryptoReportsAnOpenSsl3Version() {
+        LibcryptoAeadCipherTest.assumeLibcrypto();
+        assertTrue(Libcrypto.version().startsWith("OpenSSL 3."), Libcrypto.version());
+        assertEquals(null, Libcrypto.unavailableReason());
+    }
+
+    @Test
+    void namedBackendsAndUnknownNames() {
+        try (AeadCipher c = AeadCiphers.create(AeadCiphers.JDK)) {
+            assertEquals(AeadCiphers.JDK, c.backend());
+        }
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AeadCiphers.create("openssl"));
+        assertTrue(e.getMessage().contains("openssl"), e.getMessage());
+    }
+
+    @Test
+    void fipsNonceIsFourZeroBytesThenLittleEndianCounter() {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment nonce = arena.allocate(AeadCipher.NONCE_BYTES);
+            nonce.fill((byte) 0x55);
+            AeadCipher.fipsNonce(nonce, 0x0102030405060708L);
+            assertArrayEquals(HexFormat.of().parseHex("000000000807060504030201"),
+                    nonce.toArray(ValueLayout.JAVA_BYTE));
+            AeadCipher.fipsNonce(nonce, -1L);
+            assertArrayEquals(HexFormat.of().parseHex("00000000ffffffffffffffff"),
+                    nonce.toArray(ValueLayout.JAVA_BYTE));
+        }
+    }
+}

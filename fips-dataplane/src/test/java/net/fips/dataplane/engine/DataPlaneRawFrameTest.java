@@ -1,0 +1,351 @@
+package net.fips.dataplane.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.udp.UdpTransportConfig;
+
+/**
+ * One data plane in SHARED mode (driven by the test thread, manual clock) facing plain DatagramChannels that play
+ * the peer with test-side framing ({@link FrameCodec}): every outcome is deterministic.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DataPlaneRawFrameTest {
+    private static final long LINK = 5;
+    private static final int OUR = 0x10;
+    private static final int THEIR = 0x20;
+    private static final byte[] SEND_KEY = FrameCodec.key(11);
+    private static final byte[] RECV_KEY = FrameCodec.key(12);
+    private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(10);
+
+    private final FrameCodec codec = new FrameCodec();
+    private final Deliveries deliveries = new Deliveries();
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final List<DataPlaneEvent> events = new ArrayList<>();
+    private DatagramChannel peer;
+    private DataPlane dp;
+    private InetSocketAddress dpAddress;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        peer = channel();
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (dp != null) {
+            dp.close();
+        }
+        peer.close();
+    }
+
+    private static DatagramChannel channel() throws IOException {
+        final DatagramChannel ch = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        ch.configureBlocking(false);
+        return ch;
+    }
+
+    private void start(final int eventQueueCapacity) throws IOException {
+        dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(256)
+                .eventQueueCapacity(eventQueueCapacity).localDelivery(deliveries).nanoClock(clock::get));
+        dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
+        dp.start();
+        dpAddress = dp.transport(0).localAddress();
+        dp.addLink(new LinkSpec(LINK, 0, (InetSocketAddress) peer.getLocalAddress(), OUR, THEIR, SEND_KEY,
+                RECV_KEY));
+    }
+
+    /** Runs the data plane until {@code condition} holds; fails after a generous deadline. */
+    private void pumpUntil(final BooleanSupplier condition) {
+        final long start = System.nanoTime();
+        while (!condition.getAsBoolean()) {
+            dp.doWork();
+            if (System.nanoTime() - start > DEADLINE_NS) {
+                fail("condition not reached; counters: " + counters());
+            }
+        }
+        dp.drainEvents(events::add);
+    }
+
+    private void pumpUntil(final DataPlaneCounter counter, final long value) {
+        pumpUntil(() -> dp.counter(counter) >= value);
+        assertEquals(value, dp.counter(counter), counter.toString());
+    }
+
+    private String counters() {
+        final StringBuilder sb = new StringBuilder();
+        for (final DataPlaneCounter c : DataPlaneCounter.values()) {
+            if (dp.counter(c) != 0) {
+                sb.append(c).append('=').append(dp.counter(c)).append(' ');
+            }
+        }
+        return sb.toString();
+    }
+
+    private void send(final DatagramChannel from, final byte[] packet) throws IOException {
+        from.send(ByteBuffer.wrap(packet), dpAddress);
+    }
+
+    private byte[] frame(final byte[] key, final int flags, final int idx, final long counter, final long seq) {
+        return codec.seal(key, flags, idx, counter, 7, Deliveries.bytes(seq, 100));
+    }
+
+    /** Pumps until the peer channel receives a datagram. */
+    private byte[] receive(final DatagramChannel ch) throws IOException {
+        final ByteBuffer buf = ByteBuffer.allocate(2048);
+        pumpUntil(() -> {
+            try {
+                return ch.receive(buf) != null;
+            } catch (final IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        buf.flip();
+        final byte[] out = new byte[buf.remaining()];
+        buf.get(out);
+        return out;
+    }
+
+    private <T extends DataPlaneEvent> List<T> events(final Class<T> type) {
+        return events.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    @Test
+    void malformedReplayedTamperedAndUnknownFramesAreCountedDropsAndTwentyFailuresAreReported() throws Exception {
+        start(64);
+        send(peer, frame(RECV_KEY, 0, OUR, 0, 0));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 1);
+        send(peer, frame(RECV_KEY, 0, OUR, 0, 0));
+        pumpUntil(DataPlaneCounter.DROP_REPLAY, 1);
+        final byte[] tampered = frame(RECV_KEY, 0, OUR, 1, 1);
+        tampered[40] ^= 1;
+        send(peer, tampered);
+        pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 1);
+        final byte[] badHeader = frame(RECV_KEY, 0, OUR, 2, 2);
+        badHeader[2] ^= 1;   // payload_len is authenticated too
+        send(peer, badHeader);
+        pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 2);
+        send(peer, Arrays.copyOf(frame(RECV_KEY, 0, OUR, 3, 3), 31));
+        pumpUntil(DataPlaneCounter.DROP_TRUNCATED, 1);
+        send(peer, new byte[]{0, 0, 0});
+        pumpUntil(DataPlaneCounter.DROP_RUNT, 1);
+        send(peer, frame(RECV_KEY, 0, 0x99, 4, 4));
+        pumpUntil(DataPlaneCounter.DROP_UNKNOWN_INDEX, 1);
+        final byte[] phase3 = frame(RECV_KEY, 0, OUR, 5, 5);
+        phase3[0] = 0x03;
+        send(peer, phase3);
+        pumpUntil(DataPlaneCounter.DROP_BAD_PHASE, 1);
+        final byte[] version1 = frame(RECV_KEY, 0, OUR, 6, 6);
+        version1[0] = 0x10;
+        send(peer, version1);
+        pumpUntil(DataPlaneCounter.DROP_BAD_VERSION, 1);
+        // A frame sealed with the wrong key: authentication fails, nothing moves.
+        send(peer, frame(SEND_KEY, 0, OUR, 7, 7));
+        pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 3);
+        assertEquals(1, deliveries.delivered.get());
+        assertEquals(0, dp.linkStats(LINK).highestCounterIn());
+        assertEquals(3 + 1, dp.linkStats(LINK).dropsIn(), "3 auth failures + 1 replay");
+        assertEquals(List.of(), events(DataPlaneEvent.TooManyDecryptFailures.class));
+
+        // 3 consecutive failures so far; 17 more reach the limit of 20, a 21st does not report again.
+        for (int i = 0; i < 18; i++) {
+            final byte[] bad = frame(RECV_KEY, 0, OUR, 100 + i, 0);
+            bad[bad.length - 1] ^= 1;
+            send(peer, bad);
+        }
+        pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 21);
+        assertEquals(List.of(new DataPlaneEvent.TooManyDecryptFailures(LINK)),
+                events(DataPlaneEvent.TooManyDecryptFailures.class));
+        assertNull(dp.agentFailure());
+        assertEquals(0, deliveries.corrupt.get());
+    }
+
+    @Test
+    void aSuccessResetsTheConsecutiveFailureCount() throws Exception {
+        start(64);
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 19; i++) {
+                final byte[] bad = frame(RECV_KEY, 0, OUR, 1000 * round + i + 1, 0);
+                bad[20] ^= 1;
+                send(peer, bad);
+            }
+            pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 19L * (round + 1));
+            send(peer, frame(RECV_KEY, 0, OUR, 1000 * round + 500, round));
+            pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, round + 1);
+        }
+        assertEquals(List.of(), events(DataPlaneEvent.TooManyDecryptFailures.class));
+    }
+
+    @Test
+    void anAuthenticatedFrameFromANewAddressRoamsTheLink() throws Exception {
+        start(64);
+        try (DatagramChannel elsewhere = channel()) {
+            // Forged frames from elsewhere never move the link.
+            final byte[] forged = frame(RECV_KEY, 0, OUR, 1, 1);
+            forged[30] ^= 1;
+            send(elsewhere, forged);
+            pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 1);
+            assertEquals(List.of(), events(DataPlaneEvent.AddressChanged.class));
+
+            send(elsewhere, frame(RECV_KEY, 0, OUR, 2, 2));
+            pumpUntil(DataPlaneCounter.ADDRESS_CHANGES, 1);
+            assertEquals(List.of(new DataPlaneEvent.AddressChanged(LINK,
+                    (InetSocketAddress) elsewhere.getLocalAddress())), events(DataPlaneEvent.AddressChanged.class));
+
+            dp.sendLinkMessage(LINK, new byte[]{0x51});
+            final byte[] out = receive(elsewhere);
+            assertArrayEquals(new byte[]{0x51}, codec.open(SEND_KEY, out, out.length));
+            assertNull(peer.receive(ByteBuffer.allocate(2048)), "nothing goes to the old address");
+
+            // A frame from the same (new) address changes nothing further.
+            send(elsewhere, frame(RECV_KEY, 0, OUR, 3, 3));
+            pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 2);
+            assertEquals(1, dp.counter(DataPlaneCounter.ADDRESS_CHANGES));
+        }
+    }
+
+    @Test
+    void handshakePacketsSurfaceAsEventsAndAreSentAsIs() throws Exception {
+        start(64);
+        final byte[] msg1 = new byte[114];
+        msg1[0] = 0x01;
+        msg1[2] = 0x6e;
+        Arrays.fill(msg1, 4, 114, (byte) 0x5a);
+        final byte[] msg2 = new byte[69];
+        msg2[0] = 0x02;
+        msg2[2] = 0x41;
+        send(peer, msg1);
+        send(peer, msg2);
+        pumpUntil(DataPlaneCounter.HANDSHAKES_IN, 2);
+        final List<DataPlaneEvent.HandshakeReceived> hs = events(DataPlaneEvent.HandshakeReceived.class);
+        assertEquals(2, hs.size());
+        assertEquals(0, hs.get(0).transportId());
+        assertEquals(peer.getLocalAddress(), hs.get(0).from());
+        assertArrayEquals(msg1, hs.get(0).packet());
+        assertArrayEquals(msg2, hs.get(1).packet());
+
+        dp.sendHandshake(0, (InetSocketAddress) peer.getLocalAddress(), msg2);
+        assertArrayEquals(msg2, receive(peer));
+    }
+
+    @Test
+    void aFullEventQueueDropsAndCountsEvents() throws Exception {
+        start(2);
+        final byte[] msg1 = new byte[114];
+        msg1[0] = 0x01;
+        for (int i = 0; i < 5; i++) {
+            send(peer, msg1);
+        }
+        pumpUntil(DataPlaneCounter.HANDSHAKES_IN, 5);
+        assertEquals(3, dp.counter(DataPlaneCounter.DROP_EVENT_QUEUE_FULL));
+        assertEquals(2, events.size());
+        assertNull(dp.pollEvent());
+    }
+
+    @Test
+    void kBitRulesTrialDecryptCutOverDrainAndSendOnTheNewSession() throws Exception {
+        start(64);
+        final byte[] pendingSend = FrameCodec.key(21);
+        final byte[] pendingRecv = FrameCodec.key(22);
+        // 1. The other K bit with no pending session: never a reason to drop.
+        send(peer, frame(RECV_KEY, 1, OUR, 0, 0));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 1);
+        assertEquals(0, dp.linkStats(LINK).keyEpochBit());
+
+        dp.installPending(LINK, 0x11, 0x21, pendingSend, pendingRecv);
+        // 2. The other K bit but the current session's keys (a stale pending): trial fails, normal path delivers.
+        send(peer, frame(RECV_KEY, 1, OUR, 1, 1));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 2);
+        assertEquals(0, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
+        assertEquals(0, dp.linkStats(LINK).keyEpochBit());
+        // 3. Pending keys without the K flip: not a cutover signal; cannot authenticate on the current session.
+        send(peer, frame(pendingRecv, 0, 0x11, 0, 2));
+        pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 1);
+        assertEquals(0, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
+        // 4. K flipped and authenticated by the pending session: immediate cutover, frame delivered.
+        send(peer, frame(pendingRecv, 1, 0x11, 0, 3));
+        pumpUntil(DataPlaneCounter.KBIT_CUTOVERS, 1);
+        assertEquals(3, deliveries.delivered.get());
+        assertEquals(List.of(new DataPlaneEvent.CutOver(LINK)), events(DataPlaneEvent.CutOver.class));
+        assertEquals(1, dp.linkStats(LINK).keyEpochBit());
+        // 5. The old session drains: late frames to the old index still open with the old keys.
+        send(peer, frame(RECV_KEY, 0, OUR, 2, 4));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 4);
+        assertEquals(2, dp.registeredIndices());
+
+        // 6. Sending now uses the new session: K = 1, their new index, counter from 0, timestamps from the cutover.
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(1500));
+        dp.sendLinkMessage(LINK, new byte[]{0x51});
+        final byte[] out = receive(peer);
+        assertEquals(1, FrameCodec.flags(out));
+        assertEquals(0x21, FrameCodec.receiverIdx(out));
+        assertEquals(0, FrameCodec.counter(out));
+        assertEquals(16 + 4 + 1 + 16, out.length);
+        assertArrayEquals(new byte[]{0x51}, codec.open(pendingSend, out, out.length));
+        assertEquals(1500, ByteBuffer.wrap(codec.openPlaintext(pendingSend, out, out.length))
+                .order(ByteOrder.LITTLE_ENDIAN).getInt(0), "ms since the cutover");
+
+        // 7. End of drain: the old index is unknown again, dropped without crypto.
+        dp.dropPrevious(LINK);
+        pumpUntil(() -> dp.registeredIndices() == 1);
+        send(peer, frame(RECV_KEY, 0, OUR, 3, 5));
+        pumpUntil(DataPlaneCounter.DROP_UNKNOWN_INDEX, 1);
+
+        // 8. A commanded cutover without a pending session does nothing.
+        dp.cutover(LINK);
+        pumpUntil(() -> true);
+        assertEquals(1, dp.linkStats(LINK).keyEpochBit());
+
+        // 9. A commanded cutover (the control plane's tick) toggles K back and emits no CutOver event.
+        final byte[] thirdSend = FrameCodec.key(31);
+        dp.installPending(LINK, 0x12, 0x22, thirdSend, FrameCodec.key(32));
+        dp.cutover(LINK);
+        dp.sendLinkMessage(LINK, new byte[]{0x50, 0x00});
+        final byte[] out2 = receive(peer);
+        assertEquals(0, FrameCodec.flags(out2));
+        assertEquals(0x22, FrameCodec.receiverIdx(out2));
+        assertEquals(0, FrameCodec.counter(out2));
+        assertArrayEquals(new byte[]{0x50, 0x00}, codec.open(thirdSend, out2, out2.length));
+        assertEquals(1, events(DataPlaneEvent.CutOver.class).size());
+        assertEquals(0, dp.linkStats(LINK).keyEpochBit());
+        assertEquals(0, deliveries.corrupt.get() + deliveries.outOfOrder.get());
+    }
+
+    @Test
+    void linkMessagesOtherThanDatagramsBecomeEventsWithTheTimestamp() throws Exception {
+        start(64);
+        send(peer, codec.seal(RECV_KEY, 0, OUR, 0, 123_456, new byte[]{0x51}));
+        send(peer, codec.seal(RECV_KEY, 0, OUR, 1, 9, new byte[]{0x50, 0x07}));
+        pumpUntil(DataPlaneCounter.FRAMES_IN, 2);
+        final List<DataPlaneEvent.LinkMessageReceived> got = events(DataPlaneEvent.LinkMessageReceived.class);
+        assertEquals(2, got.size());
+        assertEquals(LINK, got.get(0).linkId());
+        assertEquals(123_456, got.get(0).timestampMs());
+        assertArrayEquals(new byte[]{0x51}, got.get(0).message());
+        assertArrayEquals(new byte[]{0x50, 0x07}, got.get(1).message());
+        assertEquals(0, deliveries.delivered.get());
+        assertEquals(clock.get(), dp.linkStats(LINK).lastAuthenticatedNanos());
+    }
+}
