@@ -3,4 +3,5 @@ open module net.fips.benchmarks {
     requires net.fips.control;
     requires jmh.core;
     requires org.bouncycastle.provider;
+    requires jdk.management;
 }
