@@ -28,7 +28,12 @@ public interface AeadCipher extends AutoCloseable {
     /**
      * Encrypts {@code len} bytes at {@code buf[off]} in place and writes the tag right after them.
      *
+     * <p>Every region (32 key bytes and 12 nonce bytes at offset 0, the AAD, the data plus tag) is checked before
+     * any work starts: a rejected call changes no memory and no cipher state, and does not use up the key and nonce.
+     *
      * @return {@code len + TAG_BYTES}
+     * @throws IndexOutOfBoundsException if a region lies outside its segment
+     * @throws IllegalArgumentException  if {@code len} or {@code aadLen} is negative
      */
     int seal(MemorySegment key, MemorySegment nonce, MemorySegment aad, long aadOff, int aadLen,
              MemorySegment buf, long off, int len);
@@ -37,6 +42,8 @@ public interface AeadCipher extends AutoCloseable {
      * Checks the tag of {@code lenWithTag} bytes at {@code buf[off]} and decrypts them in place.
      *
      * @return the plaintext length, or {@link #AUTH_FAILED} (the buffer's contents are then unspecified)
+     * @throws IndexOutOfBoundsException if a region lies outside its segment (checked before any work starts)
+     * @throws IllegalArgumentException  if {@code aadLen} is negative
      */
     int open(MemorySegment key, MemorySegment nonce, MemorySegment aad, long aadOff, int aadLen,
              MemorySegment buf, long off, int lenWithTag);

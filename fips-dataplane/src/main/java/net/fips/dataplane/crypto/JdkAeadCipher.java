@@ -31,11 +31,16 @@ public final class JdkAeadCipher implements AeadCipher {
     @Override
     public int seal(final MemorySegment key, final MemorySegment nonce, final MemorySegment aad, final long aadOff,
                     final int aadLen, final MemorySegment buf, final long off, final int len) {
-        init(Cipher.ENCRYPT_MODE, key, nonce, aad, aadOff, aadLen);
+        if (len < 0) {
+            throw new IllegalArgumentException("negative length " + len);
+        }
+        // Every region is checked before the cipher is initialised: an init consumes the key and nonce (the JDK
+        // then refuses to encrypt under the same pair again), so a rejected call must not get that far.
+        final MemorySegment data = buf.asSlice(off, (long) len + TAG_BYTES);
+        init(Cipher.ENCRYPT_MODE, key.asSlice(0, KEY_BYTES), nonce.asSlice(0, NONCE_BYTES), aadRegion(aad, aadOff,
+                aadLen));
         try {
-            final ByteBuffer in = buf.asSlice(off, len).asByteBuffer();
-            final ByteBuffer out = buf.asSlice(off, (long) len + TAG_BYTES).asByteBuffer();
-            return cipher.doFinal(in, out);
+            return cipher.doFinal(data.asSlice(0, len).asByteBuffer(), data.asByteBuffer());
         } catch (final GeneralSecurityException e) {
             throw new IllegalStateException("ChaCha20-Poly1305 seal failed", e);
         }
@@ -47,11 +52,11 @@ public final class JdkAeadCipher implements AeadCipher {
         if (lenWithTag < TAG_BYTES) {
             return AUTH_FAILED;
         }
-        init(Cipher.DECRYPT_MODE, key, nonce, aad, aadOff, aadLen);
+        final MemorySegment data = buf.asSlice(off, lenWithTag);
+        init(Cipher.DECRYPT_MODE, key.asSlice(0, KEY_BYTES), nonce.asSlice(0, NONCE_BYTES), aadRegion(aad, aadOff,
+                aadLen));
         try {
-            final ByteBuffer in = buf.asSlice(off, lenWithTag).asByteBuffer();
-            final ByteBuffer out = buf.asSlice(off, lenWithTag - TAG_BYTES).asByteBuffer();
-            return cipher.doFinal(in, out);
+            return cipher.doFinal(data.asByteBuffer(), data.asSlice(0, lenWithTag - TAG_BYTES).asByteBuffer());
         } catch (final AEADBadTagException e) {
             return AUTH_FAILED;
         } catch (final GeneralSecurityException e) {
@@ -59,16 +64,24 @@ public final class JdkAeadCipher implements AeadCipher {
         }
     }
 
-    private void init(final int mode, final MemorySegment key, final MemorySegment nonce, final MemorySegment aad,
-                      final long aadOff, final int aadLen) {
-        MemorySegment.ofArray(keyBytes).copyFrom(key.asSlice(0, KEY_BYTES));
-        MemorySegment.ofArray(nonceBytes).copyFrom(nonce.asSlice(0, NONCE_BYTES));
+    /** @return the bounds-checked AAD slice, or {@code null} when there is none */
+    private static MemorySegment aadRegion(final MemorySegment aad, final long aadOff, final int aadLen) {
+        if (aadLen < 0) {
+            throw new IllegalArgumentException("negative AAD length " + aadLen);
+        }
+        return aadLen > 0 ? aad.asSlice(aadOff, aadLen) : null;
+    }
+
+    /** Initialises the cipher; the regions are already bounds-checked slices. */
+    private void init(final int mode, final MemorySegment key, final MemorySegment nonce, final MemorySegment aad) {
+        MemorySegment.ofArray(keyBytes).copyFrom(key);
+        MemorySegment.ofArray(nonceBytes).copyFrom(nonce);
         try {
             // The JDK refuses an encryption init that repeats the previous key and nonce (a nonce-reuse guard);
             // FIPS never repeats a nonce under one key, so that refusal would be a bug upstream of us.
             cipher.init(mode, new SecretKeySpec(keyBytes, "ChaCha20"), new IvParameterSpec(nonceBytes));
-            if (aadLen > 0) {
-                cipher.updateAAD(aad.asSlice(aadOff, aadLen).asByteBuffer());
+            if (aad != null) {
+                cipher.updateAAD(aad.asByteBuffer());
             }
         } catch (final GeneralSecurityException e) {
             throw new IllegalStateException("ChaCha20-Poly1305 init failed", e);

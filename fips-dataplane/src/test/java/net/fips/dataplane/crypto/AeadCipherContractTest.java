@@ -241,6 +241,58 @@ abstract class AeadCipherContractTest {
                 () -> cipher.seal(key, nonces[5].asSlice(0, 11), aad, 0, 12, buf, 0, 10));
     }
 
+    @Test
+    void aRejectedSealChangesNothingAndLeavesItsKeyAndNonceUsable() {
+        final MemorySegment key = seg(S282_KEY);
+        final MemorySegment nonce = seg(S282_NONCE);
+        final MemorySegment aad = seg(S282_AAD);
+        final int len = S282_PLAINTEXT.length;
+        final MemorySegment parent = arena.allocate(len + AeadCipher.TAG_BYTES + 32);
+        parent.fill((byte) 0x77);
+        final MemorySegment buf = parent.asSlice(16, len + AeadCipher.TAG_BYTES);
+        buf.copyFrom(MemorySegment.ofArray(S282_PLAINTEXT));
+        final byte[] before = parent.toArray(ValueLayout.JAVA_BYTE);
+        // Each call names the same key and nonce. A backend that started work (the JDK's init consumes the pair:
+        // it refuses to encrypt under it twice) before checking the last region would fail the final seal.
+        assertThrows(IndexOutOfBoundsException.class, () -> cipher.seal(key, nonce, aad, 0, 12, buf, 1, len));
+        assertThrows(IndexOutOfBoundsException.class, () -> cipher.seal(key, nonce, aad, 0, 12, buf, -1, len));
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> cipher.seal(key, nonce, aad, 0, 12, buf, Long.MAX_VALUE, len));
+        assertThrows(IndexOutOfBoundsException.class, () -> cipher.seal(key, nonce, aad, 1, 12, buf, 0, len));
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> cipher.seal(key.asSlice(1), nonce, aad, 0, 12, buf, 0, len));
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> cipher.seal(key, nonce.asSlice(1), aad, 0, 12, buf, 0, len));
+        assertThrows(IllegalArgumentException.class, () -> cipher.seal(key, nonce, aad, 0, 12, buf, 0, -1));
+        assertThrows(IllegalArgumentException.class, () -> cipher.seal(key, nonce, aad, 0, -1, buf, 0, len));
+        assertArrayEquals(before, parent.toArray(ValueLayout.JAVA_BYTE));
+
+        assertEquals(len + AeadCipher.TAG_BYTES, cipher.seal(key, nonce, aad, 0, 12, buf, 0, len));
+        assertArrayEquals(concat(S282_CIPHERTEXT, S282_TAG), buf.toArray(ValueLayout.JAVA_BYTE));
+        final byte[] after = parent.toArray(ValueLayout.JAVA_BYTE);
+        assertArrayEquals(Arrays.copyOfRange(before, 0, 16), Arrays.copyOfRange(after, 0, 16));
+        assertArrayEquals(Arrays.copyOfRange(before, before.length - 16, before.length),
+                Arrays.copyOfRange(after, after.length - 16, after.length));
+    }
+
+    @Test
+    void aRejectedOpenChangesNothing() {
+        final MemorySegment buf = seg(concat(A5_CIPHERTEXT, A5_TAG));
+        final int n = (int) buf.byteSize();
+        final byte[] before = buf.toArray(ValueLayout.JAVA_BYTE);
+        final MemorySegment key = seg(A5_KEY);
+        final MemorySegment nonce = seg(A5_NONCE);
+        final MemorySegment aad = seg(A5_AAD);
+        assertThrows(IndexOutOfBoundsException.class, () -> cipher.open(key, nonce, aad, 0, 12, buf, 0, n + 1));
+        assertThrows(IndexOutOfBoundsException.class, () -> cipher.open(key, nonce, aad, 0, 12, buf, 1, n));
+        assertThrows(IndexOutOfBoundsException.class, () -> cipher.open(key, nonce, aad, 1, 12, buf, 0, n));
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> cipher.open(key, nonce.asSlice(1), aad, 0, 12, buf, 0, n));
+        // Not wiped as a failed tag would be, not decrypted.
+        assertArrayEquals(before, buf.toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(A5_CIPHERTEXT.length, cipher.open(key, nonce, aad, 0, 12, buf, 0, n));
+    }
+
     /** A random packet sealed in place at offset 0: key, nonce, 16-byte AAD and plaintext kept for checks. */
     record Packet(MemorySegment key, MemorySegment nonce, MemorySegment aad, MemorySegment buf, byte[] plaintext) {
         static Packet sealed(final Arena arena, final AeadCipher cipher, final int len, final long seed) {

@@ -3,6 +3,8 @@ package net.fips.ffm.openssl;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Reference;
+import java.util.Objects;
 
 import net.fips.ffm.openssl.gen.openssl_h;
 
@@ -11,9 +13,15 @@ import net.fips.ffm.openssl.gen.openssl_h;
  *
  * <p>One instance is one thread's engine and is <b>not</b> thread-safe: it owns one {@code EVP_CIPHER_CTX},
  * created and bound to the cipher once. Each packet then re-initialises that context with its key and nonce, feeds
- * the AAD and the data, finishes and gets or sets the 16-byte tag. Nothing is allocated per packet (the segment
- * slices made for bounds checks are scalar-replaced by the JIT), and every region is bounds-checked in Java
- * before its address reaches native code.
+ * the AAD and the data, finishes and gets or sets the 16-byte tag. Every region is bounds-checked in Java before
+ * its address reaches native code.
+ *
+ * <p>Two paths. When the key, nonce, AAD and buffer are all native segments (the data plane's case), the engine
+ * checks each region itself ({@code Objects.checkFromIndexSize}, scope alive, thread allowed), computes raw
+ * addresses and calls libcrypto through {@code JAVA_LONG}-typed handles, keeping the segments reachable until the
+ * calls return: nothing is allocated per packet, however the caller's loop is compiled. If any of them is a heap
+ * segment, it cuts bounds-checked slices and uses the segment-typed handles, which accept heap memory only while
+ * they are critical (the default; see {@code Evp}); those slices are garbage unless the JIT scalar-replaces them.
  *
  * <pre>
  *   buf: ... | data (len) | tag (16) | ...     seal: plaintext -> ciphertext, tag appended
@@ -34,6 +42,9 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
     private final MemorySegment ctx;
     /** EVP's {@code int *outl} out-parameter, reused by every call. */
     private final MemorySegment outl;
+    /** The addresses of {@link #ctx} and {@link #outl}, for the address handles. */
+    private final long ctxAt;
+    private final long outlAt;
     private boolean closed;
 
     /**
@@ -60,23 +71,37 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
         }
         ctx = c;
         outl = arena.allocate(ValueLayout.JAVA_INT);
+        ctxAt = c.address();
+        outlAt = outl.address();
     }
 
     /**
      * Encrypts {@code len} bytes at {@code buf[off]} in place and writes the tag right after them.
      *
+     * <p>Every region is checked before anything reaches libcrypto, so a rejected call leaves {@code buf} and the
+     * engine untouched. When all the segments involved are native, nothing is allocated (see the class comment).
+     *
      * @param key    32 bytes at offset 0
      * @param nonce  12 bytes at offset 0
      * @param aad    holds the additional data at {@code aadOff}; may be {@link MemorySegment#NULL} if {@code aadLen}
      *               is 0
-     * @param buf    holds the plaintext and room for the tag
+     * @param buf    holds the plaintext and room for the tag; must be writable
      * @return {@code len + TAG_BYTES}
-     * @throws IndexOutOfBoundsException if a region lies outside its segment
-     * @throws IllegalStateException     if libcrypto reports an error (not expected for valid arguments)
+     * @throws IndexOutOfBoundsException     if a region lies outside its segment
+     * @throws IllegalArgumentException      if {@code len} or {@code aadLen} is negative
+     * @throws UnsupportedOperationException if {@code buf} is read-only
+     * @throws IllegalStateException         if this engine or the scope of a segment is closed, or libcrypto reports
+     *                                       an error (not expected for valid arguments)
+     * @throws WrongThreadException          if a segment is confined to another thread
      */
     public int seal(final MemorySegment key, final MemorySegment nonce, final MemorySegment aad, final long aadOff,
                     final int aadLen, final MemorySegment buf, final long off, final int len) {
-        final MemorySegment data = buf.asSlice(off, checkLen(len) + (long) TAG_BYTES);
+        checkArgs(aadLen, buf);
+        final long region = checkLen(len) + (long) TAG_BYTES;
+        if (Evp.ADDRESSES && isNative(key, nonce, aad, aadLen, buf)) {
+            return sealAt(key, nonce, aad, aadOff, aadLen, buf, off, len, region);
+        }
+        final MemorySegment data = buf.asSlice(off, region);
         begin(true, key, nonce, aad, aadOff, aadLen);
         if (len > 0) {
             check(Evp.update(true, ctx, data, outl, data, len) == 1 && outl.get(ValueLayout.JAVA_INT, 0) == len,
@@ -92,14 +117,25 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
     /**
      * Verifies the tag of {@code lenWithTag} bytes at {@code buf[off]} and decrypts the ciphertext in place.
      *
+     * <p>Regions are checked as for {@link #seal}; a {@code lenWithTag} below {@link #TAG_BYTES} is an
+     * authentication failure, not an error.
+     *
      * @return the plaintext length, or {@link #AUTH_FAILED}; on failure the would-be plaintext is zeroed so that
      *         unauthenticated bytes never linger in the buffer
-     * @throws IndexOutOfBoundsException if a region lies outside its segment
+     * @throws IndexOutOfBoundsException     if a region lies outside its segment
+     * @throws IllegalArgumentException      if {@code aadLen} is negative
+     * @throws UnsupportedOperationException if {@code buf} is read-only
+     * @throws IllegalStateException         if this engine or the scope of a segment is closed
+     * @throws WrongThreadException          if a segment is confined to another thread
      */
     public int open(final MemorySegment key, final MemorySegment nonce, final MemorySegment aad, final long aadOff,
                     final int aadLen, final MemorySegment buf, final long off, final int lenWithTag) {
         if (lenWithTag < TAG_BYTES) {
             return AUTH_FAILED;
+        }
+        checkArgs(aadLen, buf);
+        if (Evp.ADDRESSES && isNative(key, nonce, aad, aadLen, buf)) {
+            return openAt(key, nonce, aad, aadOff, aadLen, buf, off, lenWithTag);
         }
         final MemorySegment data = buf.asSlice(off, lenWithTag);
         final int len = lenWithTag - TAG_BYTES;
@@ -117,21 +153,119 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
         return len;
     }
 
+    /** {@link #seal} on native memory through the address handles: no slices, so no allocation to eliminate. */
+    private int sealAt(final MemorySegment key, final MemorySegment nonce, final MemorySegment aad, final long aadOff,
+                       final int aadLen, final MemorySegment buf, final long off, final int len, final long region) {
+        final long data = address(buf, off, region);
+        final long k = address(key, 0, KEY_BYTES);
+        final long n = address(nonce, 0, NONCE_BYTES);
+        final long a = aadLen > 0 ? address(aad, aadOff, aadLen) : 0L;
+        try {
+            beginAt(true, k, n, a, aadLen);
+            if (len > 0) {
+                check(Evp.updateAt(true, ctxAt, data, outlAt, data, len) == 1
+                        && outl.get(ValueLayout.JAVA_INT, 0) == len, "EVP_EncryptUpdate");
+            }
+            final long tag = data + len;
+            check(Evp.finishAt(true, ctxAt, tag, outlAt) == 1, "EVP_EncryptFinal_ex");
+            check(Evp.ctrlAt(ctxAt, Evp.CTRL_GET_TAG, TAG_BYTES, tag) == 1, "EVP_CTRL_AEAD_GET_TAG");
+            return len + TAG_BYTES;
+        } finally {
+            // A raw address does not keep its segment reachable; an automatic arena must not free the memory
+            // (a Cleaner runs once the segment is unreachable) while libcrypto still works on it.
+            Reference.reachabilityFence(key);
+            Reference.reachabilityFence(nonce);
+            Reference.reachabilityFence(aad);
+            Reference.reachabilityFence(buf);
+        }
+    }
+
+    /** {@link #open} on native memory through the address handles. */
+    private int openAt(final MemorySegment key, final MemorySegment nonce, final MemorySegment aad, final long aadOff,
+                       final int aadLen, final MemorySegment buf, final long off, final int lenWithTag) {
+        final long data = address(buf, off, lenWithTag);
+        final long k = address(key, 0, KEY_BYTES);
+        final long n = address(nonce, 0, NONCE_BYTES);
+        final long a = aadLen > 0 ? address(aad, aadOff, aadLen) : 0L;
+        final int len = lenWithTag - TAG_BYTES;
+        try {
+            beginAt(false, k, n, a, aadLen);
+            if (len > 0) {
+                check(Evp.updateAt(false, ctxAt, data, outlAt, data, len) == 1
+                        && outl.get(ValueLayout.JAVA_INT, 0) == len, "EVP_DecryptUpdate");
+            }
+            final long tag = data + len;
+            check(Evp.ctrlAt(ctxAt, Evp.CTRL_SET_TAG, TAG_BYTES, tag) == 1, "EVP_CTRL_AEAD_SET_TAG");
+            if (Evp.finishAt(false, ctxAt, tag, outlAt) <= 0) {
+                buf.asSlice(off, len).fill((byte) 0);
+                return AUTH_FAILED;
+            }
+            return len;
+        } finally {
+            Reference.reachabilityFence(key);
+            Reference.reachabilityFence(nonce);
+            Reference.reachabilityFence(aad);
+            Reference.reachabilityFence(buf);
+        }
+    }
+
+    private void beginAt(final boolean encrypt, final long key, final long nonce, final long aad, final int aadLen) {
+        // A NULL cipher re-initialises the bound one with this packet's key and nonce.
+        check(Evp.initAt(encrypt, ctxAt, key, nonce) == 1, encrypt ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex");
+        if (aadLen > 0) {
+            // A NULL output pointer makes this update feed the AAD.
+            check(Evp.updateAt(encrypt, ctxAt, 0L, outlAt, aad, aadLen) == 1, "AAD update");
+        }
+    }
+
     private void begin(final boolean encrypt, final MemorySegment key, final MemorySegment nonce,
                        final MemorySegment aad, final long aadOff, final int aadLen) {
+        // The slices check bounds before any address reaches OpenSSL, which reads exactly 32 and 12 bytes.
+        final MemorySegment k = key.asSlice(0, KEY_BYTES);
+        final MemorySegment n = nonce.asSlice(0, NONCE_BYTES);
+        final MemorySegment a = aadLen > 0 ? aad.asSlice(aadOff, aadLen) : MemorySegment.NULL;
+        check(Evp.init(encrypt, ctx, MemorySegment.NULL, k, n) == 1,
+                encrypt ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex");
+        if (aadLen > 0) {
+            check(Evp.update(encrypt, ctx, MemorySegment.NULL, outl, a, aadLen) == 1, "AAD update");
+        }
+    }
+
+    /** The checks both paths share, made before any region is looked at. */
+    private void checkArgs(final int aadLen, final MemorySegment buf) {
         if (closed) {
             throw new IllegalStateException("engine closed");
         }
-        // The slices check bounds before any address reaches OpenSSL, which reads exactly 32 and 12 bytes.
-        check(Evp.init(encrypt, ctx, MemorySegment.NULL, key.asSlice(0, KEY_BYTES), nonce.asSlice(0, NONCE_BYTES))
-                == 1, encrypt ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex");
-        if (aadLen > 0) {
-            // A NULL output pointer makes this update feed the AAD.
-            check(Evp.update(encrypt, ctx, MemorySegment.NULL, outl, aad.asSlice(aadOff, aadLen), aadLen) == 1,
-                    "AAD update");
-        } else if (aadLen < 0) {
+        if (aadLen < 0) {
             throw new IllegalArgumentException("negative AAD length " + aadLen);
         }
+        if (buf.isReadOnly()) {
+            throw new UnsupportedOperationException("buffer segment is read-only");
+        }
+    }
+
+    /** @return whether every segment whose memory libcrypto will touch is native, so has a real address */
+    private static boolean isNative(final MemorySegment key, final MemorySegment nonce, final MemorySegment aad,
+                                    final int aadLen, final MemorySegment buf) {
+        return key.isNative() && nonce.isNative() && buf.isNative() && (aadLen == 0 || aad.isNative());
+    }
+
+    /**
+     * The checks the linker makes on a segment argument, made by hand because a raw address skips them: the region
+     * lies inside the segment, its scope is alive and this thread may access it. (A shared arena closed by another
+     * thread during the call is not caught; callers own their buffers' arenas for as long as they use them.)
+     *
+     * @return the address of {@code s[off]}
+     */
+    private static long address(final MemorySegment s, final long off, final long len) {
+        Objects.checkFromIndexSize(off, len, s.byteSize());
+        if (!s.scope().isAlive()) {
+            throw new IllegalStateException("segment's scope is already closed");
+        }
+        if (!s.isAccessibleBy(Thread.currentThread())) {
+            throw new WrongThreadException("segment is confined to another thread");
+        }
+        return s.address() + off;
     }
 
     private static int checkLen(final int len) {
