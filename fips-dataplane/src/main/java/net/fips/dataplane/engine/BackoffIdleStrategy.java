@@ -3,9 +3,11 @@ package net.fips.dataplane.engine;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Spin, then yield, then park with an exponentially growing period up to a maximum. With the default maximum of
- * 1 ms an idle agent wakes about a thousand times a second, which costs next to no CPU, while a busy one never
- * leaves the spin phase.
+ * Spin, then yield, then park with an exponentially growing period up to a maximum; a busy agent never leaves the
+ * spin phase. In the data plane's workers and tx loops the timed park phase is normally replaced by a park until
+ * signalled ({@link #isParking()}, {@link DataPlaneContext#idleParkBoundNs(long)}); the timed park remains for
+ * agents without a signal and for an agent whose input waits on a full downstream ring. Polling alone, with the
+ * default maximum of 1 ms, an idle thread wakes about a thousand times a second (about 1% of a core).
  */
 public final class BackoffIdleStrategy implements IdleStrategy {
     /** Empty cycles spent spinning before yielding. */
@@ -63,6 +65,11 @@ public final class BackoffIdleStrategy implements IdleStrategy {
             LockSupport.parkNanos(parkPeriodNs);
             parkPeriodNs = Math.min(parkPeriodNs << 1, maxParkPeriodNs);
         }
+    }
+
+    @Override
+    public boolean isParking() {
+        return spins >= maxSpins && yields >= maxYields;
     }
 
     @Override

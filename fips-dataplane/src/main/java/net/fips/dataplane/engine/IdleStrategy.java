@@ -10,4 +10,16 @@ public interface IdleStrategy {
 
     /** Forgets the back-off state, e.g. before a new run. */
     void reset();
+
+    /**
+     * Whether empty cycles have used up the strategy's active phases (spinning, yielding), so that it would now
+     * park on a timer. Where the agent has a wake signal and {@link DataPlaneContext#idleParkBoundNs(long)} allows
+     * it, the runner then parks until a producer signals instead of calling {@link #idle(int)}. A strategy that
+     * must keep its thread hot (busy spinning) keeps the default, false.
+     *
+     * @return true in the park phase
+     */
+    default boolean isParking() {
+        return false;
+    }
 }
