@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
  * Runs one {@link Agent} on a dedicated platform thread named by its role, idling through an
  * {@link IdleStrategy} between empty cycles, until {@link #close()}.
  *
- * <p>With a {@link WakeSignal} and a positive park bound, once the strategy reaches its park phase the thread
+ * <p>With a {@link WakeSignal} and a positive park bound, once the strategy is exhausted the thread
  * parks until a producer signals (or the bound passes) instead of waking on a timer, so an idle agent costs no
  * CPU. If input is queued but a cycle could not take it (a full downstream ring), the strategy's timed park is
  * used, since no signal will come for that.
@@ -54,7 +54,7 @@ final class AgentRunner implements Runnable, AutoCloseable {
             boolean stalled = false;
             while (running) {
                 final int work = agent.doWork();
-                if (work > 0 || signal == null || !idle.isParking()) {
+                if (work > 0 || signal == null || !idle.isExhausted()) {
                     idle.idle(work);
                     stalled = false;
                 } else if (sleep(agent, signal)) {

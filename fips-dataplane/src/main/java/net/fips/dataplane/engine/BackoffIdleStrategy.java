@@ -4,10 +4,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Spin, then yield, then park with an exponentially growing period up to a maximum; a busy agent never leaves the
- * spin phase. In the data plane's workers and tx loops the timed park phase is normally replaced by a park until
- * signalled ({@link #isParking()}, {@link DataPlaneContext#idleParkBoundNs(long)}); the timed park remains for
- * agents without a signal and for an agent whose input waits on a full downstream ring. Polling alone, with the
- * default maximum of 1 ms, an idle thread wakes about a thousand times a second (about 1% of a core).
+ * spin phase. Once the period has grown to the maximum the strategy is {@link #isExhausted() exhausted}: the
+ * data plane's workers and tx loops then park until signalled ({@link DataPlaneContext#idleParkBoundNs(long)}),
+ * after about a millisecond of idleness with the defaults. Until then no producer pays for a wake-up, so traffic
+ * with short gaps is handled as by pure polling. Polling alone, with the default maximum of 1 ms, an idle thread
+ * would wake about a thousand times a second (about 1% of a core).
  */
 public final class BackoffIdleStrategy implements IdleStrategy {
     /** Empty cycles spent spinning before yielding. */
@@ -68,8 +69,8 @@ public final class BackoffIdleStrategy implements IdleStrategy {
     }
 
     @Override
-    public boolean isParking() {
-        return spins >= maxSpins && yields >= maxYields;
+    public boolean isExhausted() {
+        return parkPeriodNs >= maxParkPeriodNs && spins >= maxSpins && yields >= maxYields;
     }
 
     @Override

@@ -119,7 +119,7 @@ public final class DataPlaneContext {
     /**
      * @param supplier makes one idle strategy per worker and tx thread: it governs the spin and yield phases after
      *                 work runs out; what follows is set by {@link #idleParkBoundNs(long)}. A strategy whose
-     *                 {@link IdleStrategy#isParking()} stays false (busy spinning) keeps its thread hot for good.
+     *                 {@link IdleStrategy#isExhausted()} stays false (busy spinning) keeps its thread hot for good.
      */
     public DataPlaneContext idleStrategySupplier(final Supplier<IdleStrategy> supplier) {
         this.idleStrategySupplier = supplier;
@@ -127,11 +127,12 @@ public final class DataPlaneContext {
     }
 
     /**
-     * The final idle phase of the worker and tx threads (dedicated threading). Once the idle strategy reaches its
-     * park phase, the thread parks until a producer hands it something: the receive loop, a
-     * {@link DataPlane#sendDatagram} caller, a command, or a worker with sealed frames. An idle data plane then
-     * uses no CPU while the first packet after a quiet spell wakes its threads at once. The receive threads
-     * always block in the kernel instead.
+     * The final idle phase of the worker and tx threads (dedicated threading). Once the idle strategy is
+     * {@link IdleStrategy#isExhausted() exhausted} (the default one after spinning, yielding and short parks
+     * growing to 1 ms: about 1-2 ms of idleness), the thread parks until a producer hands it something: the
+     * receive loop, a {@link DataPlane#sendDatagram} caller, a command, or a worker with sealed frames. An idle
+     * data plane then uses no CPU, while the first packet after a quiet spell wakes its threads at once. The
+     * receive threads always block in the kernel instead.
      *
      * @param nanos the longest such park: {@link #IDLE_PARK_BOUND_NS_DEFAULT}, {@link #IDLE_PARK_UNBOUNDED}, any
      *              positive bound, or {@link #IDLE_PARK_DISABLED} to poll through the strategy's own timed park

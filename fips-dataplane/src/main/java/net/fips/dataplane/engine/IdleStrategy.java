@@ -12,14 +12,15 @@ public interface IdleStrategy {
     void reset();
 
     /**
-     * Whether empty cycles have used up the strategy's active phases (spinning, yielding), so that it would now
-     * park on a timer. Where the agent has a wake signal and {@link DataPlaneContext#idleParkBoundNs(long)} allows
-     * it, the runner then parks until a producer signals instead of calling {@link #idle(int)}. A strategy that
-     * must keep its thread hot (busy spinning) keeps the default, false.
+     * Whether empty cycles have taken the strategy through all its phases (for a back-off: spinning, yielding and
+     * short parks, up to its longest park period). Where the agent has a wake signal and
+     * {@link DataPlaneContext#idleParkBoundNs(long)} allows it, the runner then parks until a producer signals
+     * instead of calling {@link #idle(int)}. A strategy that must keep its thread hot (busy spinning) keeps the
+     * default, false.
      *
-     * @return true in the park phase
+     * @return true once backed off completely
      */
-    default boolean isParking() {
+    default boolean isExhausted() {
         return false;
     }
 }

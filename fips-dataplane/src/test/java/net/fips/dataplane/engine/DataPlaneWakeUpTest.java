@@ -2,6 +2,7 @@ package net.fips.dataplane.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.Arena;
@@ -36,7 +37,10 @@ class DataPlaneWakeUpTest {
     private static final long LINK_B = 8;
 
     private static DataPlane plane(final Deliveries deliveries, final int workers) throws Exception {
+        // A short back-off (parks of 1, 2 and 4 us, then exhausted) so that the consumers reach the signalled
+        // park within the gaps below.
         final DataPlane dp = new DataPlane(new DataPlaneContext().workerCount(workers).poolSlots(1024)
+                .idleStrategySupplier(() -> new BackoffIdleStrategy(20, 2, 1_000, 4_000))
                 .idleParkBoundNs(DataPlaneContext.IDLE_PARK_UNBOUNDED).cipherSupplier(AeadCiphers::create)
                 .localDelivery(deliveries));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(1500)));
@@ -100,9 +104,9 @@ class DataPlaneWakeUpTest {
             final MemorySegment buf = Arena.ofAuto().allocate(SIZE);
             final Supplier<String> state = () -> "A: " + dump(a) + " B: " + dump(b);
             for (int i = 0; i < total; i++) {
-                // Mostly short gaps (the consumers are spinning, yielding or just announcing sleep), sometimes
+                // Mostly short gaps (the consumers are still backing off or just announcing sleep), sometimes
                 // long ones (they are parked).
-                gap(random.nextInt(8) == 0 ? random.nextLong(200_000) : random.nextLong(30_000));
+                gap(random.nextInt(4) == 0 ? random.nextLong(400_000) : random.nextLong(30_000));
                 final boolean ab = (i & 1) == 0;
                 final long seq = i >>> 1;
                 Deliveries.write(buf, seq, SIZE);
@@ -121,6 +125,14 @@ class DataPlaneWakeUpTest {
             // Gone quiet, every worker and tx thread ends up parked on its wake signal.
             await(DataPlaneWakeUpTest::allConsumersParkedOnTheirSignal, () -> "threads not parked: " + consumers());
         }
+    }
+
+    @Test
+    void aNegativeParkBoundIsRefused() {
+        final DataPlaneContext ctx = new DataPlaneContext().idleParkBoundNs(-1);
+        assertThrows(IllegalArgumentException.class, ctx::conclude);
+        assertEquals(DataPlaneContext.IDLE_PARK_DISABLED,
+                new DataPlaneContext().idleParkBoundNs(0).conclude().idleParkBoundNs());
     }
 
     private static List<Thread> consumers() {
@@ -179,10 +191,11 @@ class DataPlaneWakeUpTest {
             }
         };
         final SplittableRandom random = new SplittableRandom(7);
-        // 4 spins and 2 yields: the 7th empty cycle in a row is the one after which the consumer goes to sleep
+        // 4 spins, 2 yields and no timed parks: the 7th empty cycle in a row is the one after which the consumer
+        // goes to sleep
         final int spins = 4;
         final int yields = 2;
-        try (AgentRunner runner = new AgentRunner(agent, new BackoffIdleStrategy(spins, yields, 1_000, 1_000_000),
+        try (AgentRunner runner = new AgentRunner(agent, new BackoffIdleStrategy(spins, yields, 1, 1),
                 DataPlaneContext.IDLE_PARK_UNBOUNDED, (a, e) -> fail(e))) {
             runner.start();
             for (int i = 0; i < total; i++) {
