@@ -4,5 +4,5 @@ open module net.fips.benchmarks {
     requires net.fips.dataplane;
     requires jmh.core;
     requires org.bouncycastle.provider;
-    requires jdk.management;
+    requires jdk.management;   // AeadCpuTime and IdleCpuProbe reads thread and process CPU time
 }

@@ -23,6 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import net.fips.dataplane.engine.DataPlane;
+import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.engine.ThreadingMode;
 
@@ -50,6 +51,13 @@ public class LinkThroughputBenchmark {
     @Param({"raw", "link"})
     public String mode;
 
+    /**
+     * How idle worker and tx threads wait: {@code signal} (default) parks them until signalled once backed off;
+     * {@code poll} keeps polling on the back-off's 1 ms timer (compare with {@code -p idle=signal,poll}).
+     */
+    @Param({"signal"})
+    public String idle;
+
     private final AtomicLong delivered = new AtomicLong();
     private DataPlane a;
     private DataPlane b;
@@ -60,8 +68,13 @@ public class LinkThroughputBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        a = Links.plane(mode, ThreadingMode.DEDICATED, (link, seg, off, len) -> { });
-        b = Links.plane(mode, ThreadingMode.DEDICATED, (link, seg, off, len) -> delivered.incrementAndGet());
+        final long park = switch (idle) {
+            case "signal" -> DataPlaneContext.IDLE_PARK_BOUND_NS_DEFAULT;
+            case "poll" -> DataPlaneContext.IDLE_PARK_DISABLED;
+            default -> throw new IllegalArgumentException("idle " + idle);
+        };
+        a = Links.plane(mode, ThreadingMode.DEDICATED, (link, seg, off, len) -> { }, park);
+        b = Links.plane(mode, ThreadingMode.DEDICATED, (link, seg, off, len) -> delivered.incrementAndGet(), park);
         Links.connect(a, b);
         datagram = Arena.ofShared().allocate(Links.SIZE, 64);
         datagram.fill((byte) 0x5a);
@@ -74,8 +87,19 @@ public class LinkThroughputBenchmark {
                         + "B auth failures %d, B rx %s%n", mode, sent, delivered.get(), lost, refused,
                 a.counter(DataPlaneCounter.FRAMES_OUT), b.counter(DataPlaneCounter.FRAMES_IN),
                 b.counter(DataPlaneCounter.DROP_AUTH_FAILED), b.transport(0).counters());
+        System.out.printf("A drops: %s; B drops: %s%n", drops(a), drops(b));
         a.close();
         b.close();
+    }
+
+    private static String drops(final DataPlane dp) {
+        final StringBuilder sb = new StringBuilder();
+        for (final DataPlaneCounter c : DataPlaneCounter.values()) {
+            if (c.name().startsWith("DROP_") && dp.counter(c) != 0) {
+                sb.append(c).append('=').append(dp.counter(c)).append(' ');
+            }
+        }
+        return sb.isEmpty() ? "none" : sb.toString().trim();
     }
 
     /** Offers {@link #BATCH} datagrams, then waits for the window to open. */

@@ -36,8 +36,15 @@ final class Links {
 
     static DataPlane plane(final String mode, final ThreadingMode threading, final LocalDelivery delivery)
             throws IOException {
+        return plane(mode, threading, delivery, DataPlaneContext.IDLE_PARK_BOUND_NS_DEFAULT);
+    }
+
+    /** @param idleParkBoundNs see {@link DataPlaneContext#idleParkBoundNs(long)} */
+    static DataPlane plane(final String mode, final ThreadingMode threading, final LocalDelivery delivery,
+                           final long idleParkBoundNs) throws IOException {
         final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(threading).poolSlots(8192)
-                .ringCapacity(1024).cipherSupplier(ciphers(mode)).localDelivery(delivery));
+                .ringCapacity(1024).cipherSupplier(ciphers(mode)).localDelivery(delivery)
+                .idleParkBoundNs(idleParkBoundNs));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(MTU)
                 .receiveBufferBytes(4 << 20).sendBufferBytes(4 << 20)));
         dp.start();

@@ -17,4 +17,20 @@ interface Agent {
     /** Asks an agent blocked in {@code doWork()} to return soon (safe from any thread). */
     default void wakeup() {
     }
+
+    /**
+     * @return the signal its producers raise after handing it input, so its idle thread may park until then; null
+     *         if it has none (it must then be polled)
+     */
+    default WakeSignal wakeSignal() {
+        return null;
+    }
+
+    /**
+     * Agent thread, after it announced that it is going to sleep: whether any of its inputs holds something. Only
+     * asked of agents with a {@link #wakeSignal()}; it must look at every queue those producers feed.
+     */
+    default boolean hasPendingWork() {
+        return true;
+    }
 }

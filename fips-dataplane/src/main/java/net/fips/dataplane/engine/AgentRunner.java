@@ -1,15 +1,23 @@
 package net.fips.dataplane.engine;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Runs one {@link Agent} on a dedicated platform thread named by its role, idling through an
  * {@link IdleStrategy} between empty cycles, until {@link #close()}.
+ *
+ * <p>With a {@link WakeSignal} and a positive park bound, once the strategy is exhausted the thread
+ * parks until a producer signals (or the bound passes) instead of waking on a timer, so an idle agent costs no
+ * CPU. If input is queued but a cycle could not take it (a full downstream ring), the strategy's timed park is
+ * used, since no signal will come for that.
  */
 final class AgentRunner implements Runnable, AutoCloseable {
     private final Agent agent;
     private final IdleStrategy idle;
     private final ErrorHandler errors;
+    private final WakeSignal signal;
+    private final long parkBoundNs;
     private final CountDownLatch done = new CountDownLatch(1);
     private volatile boolean running = true;
     private Thread thread;
@@ -19,10 +27,17 @@ final class AgentRunner implements Runnable, AutoCloseable {
         void onError(Agent agent, Throwable error);
     }
 
-    AgentRunner(final Agent agent, final IdleStrategy idle, final ErrorHandler errors) {
+    /**
+     * @param parkBoundNs longest park on the agent's wake signal ({@link DataPlaneContext#IDLE_PARK_UNBOUNDED}:
+     *                    none); {@link DataPlaneContext#IDLE_PARK_DISABLED}, or an agent without a signal: poll
+     *                    through the idle strategy only
+     */
+    AgentRunner(final Agent agent, final IdleStrategy idle, final long parkBoundNs, final ErrorHandler errors) {
         this.agent = agent;
         this.idle = idle;
         this.errors = errors;
+        this.signal = parkBoundNs > 0 ? agent.wakeSignal() : null;
+        this.parkBoundNs = parkBoundNs;
     }
 
     void start() {
@@ -35,8 +50,23 @@ final class AgentRunner implements Runnable, AutoCloseable {
         try {
             final Agent agent = this.agent;
             final IdleStrategy idle = this.idle;
+            final WakeSignal signal = this.signal;
+            boolean stalled = false;
             while (running) {
-                idle.idle(agent.doWork());
+                final int work = agent.doWork();
+                if (work > 0 || signal == null || !idle.isExhausted()) {
+                    idle.idle(work);
+                    stalled = false;
+                } else if (sleep(agent, signal)) {
+                    stalled = false;
+                } else if (stalled) {
+                    // Input waits, yet a second cycle took none: it is blocked downstream, and nobody will
+                    // signal when that clears, so poll on the strategy's timer.
+                    idle.idle(0);
+                } else {
+                    // Usually input that arrived after the cycle looked: go round again at once.
+                    stalled = true;
+                }
             }
         } catch (final Throwable t) {
             errors.onError(agent, t);
@@ -49,6 +79,28 @@ final class AgentRunner implements Runnable, AutoCloseable {
         }
     }
 
+    /** @return false, without parking, if the agent has input waiting */
+    private boolean sleep(final Agent agent, final WakeSignal signal) {
+        signal.prepareToSleep();
+        try {
+            if (!running) {
+                return true;
+            }
+            // After the announcement: whatever a producer publishes from here on comes with an unpark.
+            if (agent.hasPendingWork()) {
+                return false;
+            }
+            if (parkBoundNs == DataPlaneContext.IDLE_PARK_UNBOUNDED) {
+                LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, parkBoundNs);
+            }
+            return true;
+        } finally {
+            signal.awake();
+        }
+    }
+
     /** Stops the loop and waits for the thread to finish its last cycle and {@link Agent#onClose()}. */
     @Override
     public void close() {
@@ -58,7 +110,7 @@ final class AgentRunner implements Runnable, AutoCloseable {
         }
         agent.wakeup();
         // unpark: a parked idle strategy would otherwise sleep out its period first
-        java.util.concurrent.locks.LockSupport.unpark(thread);
+        LockSupport.unpark(thread);
         boolean interrupted = false;
         while (true) {
             try {

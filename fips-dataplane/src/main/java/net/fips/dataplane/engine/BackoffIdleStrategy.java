@@ -3,9 +3,12 @@ package net.fips.dataplane.engine;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Spin, then yield, then park with an exponentially growing period up to a maximum. With the default maximum of
- * 1 ms an idle agent wakes about a thousand times a second, which costs next to no CPU, while a busy one never
- * leaves the spin phase.
+ * Spin, then yield, then park with an exponentially growing period up to a maximum; a busy agent never leaves the
+ * spin phase. Once the period has grown to the maximum the strategy is {@link #isExhausted() exhausted}: the
+ * data plane's workers and tx loops then park until signalled ({@link DataPlaneContext#idleParkBoundNs(long)}),
+ * after about a millisecond of idleness with the defaults. Until then no producer pays for a wake-up, so traffic
+ * with short gaps is handled as by pure polling. Polling alone, with the default maximum of 1 ms, an idle thread
+ * would wake about a thousand times a second (about 1% of a core).
  */
 public final class BackoffIdleStrategy implements IdleStrategy {
     /** Empty cycles spent spinning before yielding. */
@@ -63,6 +66,11 @@ public final class BackoffIdleStrategy implements IdleStrategy {
             LockSupport.parkNanos(parkPeriodNs);
             parkPeriodNs = Math.min(parkPeriodNs << 1, maxParkPeriodNs);
         }
+    }
+
+    @Override
+    public boolean isExhausted() {
+        return parkPeriodNs >= maxParkPeriodNs && spins >= maxSpins && yields >= maxYields;
     }
 
     @Override

@@ -77,6 +77,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private WorkerAgent[] workers;
     private TxAgent[] tx;
     private MpscSlotRing[] callerRings;
+    private WakeSignal[] workerSignals;
     private volatile Throwable agentFailure;
     private State state = State.NEW;
 
@@ -134,6 +135,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             }
         }
         final boolean dedicated = ctx.threadingMode() == ThreadingMode.DEDICATED;
+        workerSignals = new WakeSignal[w];
+        for (int j = 0; j < w; j++) {
+            workerSignals[j] = new WakeSignal();
+        }
+        final WakeSignal[] txSignals = new WakeSignal[t];
+        for (int i = 0; i < t; i++) {
+            txSignals[i] = new WakeSignal();
+        }
         rx = new RxAgent[t];
         tx = new TxAgent[t];
         workers = new WorkerAgent[w];
@@ -141,7 +150,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         for (int i = 0; i < t; i++) {
             // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
             rx[i] = new RxAgent(i, transports[i], pool, rxToWorker[i], table, events, newCounters(), ctx.batch(),
-                    dedicated ? 1000 : 0);
+                    dedicated ? 1000 : 0, workerSignals);
         }
         for (int j = 0; j < w; j++) {
             final SpscSlotRing[] in = new SpscSlotRing[t];
@@ -150,14 +159,15 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             }
             callerRings[j] = new MpscSlotRing(ring);
             workers[j] = new WorkerAgent(j, shared, ctx.cipherSupplier().get(), in, callerRings[j], workerToTx[j],
-                    newCounters());
+                    newCounters(), workerSignals[j], txSignals);
         }
         for (int i = 0; i < t; i++) {
             final SpscSlotRing[] in = new SpscSlotRing[w];
             for (int j = 0; j < w; j++) {
                 in[j] = workerToTx[j][i];
             }
-            tx[i] = new TxAgent(i, transports[i], pool, in, shared.slotDestination(), newCounters(), ctx.batch());
+            tx[i] = new TxAgent(i, transports[i], pool, in, shared.slotDestination(), newCounters(), ctx.batch(),
+                    txSignals[i]);
         }
         agents.addAll(List.of(rx));
         agents.addAll(List.of(workers));
@@ -165,10 +175,11 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         state = State.RUNNING;
         if (dedicated) {
             for (final Agent a : agents) {
-                // The receive agents block in the kernel instead of idling; the others back off.
+                // The receive agents block in the kernel instead of idling; the others back off, then park until
+                // signalled (the receive agents have no signal: they only back off when the pool is exhausted).
                 final IdleStrategy idle = a instanceof RxAgent ? new BackoffIdleStrategy()
                         : ctx.idleStrategySupplier().get();
-                final AgentRunner r = new AgentRunner(a, idle, this::onAgentError);
+                final AgentRunner r = new AgentRunner(a, idle, ctx.idleParkBoundNs(), this::onAgentError);
                 runners.add(r);
                 r.start();
             }
@@ -317,8 +328,13 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             throw new IllegalStateException("data plane not running");
         }
         SlotMeta.linkId(pool.slotSegment(slot), linkId);
+        final int worker = workerOf(linkId, callerRings.length);
         // release (inside offer): the worker sees the bytes and the metadata before the index
-        return callerRings[workerOf(linkId, callerRings.length)].offer(slot);
+        if (!callerRings[worker].offer(slot)) {
+            return false;
+        }
+        workerSignals[worker].wake();
+        return true;
     }
 
     // ------------------------------------------------------------------ observation

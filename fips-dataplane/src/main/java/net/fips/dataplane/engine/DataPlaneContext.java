@@ -31,6 +31,16 @@ public final class DataPlaneContext {
     /** Consecutive failed decryptions that make a link report {@code TooManyDecryptFailures} (reference: 20). */
     public static final int DECRYPT_FAILURE_LIMIT_DEFAULT = 20;
 
+    /** {@link #idleParkBoundNs(long)}: park until signalled, with no timeout at all. */
+    public static final long IDLE_PARK_UNBOUNDED = Long.MAX_VALUE;
+    /** {@link #idleParkBoundNs(long)}: never park on the wake signal; poll through the idle strategy only. */
+    public static final long IDLE_PARK_DISABLED = 0;
+    /**
+     * Default {@link #idleParkBoundNs(long)}: one second. Producers wake a parked thread at once, so the bound
+     * only caps what a missed signal could cost and lets an idle thread run a cycle now and then.
+     */
+    public static final long IDLE_PARK_BOUND_NS_DEFAULT = 1_000_000_000L;
+
     private int poolSlots = POOL_SLOTS_DEFAULT;
     private int maxMtuBytes = MAX_MTU_BYTES_DEFAULT;
     private int workerCount = WORKER_COUNT_DEFAULT;
@@ -42,6 +52,7 @@ public final class DataPlaneContext {
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
     private LongSupplier nanoClock = System::nanoTime;
     private Supplier<IdleStrategy> idleStrategySupplier = BackoffIdleStrategy::new;
+    private long idleParkBoundNs = IDLE_PARK_BOUND_NS_DEFAULT;
     private ThreadingMode threadingMode = ThreadingMode.DEDICATED;
     private boolean concluded;
 
@@ -105,9 +116,30 @@ public final class DataPlaneContext {
         return this;
     }
 
-    /** @param supplier makes one idle strategy per worker and tx thread */
+    /**
+     * @param supplier makes one idle strategy per worker and tx thread: it governs the spin and yield phases after
+     *                 work runs out; what follows is set by {@link #idleParkBoundNs(long)}. A strategy whose
+     *                 {@link IdleStrategy#isExhausted()} stays false (busy spinning) keeps its thread hot for good.
+     */
     public DataPlaneContext idleStrategySupplier(final Supplier<IdleStrategy> supplier) {
         this.idleStrategySupplier = supplier;
+        return this;
+    }
+
+    /**
+     * The final idle phase of the worker and tx threads (dedicated threading). Once the idle strategy is
+     * {@link IdleStrategy#isExhausted() exhausted} (the default one after spinning, yielding and short parks
+     * growing to 1 ms: about 1-2 ms of idleness), the thread parks until a producer hands it something: the
+     * receive loop, a {@link DataPlane#sendDatagram} caller, a command, or a worker with sealed frames. An idle
+     * data plane then uses no CPU, while the first packet after a quiet spell wakes its threads at once. The
+     * receive threads always block in the kernel instead.
+     *
+     * @param nanos the longest such park: {@link #IDLE_PARK_BOUND_NS_DEFAULT}, {@link #IDLE_PARK_UNBOUNDED}, any
+     *              positive bound, or {@link #IDLE_PARK_DISABLED} to poll through the strategy's own timed park
+     *              (the {@link BackoffIdleStrategy} default wakes every millisecond)
+     */
+    public DataPlaneContext idleParkBoundNs(final long nanos) {
+        this.idleParkBoundNs = nanos;
         return this;
     }
 
@@ -146,6 +178,9 @@ public final class DataPlaneContext {
                 || Integer.bitCount(ringCapacity) != 1) {
             throw new IllegalArgumentException("ringCapacity " + ringCapacity + " is not a power of two >= 2 x batch ("
                     + 2 * batch + ")");
+        }
+        if (idleParkBoundNs < 0) {
+            throw new IllegalArgumentException("idleParkBoundNs " + idleParkBoundNs + " < 0");
         }
         if (decryptFailureLimit < 1) {
             throw new IllegalArgumentException("decryptFailureLimit " + decryptFailureLimit + " < 1");
@@ -217,6 +252,11 @@ public final class DataPlaneContext {
     /** @return the idle strategy factory */
     public Supplier<IdleStrategy> idleStrategySupplier() {
         return idleStrategySupplier;
+    }
+
+    /** @return the longest park of an idle worker or tx thread on its wake signal; 0 = never parks on it */
+    public long idleParkBoundNs() {
+        return idleParkBoundNs;
     }
 
     /** @return the threading mode */

@@ -10,4 +10,17 @@ public interface IdleStrategy {
 
     /** Forgets the back-off state, e.g. before a new run. */
     void reset();
+
+    /**
+     * Whether empty cycles have taken the strategy through all its phases (for a back-off: spinning, yielding and
+     * short parks, up to its longest park period). Where the agent has a wake signal and
+     * {@link DataPlaneContext#idleParkBoundNs(long)} allows it, the runner then parks until a producer signals
+     * instead of calling {@link #idle(int)}. A strategy that must keep its thread hot (busy spinning) keeps the
+     * default, false.
+     *
+     * @return true once backed off completely
+     */
+    default boolean isExhausted() {
+        return false;
+    }
 }

@@ -29,6 +29,8 @@ final class RxAgent implements Agent {
     private final UdpTransport transport;
     private final PacketPool pool;
     private final SpscSlotRing[] toWorkers;
+    private final WakeSignal[] workerSignals;
+    private final boolean[] workerFed;
     private final DataPlane.IndexTableHolder table;
     private final EventQueue events;
     private final Counters counters;
@@ -41,11 +43,13 @@ final class RxAgent implements Agent {
 
     RxAgent(final int transportId, final UdpTransport transport, final PacketPool pool, final SpscSlotRing[] toWorkers,
             final DataPlane.IndexTableHolder table, final EventQueue events, final Counters counters,
-            final int batchSize, final int receiveTimeoutMs) {
+            final int batchSize, final int receiveTimeoutMs, final WakeSignal[] workerSignals) {
         this.transportId = transportId;
         this.transport = transport;
         this.pool = pool;
         this.toWorkers = toWorkers;
+        this.workerSignals = workerSignals;
+        this.workerFed = new boolean[toWorkers.length];
         this.table = table;
         this.events = events;
         this.counters = counters;
@@ -74,6 +78,14 @@ final class RxAgent implements Agent {
             final int slot = slots[position];
             slots[position] = PacketPool.NO_SLOT;
             onDatagram(slot, k);
+        }
+        // Once per batch rather than per frame: each wake-up costs a fence.
+        final boolean[] fed = workerFed;
+        for (int w = 0; w < fed.length; w++) {
+            if (fed[w]) {
+                fed[w] = false;
+                workerSignals[w].wake();
+            }
         }
         return n;
     }
@@ -144,7 +156,10 @@ final class RxAgent implements Agent {
         SlotMeta.source(seg, batch.source(k), batch.sourceLength(k));
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
         // release (inside offer): the worker sees the datagram bytes and the metadata before the index
-        if (!toWorkers[DataPlane.workerOf(linkId, toWorkers.length)].offer(slot)) {
+        final int worker = DataPlane.workerOf(linkId, toWorkers.length);
+        if (toWorkers[worker].offer(slot)) {
+            workerFed[worker] = true;
+        } else {
             drop(slot, DataPlaneCounter.DROP_WORKER_RING_FULL);
         }
     }

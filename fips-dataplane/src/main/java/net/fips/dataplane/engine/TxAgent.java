@@ -32,6 +32,7 @@ final class TxAgent implements Agent {
     private final SpscSlotRing[] fromWorkers;
     private final UdpDestination[] slotDestination;
     private final Counters counters;
+    private final WakeSignal signal;
     private final Queue<Handshake> handshakes = new ConcurrentLinkedQueue<>();
     private final SendBatch batch;
     private final int[] batchSlots;
@@ -40,13 +41,14 @@ final class TxAgent implements Agent {
 
     TxAgent(final int transportId, final UdpTransport transport, final PacketPool pool,
             final SpscSlotRing[] fromWorkers, final UdpDestination[] slotDestination, final Counters counters,
-            final int batchSize) {
+            final int batchSize, final WakeSignal signal) {
         this.transportId = transportId;
         this.transport = transport;
         this.pool = pool;
         this.fromWorkers = fromWorkers;
         this.slotDestination = slotDestination;
         this.counters = counters;
+        this.signal = signal;
         this.batch = new SendBatch(batchSize);
         this.batchSlots = new int[batchSize];
         this.drained = new int[batchSize];
@@ -60,6 +62,25 @@ final class TxAgent implements Agent {
     /** Control thread: queues a handshake packet. */
     void enqueue(final Handshake handshake) {
         handshakes.add(handshake);
+        signal.wake();
+    }
+
+    @Override
+    public WakeSignal wakeSignal() {
+        return signal;
+    }
+
+    @Override
+    public boolean hasPendingWork() {
+        if (!handshakes.isEmpty()) {
+            return true;
+        }
+        for (final SpscSlotRing ring : fromWorkers) {
+            if (!ring.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

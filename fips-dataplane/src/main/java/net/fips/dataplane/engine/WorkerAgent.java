@@ -76,6 +76,9 @@ final class WorkerAgent implements Agent {
     private final SpscSlotRing[] fromRx;
     private final MpscSlotRing fromCallers;
     private final SpscSlotRing[] toTx;
+    private final WakeSignal signal;
+    private final WakeSignal[] txSignals;
+    private final boolean[] txFed;
     private final UdpTransport[] transports;
     private final UdpDestination[] slotDestination;
     private final MemorySegment[] slotSource;
@@ -94,7 +97,8 @@ final class WorkerAgent implements Agent {
     private final int[] drained;
 
     WorkerAgent(final int id, final DataPlane.Shared shared, final AeadCipher cipher, final SpscSlotRing[] fromRx,
-                final MpscSlotRing fromCallers, final SpscSlotRing[] toTx, final Counters counters) {
+                final MpscSlotRing fromCallers, final SpscSlotRing[] toTx, final Counters counters,
+                final WakeSignal signal, final WakeSignal[] txSignals) {
         this.id = id;
         this.pool = shared.pool();
         this.view = pool.newView();
@@ -102,6 +106,9 @@ final class WorkerAgent implements Agent {
         this.fromRx = fromRx;
         this.fromCallers = fromCallers;
         this.toTx = toTx;
+        this.signal = signal;
+        this.txSignals = txSignals;
+        this.txFed = new boolean[toTx.length];
         this.transports = shared.transports();
         this.slotDestination = shared.slotDestination();
         this.slotSource = shared.slotSource();
@@ -125,6 +132,25 @@ final class WorkerAgent implements Agent {
     /** Control thread (or a caller thread): queues a command. */
     void enqueue(final Command command) {
         commands.add(command);
+        signal.wake();
+    }
+
+    @Override
+    public WakeSignal wakeSignal() {
+        return signal;
+    }
+
+    @Override
+    public boolean hasPendingWork() {
+        if (!commands.isEmpty() || fromCallers.size() > 0) {
+            return true;
+        }
+        for (final SpscSlotRing ring : fromRx) {
+            if (!ring.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -146,7 +172,19 @@ final class WorkerAgent implements Agent {
             }
             work += n;
         }
+        wakeFedTx();
         return work;
+    }
+
+    /** Once per cycle rather than per frame: the tx loops' wake-up costs a fence each. */
+    private void wakeFedTx() {
+        final boolean[] fed = txFed;
+        for (int t = 0; t < fed.length; t++) {
+            if (fed[t]) {
+                fed[t] = false;
+                txSignals[t].wake();
+            }
+        }
     }
 
     /**
@@ -347,6 +385,7 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_TX_RING_FULL);
             return;
         }
+        txFed[link.transportId] = true;
         counters.increment(DataPlaneCounter.FRAMES_OUT);
         link.onSent(frameLength, counter + 1);
     }

@@ -20,6 +20,16 @@
  * thread adds an index (after queueing the command that tells the worker about it), the worker removes one when a
  * session ends. The receive agents read it with one acquire load per frame.
  *
+ * <h2>Idling</h2>
+ * An idle node uses no CPU. The receive threads block in the kernel (poll). Worker and tx threads back off
+ * ({@link net.fips.dataplane.engine.IdleStrategy}: spin, yield, short parks), then park until a producer signals
+ * them: a consumer announces that it is going to sleep, re-checks every queue it owns and parks; a producer
+ * publishes its item and unparks the consumer only if it is announced, so a busy path pays a fence and a volatile
+ * read per batch (per call for {@code sendDatagram}), not a system call per packet, and traffic with gaps shorter
+ * than the back-off never pays for a wake-up. The park is bounded by
+ * {@link net.fips.dataplane.engine.DataPlaneContext#idleParkBoundNs(long)}; busy spinning happens only with an
+ * idle strategy configured to spin.
+ *
  * <h2>Failures</h2>
  * Malformed, unknown, replayed or unauthenticated frames, full rings and an exhausted pool are counted
  * ({@link net.fips.dataplane.engine.DataPlaneCounter}) and dropped; nothing on the packet path throws, logs or
