@@ -41,6 +41,7 @@ public final class DataPlaneContext {
     private Supplier<AeadCipher> cipherSupplier = JdkAeadCipher::new;
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
     private LongSupplier nanoClock = System::nanoTime;
+    private Runnable eventSignal = () -> { };
     private Supplier<IdleStrategy> idleStrategySupplier = BackoffIdleStrategy::new;
     private ThreadingMode threadingMode = ThreadingMode.DEDICATED;
     private boolean concluded;
@@ -105,6 +106,16 @@ public final class DataPlaneContext {
         return this;
     }
 
+    /**
+     * @param signal run on the data-plane thread right after each event is queued, so an idle control thread can
+     *               sleep until there is work (e.g. {@code () -> LockSupport.unpark(controlThread)}); must be
+     *               cheap and never block. Default: nothing.
+     */
+    public DataPlaneContext eventSignal(final Runnable signal) {
+        this.eventSignal = signal;
+        return this;
+    }
+
     /** @param supplier makes one idle strategy per worker and tx thread */
     public DataPlaneContext idleStrategySupplier(final Supplier<IdleStrategy> supplier) {
         this.idleStrategySupplier = supplier;
@@ -153,6 +164,7 @@ public final class DataPlaneContext {
         Objects.requireNonNull(cipherSupplier, "cipherSupplier");
         Objects.requireNonNull(localDelivery, "localDelivery");
         Objects.requireNonNull(nanoClock, "nanoClock");
+        Objects.requireNonNull(eventSignal, "eventSignal");
         Objects.requireNonNull(idleStrategySupplier, "idleStrategySupplier");
         Objects.requireNonNull(threadingMode, "threadingMode");
         concluded = true;
@@ -212,6 +224,11 @@ public final class DataPlaneContext {
     /** @return the nanosecond clock */
     public LongSupplier nanoClock() {
         return nanoClock;
+    }
+
+    /** @return what runs after each queued event */
+    public Runnable eventSignal() {
+        return eventSignal;
     }
 
     /** @return the idle strategy factory */
