@@ -168,7 +168,7 @@ final class ControlLoop implements Runnable {
                 }
             }
             if (disconnects > 0) {
-                LOG.log(Level.INFO, "sent Disconnect to {0} peer(s)", disconnects);
+                LOG.log(Level.INFO, "sent Disconnect to {0} peer(s)", String.valueOf(disconnects));
             }
         } catch (final RuntimeException e) {
             LOG.log(Level.WARNING, "shutdown: could not say goodbye to every peer", e);

@@ -294,9 +294,9 @@ public final class Node implements AutoCloseable {
         LOG.log(Level.INFO, "identity: {0} ({1})", id.npub(), describeSource());
         LOG.log(Level.INFO, "node_addr: {0}, address: {1}", id.nodeAddr(), id.address());
         for (int i = 0; i < transports.size(); i++) {
-            LOG.log(Level.INFO, "transport {0} udp {1}: listening on {2}, mtu {3}", i,
+            LOG.log(Level.INFO, "transport {0} ({1}): udp listening on {2}, mtu {3}", String.valueOf(i),
                     transportConfigs.get(i).displayName(), UdpAddresses.format(transports.get(i).localAddress()),
-                    transports.get(i).mtu());
+                    String.valueOf(transports.get(i).mtu()));
         }
         LOG.log(Level.INFO, "control socket: {0}", server == null ? "disabled" : server.path());
     }
