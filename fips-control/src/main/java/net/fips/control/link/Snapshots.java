@@ -17,7 +17,7 @@ final class Snapshots {
             lastRx = s.lastAuthenticatedNanos();
         }
         return new PeerSnapshot(p.identity.npub(), p.nodeAddr.toString(), "connected",
-                p.outbound ? "outbound" : "inbound", p.linkId, p.transportId, String.valueOf(p.address),
+                p.outbound ? "outbound" : "inbound", p.linkId, p.transportId, format(p.address),
                 Integer.toUnsignedLong(p.ourIndex), Integer.toUnsignedLong(p.theirIndex), p.kBit,
                 p.hasPending ? Integer.toUnsignedLong(p.pendingOurIndex) : -1, p.rekeyInProgress, p.draining,
                 p.rekeys, (now - p.promotedNanos) / MS, (now - p.sessionEstablishedNanos) / MS,
@@ -34,7 +34,12 @@ final class Snapshots {
     }
 
     static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {
-        return new DialSnapshot(ob.peer.npub(), ob.transportId, String.valueOf(ob.address),
+        return new DialSnapshot(ob.peer.npub(), ob.transportId, format(ob.address),
                 Integer.toUnsignedLong(ob.ourIndex), (c.now - ob.createdNanos) / MS, ob.resends);
+    }
+
+    /** {@code ip:port} or {@code [ipv6]:port}, as the reference prints addresses. */
+    private static String format(final java.net.InetSocketAddress a) {
+        return a == null ? "-" : net.fips.dataplane.udp.UdpAddresses.format(a);
     }
 }
