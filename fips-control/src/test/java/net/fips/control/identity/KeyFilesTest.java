@@ -99,7 +99,9 @@ class KeyFilesTest {
         assertEquals(KeyFileException.Problem.EMPTY, empty.problem());
         assertTrue(empty.getMessage().contains(key.toString()) && empty.getMessage().contains("empty"));
 
-        final String badNsec = NodeIdentity.generate().nsec().substring(0, 62) + "q";
+        // Change the last checksum character (to another one, so the checksum surely breaks).
+        final String nsec = NodeIdentity.generate().nsec();
+        final String badNsec = nsec.substring(0, 62) + (nsec.charAt(62) == 'q' ? "p" : "q");
         Files.writeString(key, badNsec + "\n");
         final KeyFileException corrupt = assertThrows(KeyFileException.class, () -> KeyFiles.readKeyFile(key));
         assertEquals(KeyFileException.Problem.CORRUPT, corrupt.problem());
