@@ -124,9 +124,8 @@ class NodeLoopbackTest {
         assertTrue(sent > 1000, "continuous traffic: " + sent);
         assertEquals(linkId, peerOf(a, b).linkId(), "same link throughout: no re-establishment");
         assertTrue(peerOf(a, b).rekeys() >= 2 && peerOf(b, a).rekeys() >= 2);
-        assertEquals(1, a.linkSnapshot().counter(LinkCounter.LINKS_ESTABLISHED)
-                + a.linkSnapshot().counter(LinkCounter.CROSS_CONNECTIONS) - a.linkSnapshot().counter(
-                        LinkCounter.CROSS_CONNECTIONS), "one link on a");
+        assertEquals(1, a.linkSnapshot().counter(LinkCounter.LINKS_ESTABLISHED), "one link on a");
+        assertEquals(1, b.linkSnapshot().counter(LinkCounter.LINKS_ESTABLISHED), "one link on b");
 
         // Liveness and measurement traffic flowed both ways alongside.
         for (final Node x : n) {
@@ -135,7 +134,8 @@ class NodeLoopbackTest {
             assertTrue(x.linkSnapshot().counter(LinkCounter.HEARTBEATS_SENT) >= 2);
             assertTrue(x.linkSnapshot().counter(LinkCounter.MMP_REPORTS_SENT) >= 1);
         }
-        assertTrue(peerOf(b, a).packetsIn() >= sent, "b counted the frames");
+        // Published snapshots are up to one tick old.
+        await(3000, () -> peerOf(b, a).packetsIn() >= sent, () -> "b counted the frames: " + peerOf(b, a));
     }
 
     @Test
