@@ -2,6 +2,10 @@
 module net.fips.cli {
     requires net.fips.control;
     requires info.picocli;
+    // The daemon logs through java.util.logging (System.Logger routes there when this module is present).
+    requires java.logging;
+    // sun.misc.Signal: SIGTERM/SIGINT stop the daemon cleanly with exit status 0 instead of 143/130.
+    requires jdk.unsupported;
 
     // picocli injects options into, and calls, the command classes reflectively.
     opens net.fips.cli to info.picocli;

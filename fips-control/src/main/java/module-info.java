@@ -18,5 +18,6 @@ module net.fips.control {
     exports net.fips.control.config;
     exports net.fips.control.acl;
     exports net.fips.control.link;
+    exports net.fips.control.node;
 
 }

@@ -1,25 +1,125 @@
 package net.fips.cli;
 
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Logger;
 
+import net.fips.control.config.ConfigException;
+import net.fips.control.config.ConfigSources;
+import net.fips.control.config.LoadedConfig;
+import net.fips.control.config.NodeConfig;
+import net.fips.control.node.Node;
+import net.fips.control.node.NodeOptions;
+import net.fips.control.node.NodeStartException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import sun.misc.Signal;
 
-/** The {@code fips} daemon entry point. */
+/**
+ * The {@code fips} daemon: loads the configuration (operator.md §1.1), starts a {@link Node} and runs in the
+ * foreground, logging to stderr, until SIGTERM or SIGINT; then it says goodbye to its peers, removes its control
+ * socket and exits 0.
+ */
 @Command(name = "fips", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "Run a FIPS mesh node.")
+        description = "Run a FIPS mesh node in the foreground.",
+        footer = {"",
+            "Config: -c FILE, else $FIPS_CONFIG, else every file of /etc/fips/fips.yaml,",
+            "$XDG_CONFIG_HOME/fips/fips.yaml (or ~/.config/fips/fips.yaml), ~/.fips.yaml and",
+            "./fips.yaml that exists, later ones overriding; with none, a built-in default",
+            "(ephemeral identity, UDP on 0.0.0.0:2121).",
+            "Exit status: 0 clean stop (SIGTERM/SIGINT); 1 the node could not start;",
+            "64 bad usage; 78 invalid configuration or key file (every problem is listed)."})
 public final class FipsDaemon implements Callable<Integer> {
+    /** Exit status: stopped cleanly. */
+    public static final int EXIT_OK = 0;
+    /** Exit status: the node failed to start (port in use, control socket busy, ...). */
+    public static final int EXIT_START_FAILED = 1;
+    /** Exit status: invalid command line (EX_USAGE). */
+    public static final int EXIT_USAGE = 64;
+    /** Exit status: invalid configuration or key file (EX_CONFIG). */
+    public static final int EXIT_CONFIG = 78;
+
+    private static final Logger LOG = Logger.getLogger(FipsDaemon.class.getName());
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Read only this config file.")
+    Path config;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL",
+            description = "trace, debug, info, warn or error; overrides node.log_level and RUST_LOG.")
+    NodeConfig.LogLevel logLevel;
+
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private volatile String stopSignal = "";
 
     @Override
     public Integer call() {
-        System.out.println("fips " + Version.VERSION);
-        return 0;
+        final PrintWriter err = spec.commandLine().getErr();
+        final LoadedConfig loaded;
+        try {
+            loaded = ConfigSources.system().load(Optional.ofNullable(config));
+        } catch (final ConfigException e) {
+            err.println("fips: invalid configuration in " + e.source() + ":");
+            for (final String p : e.problems()) {
+                err.println("  " + p);
+            }
+            err.flush();
+            return EXIT_CONFIG;
+        }
+        LogSetup.install(logLevel != null ? logLevel : loaded.effectiveLogLevel());
+        LOG.info("fips " + Version.VERSION + " starting; config: " + (loaded.files().isEmpty()
+                ? "built-in default" : String.join(" + ", loaded.files().stream().map(Path::toString).toList())));
+
+        for (final String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), s -> {
+                stopSignal = "SIG" + s.getName();
+                stop.countDown();
+            });
+        }
+        final Node node;
+        try {
+            node = Node.start(loaded, NodeOptions.defaults().version(Version.VERSION));
+        } catch (final NodeStartException e) {
+            LOG.severe(e.getMessage());
+            err.println("fips: " + e.getMessage());
+            err.flush();
+            return e.isConfigProblem() ? EXIT_CONFIG : EXIT_START_FAILED;
+        }
+        // Other ways out (System.exit elsewhere, SIGHUP) still close the node; close() is idempotent.
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("fips-shutdown").unstarted(node::close));
+        LOG.info("running; stop with SIGTERM or SIGINT");
+        try {
+            stop.await();
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopSignal = "interrupt";
+        }
+        LOG.info("stopping (" + stopSignal + ")");
+        node.close();
+        LOG.info("fips stopped");
+        return EXIT_OK;
+    }
+
+    /** @return a command line with the daemon's exit-code conventions, ready to {@code execute} */
+    public static CommandLine commandLine() {
+        final CommandLine cl = new CommandLine(new FipsDaemon());
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.getCommandSpec().exitCodeOnInvalidInput(EXIT_USAGE);
+        return cl;
     }
 
     /**
      * @param args command-line arguments
      */
     public static void main(final String[] args) {
-        System.exit(new CommandLine(new FipsDaemon()).execute(args));
+        System.exit(commandLine().execute(args));
     }
 }

@@ -182,6 +182,8 @@ public final class LinkConductor {
         // A late duty cycle runs one tick, not a burst of catch-up ticks: every check is "since", not "per tick".
         nextTick = now + config.tickNanos();
         final int work = tick();
+        // Every tick republishes, so ages and live counters in the snapshot are at most one tick old.
+        dirty = true;
         publish();
         return work + 1;
     }
@@ -612,7 +614,11 @@ public final class LinkConductor {
             list.add(Snapshots.peer(this, p));
         }
         list.sort((a, b) -> a.nodeAddr().compareTo(b.nodeAddr()));
-        published = new LinkSnapshot(now, list, pendingOutbound.size(), retries.size(), counters);
+        final List<DialSnapshot> dials = new ArrayList<>(pendingOutbound.size());
+        for (final OutboundHandshake ob : pendingOutbound.values()) {
+            dials.add(Snapshots.dial(this, ob));
+        }
+        published = new LinkSnapshot(now, list, pendingOutbound.size(), dials, retries.size(), counters);
     }
 
     /** @return established peer count (control thread only; others use {@link #snapshot()}) */

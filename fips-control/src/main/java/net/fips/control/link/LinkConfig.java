@@ -68,6 +68,25 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
                 treeAnnounceMinIntervalNanos, filterDebounceNanos);
     }
 
+    /**
+     * A copy with other fixed rekey timings. The reference hard-codes them (30 s minimum session age, 30 s
+     * dampening, ±15 s jitter); only tests that must see several rekeys in seconds change them, on both nodes.
+     *
+     * @param minSessionAgeNanos youngest session that may be rekeyed, and below which a msg1 is a duplicate
+     * @param dampeningNanos     no own rekey this soon after the peer's rekey msg1
+     * @param jitterSeconds      jitter bound added to the time trigger
+     * @return the copy
+     */
+    public LinkConfig withRekeyTiming(final long minSessionAgeNanos, final long dampeningNanos,
+                                      final int jitterSeconds) {
+        return new LinkConfig(tickNanos, heartbeatIntervalNanos, linkDeadTimeoutNanos, handshakeTimeoutNanos,
+                handshakeResendIntervalNanos, handshakeResendBackoff, handshakeMaxResends, rekeyEnabled,
+                rekeyAfterSeconds, rekeyAfterMessages, jitterSeconds, drainWindowNanos, dampeningNanos,
+                minSessionAgeNanos, retryBaseNanos, retryMaxBackoffNanos, maxRetries, maxRetriesPerTick,
+                msg1Burst, msg1RatePerSecond, maxPendingInbound, maxPeers, maxConnections,
+                treeAnnounceMinIntervalNanos, filterDebounceNanos);
+    }
+
     /** Retransmission gap after the {@code count}-th resend: {@code interval * backoff^count}. */
     long resendGapNanos(final int count) {
         return (long) (handshakeResendIntervalNanos * Math.pow(handshakeResendBackoff, count));

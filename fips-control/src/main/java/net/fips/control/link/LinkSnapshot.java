@@ -9,15 +9,17 @@ import java.util.List;
  * @param takenAtNanos     the control clock when it was taken
  * @param peers            established peers, sorted by node_addr
  * @param pendingOutbound  dials waiting for msg2
+ * @param dials            those dials, oldest first
  * @param pendingRetries   peers with a scheduled reconnect
  * @param counters         counter values indexed by {@link LinkCounter#ordinal()}
  */
-public record LinkSnapshot(long takenAtNanos, List<PeerSnapshot> peers, int pendingOutbound, int pendingRetries,
-                           long[] counters) {
+public record LinkSnapshot(long takenAtNanos, List<PeerSnapshot> peers, int pendingOutbound,
+                           List<DialSnapshot> dials, int pendingRetries, long[] counters) {
 
     /** Copies the lists. */
     public LinkSnapshot {
         peers = List.copyOf(peers);
+        dials = List.copyOf(dials);
         counters = counters.clone();
     }
 

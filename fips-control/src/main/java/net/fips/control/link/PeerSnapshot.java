@@ -8,6 +8,7 @@ package net.fips.control.link;
  * @param nodeAddr           its node_addr, 32 hex digits
  * @param state              "connected" (the reference's only live state)
  * @param direction          "outbound" when the adopted handshake was our dial, else "inbound"
+ * @param linkId             the data-plane link id (for {@code DataPlane.sendDatagram} and {@code show_links})
  * @param transportId        the transport the link runs on
  * @param address            the peer's current address on it
  * @param ourIndex           index the peer writes into frames to us
@@ -27,6 +28,7 @@ package net.fips.control.link;
  * @param bytesOut           their bytes
  * @param dropsIn            frames dropped (authentication or replay)
  * @param sendCounter        current session's send counter
+ * @param highestCounterIn   highest counter accepted on the current session
  * @param srttMicros         smoothed RTT from MMP, or -1 before the first sample
  * @param treeSequence       sequence of the peer's last accepted TreeAnnounce, or -1
  * @param treeRoot           root the peer advertises (hex), or null
@@ -34,11 +36,12 @@ package net.fips.control.link;
  * @param filterSequence     sequence of the peer's last accepted FilterAnnounce, or -1
  * @param filterFill         fill ratio of that filter, or -1
  */
-public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, int transportId,
+public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
                            boolean rekeyInProgress, boolean draining, long rekeys, long linkAgeMs, long sessionAgeMs,
                            long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
-                           long packetsOut, long bytesOut, long dropsIn, long sendCounter, long srttMicros,
+                           long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
+                           long srttMicros,
                            long treeSequence, String treeRoot, int treeDepth, long filterSequence,
                            double filterFill) {
 }

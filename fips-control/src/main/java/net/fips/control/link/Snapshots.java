@@ -17,18 +17,29 @@ final class Snapshots {
             lastRx = s.lastAuthenticatedNanos();
         }
         return new PeerSnapshot(p.identity.npub(), p.nodeAddr.toString(), "connected",
-                p.outbound ? "outbound" : "inbound", p.transportId, String.valueOf(p.address),
+                p.outbound ? "outbound" : "inbound", p.linkId, p.transportId, format(p.address),
                 Integer.toUnsignedLong(p.ourIndex), Integer.toUnsignedLong(p.theirIndex), p.kBit,
                 p.hasPending ? Integer.toUnsignedLong(p.pendingOurIndex) : -1, p.rekeyInProgress, p.draining,
                 p.rekeys, (now - p.promotedNanos) / MS, (now - p.sessionEstablishedNanos) / MS,
                 p.heartbeatSent ? (now - p.lastHeartbeatNanos) / MS : -1, (now - lastRx) / MS,
                 s == null ? 0 : s.packetsIn(), s == null ? 0 : s.bytesIn(), s == null ? 0 : s.packetsOut(),
                 s == null ? 0 : s.bytesOut(), s == null ? 0 : s.dropsIn(), s == null ? 0 : s.sendCounter(),
+                s == null ? 0 : s.highestCounterIn(),
                 p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros,
                 p.hasPeerTreeSequence ? p.peerTreeSequence : -1,
                 p.peerTree == null ? null : p.peerTree.root().toString(),
                 p.peerTree == null ? -1 : p.peerTree.depth(),
                 p.peerFilter == null ? -1 : p.peerFilter.sequence(),
                 p.peerFilter == null ? -1 : p.peerFilter.filter().fillRatio());
+    }
+
+    static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {
+        return new DialSnapshot(ob.peer.npub(), ob.transportId, format(ob.address),
+                Integer.toUnsignedLong(ob.ourIndex), (c.now - ob.createdNanos) / MS, ob.resends);
+    }
+
+    /** {@code ip:port} or {@code [ipv6]:port}, as the reference prints addresses. */
+    private static String format(final java.net.InetSocketAddress a) {
+        return a == null ? "-" : net.fips.dataplane.udp.UdpAddresses.format(a);
     }
 }

@@ -84,7 +84,8 @@ class LinkConductorTest {
         assertEquals(1, ab.filterSequence());
         assertEquals(b.id.nodeAddr().toString(), ab.nodeAddr());
         assertEquals(0, ab.kBit());
-        assertEquals(b.side.address.toString(), ab.address());
+        assertEquals(net.fips.dataplane.udp.UdpAddresses.format(b.side.address), ab.address(),
+                "ip:port as the reference prints it");
         assertTraffic(a, b, 50);
 
         // And the other way round between two fresh nodes.

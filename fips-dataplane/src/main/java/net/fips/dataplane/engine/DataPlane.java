@@ -89,7 +89,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     public DataPlane(final DataPlaneContext context) {
         this.ctx = context.concluded() ? context : context.conclude();
         this.pool = new PacketPool(ctx.poolSlots(), ctx.maxMtuBytes());
-        this.events = new EventQueue(ctx.eventQueueCapacity());
+        this.events = new EventQueue(ctx.eventQueueCapacity(), ctx.eventSignal());
         counters.add(controlCounters);
     }
 

@@ -51,6 +51,7 @@ public final class DataPlaneContext {
     private Supplier<AeadCipher> cipherSupplier = JdkAeadCipher::new;
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
     private LongSupplier nanoClock = System::nanoTime;
+    private Runnable eventSignal = () -> { };
     private Supplier<IdleStrategy> idleStrategySupplier = BackoffIdleStrategy::new;
     private long idleParkBoundNs = IDLE_PARK_BOUND_NS_DEFAULT;
     private ThreadingMode threadingMode = ThreadingMode.DEDICATED;
@@ -113,6 +114,16 @@ public final class DataPlaneContext {
     /** @param clock monotonic nanoseconds (liveness stamps, frame timestamps); tests inject a manual clock */
     public DataPlaneContext nanoClock(final LongSupplier clock) {
         this.nanoClock = clock;
+        return this;
+    }
+
+    /**
+     * @param signal run on the data-plane thread right after each event is queued, so an idle control thread can
+     *               sleep until there is work (e.g. {@code () -> LockSupport.unpark(controlThread)}); must be
+     *               cheap and never block. Default: nothing.
+     */
+    public DataPlaneContext eventSignal(final Runnable signal) {
+        this.eventSignal = signal;
         return this;
     }
 
@@ -188,6 +199,7 @@ public final class DataPlaneContext {
         Objects.requireNonNull(cipherSupplier, "cipherSupplier");
         Objects.requireNonNull(localDelivery, "localDelivery");
         Objects.requireNonNull(nanoClock, "nanoClock");
+        Objects.requireNonNull(eventSignal, "eventSignal");
         Objects.requireNonNull(idleStrategySupplier, "idleStrategySupplier");
         Objects.requireNonNull(threadingMode, "threadingMode");
         concluded = true;
@@ -247,6 +259,11 @@ public final class DataPlaneContext {
     /** @return the nanosecond clock */
     public LongSupplier nanoClock() {
         return nanoClock;
+    }
+
+    /** @return what runs after each queued event */
+    public Runnable eventSignal() {
+        return eventSignal;
     }
 
     /** @return the idle strategy factory */

@@ -13,14 +13,18 @@ import net.fips.dataplane.DataPlaneEvent;
 final class EventQueue {
     private final ArrayBlockingQueue<DataPlaneEvent> queue;
     private final AtomicLong dropped = new AtomicLong();
+    private final Runnable signal;
 
-    EventQueue(final int capacity) {
+    EventQueue(final int capacity, final Runnable signal) {
         this.queue = new ArrayBlockingQueue<>(capacity);
+        this.signal = signal;
     }
 
     /** Any thread. @return false if the queue was full (counted) */
     boolean offer(final DataPlaneEvent event) {
         if (queue.offer(event)) {
+            // After the offer, so a control thread woken by the signal finds the event.
+            signal.run();
             return true;
         }
         dropped.incrementAndGet();

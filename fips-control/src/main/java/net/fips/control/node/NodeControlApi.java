@@ -1,0 +1,232 @@
+package net.fips.control.node;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import net.fips.control.config.NodeConfig;
+import net.fips.control.ctl.AclSnapshot;
+import net.fips.control.ctl.ConnectResult;
+import net.fips.control.ctl.ConnectionSnapshot;
+import net.fips.control.ctl.Connectivity;
+import net.fips.control.ctl.ControlApi;
+import net.fips.control.ctl.ControlException;
+import net.fips.control.ctl.DisconnectResult;
+import net.fips.control.ctl.ForwardingCounters;
+import net.fips.control.ctl.HandshakeState;
+import net.fips.control.ctl.LinkDirection;
+import net.fips.control.ctl.LinkMmp;
+import net.fips.control.ctl.LinkSnapshot;
+import net.fips.control.ctl.LinkState;
+import net.fips.control.ctl.PeerSnapshot;
+import net.fips.control.ctl.StatusSnapshot;
+import net.fips.control.ctl.TrafficStats;
+import net.fips.control.ctl.TransportSnapshot;
+import net.fips.control.ctl.TransportState;
+import net.fips.control.ctl.TunState;
+import net.fips.control.identity.IdentityFormatException;
+import net.fips.control.identity.NodeAddr;
+import net.fips.control.identity.NodeIdentity;
+import net.fips.control.identity.PeerIdentity;
+import net.fips.control.link.DialSnapshot;
+import net.fips.control.link.LinkConductor;
+import net.fips.dataplane.engine.DataPlaneCounter;
+import net.fips.dataplane.udp.UdpAddresses;
+import net.fips.dataplane.udp.UdpCounters;
+import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.udp.UdpTransportException;
+
+/**
+ * The control socket's view of a {@link Node}. Every {@code show_*} maps the link layer's latest published
+ * snapshot, the data plane's counters and the transports' counters into the control records; nothing here waits
+ * for the control thread. {@code connect} and {@code disconnect} check what they can on the caller's thread and
+ * queue the rest for the control thread.
+ *
+ * <p>Not shown yet, because the parts do not exist: sessions, the spanning tree (we are our own root), mesh
+ * size, TUN, sparklines, and the MMP loss/ETX/goodput figures (only SRTT is measured so far).
+ */
+final class NodeControlApi implements ControlApi {
+    private static final System.Logger LOG = System.getLogger(NodeControlApi.class.getName());
+    /** Transport MTU minus this is the IPv6 MTU offered to applications (crypto-link §2.4). */
+    static final int FIPS_IPV6_OVERHEAD = 77;
+
+    private final Node node;
+    private final Map<String, String> shortNames = new ConcurrentHashMap<>();
+
+    NodeControlApi(final Node node) {
+        this.node = node;
+    }
+
+    @Override
+    public StatusSnapshot showStatus() {
+        final NodeIdentity id = node.identity();
+        final net.fips.control.link.LinkSnapshot snap = node.linkSnapshot();
+        final NodeConfig nc = node.config().config().node();
+        int mtu = Integer.MAX_VALUE;
+        for (final UdpTransport t : node.transports()) {
+            mtu = Math.min(mtu, t.mtu());
+        }
+        final int ipv6Mtu = mtu == Integer.MAX_VALUE ? 0 : Math.max(0, mtu - FIPS_IPV6_OVERHEAD);
+        final ProcessHandle self = ProcessHandle.current();
+        final long delivered = node.dataPlane().counter(DataPlaneCounter.DATAGRAMS_DELIVERED);
+        final ForwardingCounters fwd = new ForwardingCounters(0, 0, 0, delivered, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0);
+        return new StatusSnapshot(node.options().version(), id.npub(), id.nodeAddr().toString(),
+                id.address().toString(), node.state(), nc.leafOnly(), snap.peers().size(), 0, snap.peers().size(),
+                node.transports().size(), snap.pendingOutbound(), TunState.DISABLED, null, ipv6Mtu,
+                node.controlSocketPath().map(Object::toString).orElse(nc.control().socketPath()), self.pid(),
+                self.info().command().orElse(null), node.uptimeNanos() / 1_000_000_000L, null,
+                nc.identity().persistent() || nc.identity().nsec().isPresent(), id.nodeAddr().toString(), true,
+                Map.of("udp", (long) snap.peers().size()), fwd, null);
+    }
+
+    @Override
+    public List<PeerSnapshot> showPeers() {
+        final long wallNow = System.currentTimeMillis();
+        final String mode = node.config().config().node().mmp().mode().name().toLowerCase(java.util.Locale.ROOT);
+        final List<PeerSnapshot> out = new ArrayList<>();
+        for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
+            final Double srttMs = p.srttMicros() < 0 ? null : p.srttMicros() / 1000.0;
+            out.add(new PeerSnapshot(p.nodeAddr(), p.npub(), displayName(p.npub()), ipv6Of(p.nodeAddr()),
+                    Connectivity.CONNECTED, p.linkId(), wallNow - p.linkAgeMs(), wallNow - p.lastReceivedAgoMs(),
+                    p.treeSequence() >= 0, p.filterSequence() >= 0, Math.max(0, p.filterSequence()), false, false,
+                    p.address(), direction(p.direction()), "udp", p.treeDepth() >= 0 ? p.treeDepth() : null, null,
+                    new TrafficStats(p.packetsOut(), p.packetsIn(), p.bytesOut(), p.bytesIn()), 0, 0, null,
+                    new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
+                    PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
+                    p.kBit() == 1, LinkMmp.of(mode, srttMs, 0.0, 1.0, 0.0, 1.0, 1.0, null, null)));
+        }
+        return out;
+    }
+
+    @Override
+    public List<LinkSnapshot> showLinks() {
+        final long wallNow = System.currentTimeMillis();
+        final List<LinkSnapshot> out = new ArrayList<>();
+        for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
+            out.add(new LinkSnapshot(p.linkId(), p.transportId(), p.address(), direction(p.direction()),
+                    LinkState.CONNECTED, wallNow - p.linkAgeMs(), new LinkSnapshot.Stats(p.packetsOut(),
+                    p.packetsIn(), p.bytesOut(), p.bytesIn(), wallNow - p.lastReceivedAgoMs())));
+        }
+        return out;
+    }
+
+    @Override
+    public List<ConnectionSnapshot> showConnections() {
+        final long wallNow = System.currentTimeMillis();
+        final List<ConnectionSnapshot> out = new ArrayList<>();
+        for (final DialSnapshot d : node.linkSnapshot().dials()) {
+            // No link id exists before msg2; the dial's index identifies it instead.
+            out.add(new ConnectionSnapshot(d.ourIndex(), LinkDirection.OUTBOUND, HandshakeState.SENT_MSG1,
+                    wallNow - d.ageMs(), d.ageMs(), d.resends(), d.npub()));
+        }
+        return out;
+    }
+
+    @Override
+    public List<TransportSnapshot> showTransports() {
+        final List<TransportSnapshot> out = new ArrayList<>();
+        for (int i = 0; i < node.transports().size(); i++) {
+            final UdpTransport t = node.transports().get(i);
+            final UdpCounters c = t.counters();
+            out.add(new TransportSnapshot(i, "udp", TransportState.UP, t.mtu(),
+                    node.transportConfigs().get(i).name().orElse(null), UdpAddresses.format(t.localAddress()), null,
+                    null, null, TransportSnapshot.udpStats(c.packetsOut(), c.bytesOut(), c.packetsIn(), c.bytesIn(),
+                            c.sendErrors(), c.recvErrors(), c.mtuExceeded(), c.kernelDrops())));
+        }
+        return out;
+    }
+
+    @Override
+    public AclSnapshot showAcl() {
+        return node.acl().snapshot();
+    }
+
+    @Override
+    public ConnectResult connect(final String npub, final String address, final String transport)
+            throws ControlException {
+        final PeerIdentity peer;
+        try {
+            peer = PeerIdentity.parse(npub);
+        } catch (final IdentityFormatException e) {
+            throw new ControlException("invalid npub '" + npub + "': " + e.getMessage());
+        }
+        if (!"udp".equals(transport)) {
+            throw new ControlException("unsupported transport: " + transport + " (only udp runs)");
+        }
+        final InetSocketAddress to;
+        try {
+            to = UdpAddresses.parse(address);
+        } catch (final UdpTransportException e) {
+            throw new ControlException("invalid address: " + e.getMessage());
+        }
+        final int tid = NodeSettings.transportFor(to, node.transports());
+        if (tid < 0) {
+            throw new ControlException("no udp transport can reach " + address);
+        }
+        if (!node.acl().decide(peer).allowed()) {
+            throw new ControlException("peer denied by ACL: " + npub);
+        }
+        final LinkConductor conductor = node.conductor();
+        submit(() -> {
+            final LinkConductor.ConnectResult r = conductor.connect(peer, tid, to);
+            LOG.log(Level.INFO, "control connect {0} at {1}: {2}", peer.shortNpub(), address, r);
+        });
+        return new ConnectResult(npub, address, transport);
+    }
+
+    @Override
+    public DisconnectResult disconnect(final String npub) throws ControlException {
+        final PeerIdentity peer;
+        try {
+            peer = PeerIdentity.parse(npub);
+        } catch (final IdentityFormatException e) {
+            throw ControlException.invalidNpub(npub, e.getMessage());
+        }
+        if (node.linkSnapshot().peer(peer.npub()) == null) {
+            throw ControlException.peerNotFound(npub);
+        }
+        final LinkConductor conductor = node.conductor();
+        submit(() -> {
+            final boolean done = conductor.disconnect(peer);
+            LOG.log(Level.INFO, "control disconnect {0}: {1}", peer.shortNpub(), done ? "done" : "not connected");
+        });
+        return new DisconnectResult(npub);
+    }
+
+    private void submit(final Runnable request) throws ControlException {
+        if (node.state() != net.fips.control.ctl.NodeState.RUNNING) {
+            throw new ControlException("node shutting down");
+        }
+        if (!node.loop().submit(request)) {
+            throw new ControlException("node busy: too many queued requests, try again");
+        }
+    }
+
+    private String displayName(final String npub) {
+        final String alias = node.displayNames().get(npub);
+        if (alias != null) {
+            return alias;
+        }
+        return shortNames.computeIfAbsent(npub, n -> {
+            final String data = n.substring(5);
+            return "npub1" + data.substring(0, 4) + "..." + data.substring(data.length() - 4);
+        });
+    }
+
+    private static String ipv6Of(final String nodeAddrHex) {
+        try {
+            return NodeAddr.parse(nodeAddrHex).toFipsAddress().toString();
+        } catch (final IdentityFormatException e) {
+            return "-";
+        }
+    }
+
+    private static LinkDirection direction(final String d) {
+        return "outbound".equals(d) ? LinkDirection.OUTBOUND : LinkDirection.INBOUND;
+    }
+
+}

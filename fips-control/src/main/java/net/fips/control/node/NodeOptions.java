@@ -1,0 +1,125 @@
+package net.fips.control.node;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+
+import net.fips.control.link.LinkConfig;
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.engine.ThreadingMode;
+
+/**
+ * What a {@link Node} takes besides its configuration: hooks and overrides for embedders and tests. The defaults
+ * are what the daemon runs with. Fluent and mutable; a node copies what it needs at start.
+ */
+public final class NodeOptions {
+    private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
+    private ThreadingMode threadingMode = ThreadingMode.DEDICATED;
+    private LongSupplier nanoClock = System::nanoTime;
+    private Random random;
+    private String version = "unknown";
+    private Path aclDirectory = Path.of("/etc/fips");
+    private Path keyDirectory;
+    private UnaryOperator<LinkConfig> linkConfigTuner = UnaryOperator.identity();
+
+    /** @return the daemon's defaults */
+    public static NodeOptions defaults() {
+        return new NodeOptions();
+    }
+
+    /** @param hook receives SessionDatagrams that arrive on any link (on a data-plane thread; must not block) */
+    public NodeOptions localDelivery(final LocalDelivery hook) {
+        this.localDelivery = Objects.requireNonNull(hook, "hook");
+        return this;
+    }
+
+    /**
+     * @param mode {@link ThreadingMode#DEDICATED} (default: the data plane's own threads) or
+     *             {@link ThreadingMode#SHARED} (the control thread also drives the data plane, polling every
+     *             millisecond when idle; deterministic single-thread runs for tests)
+     */
+    public NodeOptions threadingMode(final ThreadingMode mode) {
+        this.threadingMode = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /** @param clock monotonic nanoseconds shared by the control loop and the data plane (default nanoTime) */
+    public NodeOptions nanoClock(final LongSupplier clock) {
+        this.nanoClock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /**
+     * @param random all link-layer randomness, ephemeral keys included; a seeded generator is for tests only.
+     *               Default: a new {@link SecureRandom}.
+     */
+    public NodeOptions random(final Random random) {
+        this.random = Objects.requireNonNull(random, "random");
+        return this;
+    }
+
+    /** @param text version string for {@code show_status} */
+    public NodeOptions version(final String text) {
+        this.version = Objects.requireNonNull(text, "text");
+        return this;
+    }
+
+    /** @param dir where {@code peers.allow}, {@code peers.deny} and {@code hosts} are read (default /etc/fips) */
+    public NodeOptions aclDirectory(final Path dir) {
+        this.aclDirectory = Objects.requireNonNull(dir, "dir");
+        return this;
+    }
+
+    /**
+     * @param dir where {@code fips.key}/{@code fips.pub} live, instead of the directory of the last config file
+     *            loaded (or /etc/fips)
+     */
+    public NodeOptions keyDirectory(final Path dir) {
+        this.keyDirectory = Objects.requireNonNull(dir, "dir");
+        return this;
+    }
+
+    /**
+     * @param tuner adjusts the link settings derived from {@code node.*}, e.g. the reference's fixed rekey
+     *              timings, which no config key reaches (tests that need several rekeys in seconds)
+     */
+    public NodeOptions linkConfigTuner(final UnaryOperator<LinkConfig> tuner) {
+        this.linkConfigTuner = Objects.requireNonNull(tuner, "tuner");
+        return this;
+    }
+
+    LocalDelivery localDelivery() {
+        return localDelivery;
+    }
+
+    ThreadingMode threadingMode() {
+        return threadingMode;
+    }
+
+    LongSupplier nanoClock() {
+        return nanoClock;
+    }
+
+    Random randomOrSecure() {
+        return random != null ? random : new SecureRandom();
+    }
+
+    String version() {
+        return version;
+    }
+
+    Path aclDirectory() {
+        return aclDirectory;
+    }
+
+    Path keyDirectory() {
+        return keyDirectory;
+    }
+
+    UnaryOperator<LinkConfig> linkConfigTuner() {
+        return linkConfigTuner;
+    }
+}

@@ -1,0 +1,201 @@
+package net.fips.control.node;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import net.fips.control.config.ConfigException;
+import net.fips.control.config.ConfigLoader;
+import net.fips.control.config.HostEnvironment;
+import net.fips.control.config.LoadedConfig;
+import net.fips.control.identity.NodeIdentity;
+import net.fips.control.link.LinkSnapshot;
+import net.fips.control.link.PeerSnapshot;
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.SessionDatagram;
+import net.fips.dataplane.wire.SessionDatagramHeader;
+
+/** Shared helpers for the loopback node tests: YAML, free ports, polling, sequenced datagrams. */
+final class NodeTestSupport {
+    static final long SECOND = 1_000_000_000L;
+    /** Datagram size used by the traffic helpers (header, 8-byte sequence, padding). */
+    static final int DATAGRAM_BYTES = 200;
+    private static final ValueLayout.OfLong SEQ = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private NodeTestSupport() {
+    }
+
+    /** @return a UDP port on 127.0.0.1 that was free a moment ago */
+    static int freePort() throws IOException {
+        try (DatagramChannel ch = DatagramChannel.open()) {
+            ch.bind(new InetSocketAddress("127.0.0.1", 0));
+            return ((InetSocketAddress) ch.getLocalAddress()).getPort();
+        }
+    }
+
+    /** A peer entry for {@link #yaml}. */
+    record Peer(NodeIdentity id, String alias, int port, boolean autoReconnect) {
+    }
+
+    /**
+     * @param self      our identity (given as nsec, so no key file is written)
+     * @param port      UDP port on 127.0.0.1
+     * @param socket    control socket path
+     * @param nodeExtra extra lines under {@code node:}, each indented by two spaces
+     * @param peers     static peers
+     * @return the YAML text
+     */
+    static String yaml(final NodeIdentity self, final int port, final Path socket, final String nodeExtra,
+                       final Peer... peers) {
+        final StringBuilder sb = new StringBuilder();
+        sb.append("node:\n  identity:\n    nsec: \"").append(self.nsec()).append("\"\n");
+        sb.append("  control:\n    enabled: true\n    socket_path: \"").append(socket).append("\"\n");
+        sb.append(nodeExtra);
+        sb.append("transports:\n  udp:\n    bind_addr: \"127.0.0.1:").append(port).append("\"\n");
+        sb.append(peers.length == 0 ? "peers: []\n" : "peers:\n");
+        for (final Peer p : peers) {
+            sb.append("  - npub: \"").append(p.id().npub()).append("\"\n");
+            sb.append("    alias: \"").append(p.alias()).append("\"\n");
+            sb.append("    auto_reconnect: ").append(p.autoReconnect()).append('\n');
+            sb.append("    addresses:\n      - transport: udp\n        addr: \"127.0.0.1:").append(p.port())
+                    .append("\"\n");
+        }
+        return sb.toString();
+    }
+
+    static LoadedConfig load(final String yaml) throws ConfigException {
+        return new ConfigLoader(HostEnvironment.system()).load(yaml, "test yaml");
+    }
+
+    /** Polls {@code condition} every millisecond until it holds or {@code timeoutMs} passes. */
+    static void await(final long timeoutMs, final BooleanSupplier condition, final Supplier<String> what) {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out after " + timeoutMs + " ms waiting for: " + what.get());
+            }
+            LockSupport.parkNanos(1_000_000L);
+        }
+    }
+
+    static PeerSnapshot peerOf(final Node node, final Node other) {
+        return node.linkSnapshot().peer(other.identity().npub());
+    }
+
+    static boolean linked(final Node a, final Node b) {
+        return peerOf(a, b) != null && peerOf(b, a) != null;
+    }
+
+    static String describe(final Node n) {
+        final LinkSnapshot s = n.linkSnapshot();
+        final StringBuilder sb = new StringBuilder(n.identity().toPeer().shortNpub() + " peers=" + s.peers().size()
+                + " dials=" + s.pendingOutbound() + " dp{");
+        for (final net.fips.dataplane.engine.DataPlaneCounter c : net.fips.dataplane.engine.DataPlaneCounter.values()) {
+            final long v = n.dataPlane().counter(c);
+            if (v != 0) {
+                sb.append(c).append('=').append(v).append(' ');
+            }
+        }
+        sb.append("} link{");
+        for (final net.fips.control.link.LinkCounter c : net.fips.control.link.LinkCounter.values()) {
+            if (s.counter(c) != 0) {
+                sb.append(c).append('=').append(s.counter(c)).append(' ');
+            }
+        }
+        sb.append('}');
+        for (final PeerSnapshot p : s.peers()) {
+            sb.append(' ').append(p);
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Counts sequenced datagrams as a {@link LocalDelivery} hook: any gap or reordering is remembered as the
+     * first problem. Runs on one data-plane worker thread; readers poll {@link #delivered()}.
+     */
+    static final class SequenceCheck implements LocalDelivery {
+        private final AtomicLong next = new AtomicLong();
+        private final AtomicReference<String> problem = new AtomicReference<>();
+
+        @Override
+        public void deliver(final long linkId, final MemorySegment segment, final long offset, final int length) {
+            if (length < SessionDatagramHeader.SIZE + 8) {
+                return;   // not one of ours
+            }
+            final long seq = segment.get(SEQ, offset + SessionDatagramHeader.SIZE);
+            final long expected = next.get();
+            if (seq != expected) {
+                problem.compareAndSet(null, "expected datagram " + expected + " but got " + seq);
+            }
+            next.set(Math.max(expected, seq + 1));
+        }
+
+        long delivered() {
+            return next.get();
+        }
+
+        String problem() {
+            return problem.get();
+        }
+    }
+
+    /**
+     * Sends sequenced datagrams over one link, keeping at most {@code window} of them unacknowledged by the
+     * receiver's {@link SequenceCheck}, so neither a ring nor a socket buffer can overflow and any loss is real.
+     */
+    static final class Sender {
+        private final Node from;
+        private final SequenceCheck receiver;
+        private final MemorySegment buf;
+        private long sent;
+
+        Sender(final Node from, final Node to, final SequenceCheck receiver) {
+            this.from = from;
+            this.receiver = receiver;
+            final byte[] pad = new byte[DATAGRAM_BYTES - SessionDatagramHeader.SIZE];
+            final byte[] bytes = new SessionDatagram(64, 1280, NodeAddr.of(from.identity().nodeAddr().toBytes()),
+                    NodeAddr.of(to.identity().nodeAddr().toBytes()), pad).encode();
+            this.buf = MemorySegment.ofArray(bytes);
+        }
+
+        /**
+         * Sends until {@code more} says stop, within the window.
+         *
+         * @param linkId the link
+         * @param window most datagrams in flight
+         * @param more   checked between sends
+         * @return datagrams sent
+         */
+        long run(final long linkId, final int window, final BooleanSupplier more) {
+            while (more.getAsBoolean()) {
+                if (sent - receiver.delivered() >= window) {
+                    LockSupport.parkNanos(50_000L);
+                    continue;
+                }
+                buf.set(SEQ, SessionDatagramHeader.SIZE, sent);
+                if (from.dataPlane().sendDatagram(linkId, buf, 0, (int) buf.byteSize())) {
+                    sent++;
+                } else {
+                    LockSupport.parkNanos(50_000L);
+                }
+            }
+            return sent;
+        }
+
+        long sent() {
+            return sent;
+        }
+    }
+}
