@@ -20,8 +20,8 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 import net.fips.control.identity.IdentityFormatException;
-import net.fips.control.identity.NodeAddr;
 import net.fips.control.identity.PeerIdentity;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The peer ACL of {@code peers.allow} and {@code peers.deny} (operator.md §4.3), immutable.

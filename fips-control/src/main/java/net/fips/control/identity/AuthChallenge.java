@@ -9,6 +9,7 @@ import java.util.Objects;
 
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The reference's challenge-response authentication (a library API that its daemon never sends): the responder
@@ -101,6 +102,6 @@ public final class AuthChallenge {
         if (!Schnorr.verify(response.publicKey, digest(challenge, response.timestamp), response.signature)) {
             throw new SignatureException("auth challenge signature verification failed");
         }
-        return NodeAddr.fromPublicKey(response.publicKey);
+        return NodeAddrs.fromPublicKey(response.publicKey);
     }
 }

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 import net.fips.control.identity.IdentityFormatException.Problem;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * A node's FIPS IPv6 address in {@code fd00::/8}: {@code 0xfd} followed by the first 15 bytes of its node_addr

@@ -8,6 +8,7 @@ import org.bouncycastle.math.ec.ECPoint;
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityFormatException.Problem;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * This node's identity: a secp256k1 secret key with its public forms, node_addr and FIPS address, able to sign.

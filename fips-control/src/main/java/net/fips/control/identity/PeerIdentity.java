@@ -8,6 +8,7 @@ import org.bouncycastle.math.ec.ECPoint;
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityFormatException.Problem;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * A remote node's identity: its x-only public key, the compressed key used for Noise, and the derived node_addr
@@ -26,7 +27,7 @@ public final class PeerIdentity {
     private PeerIdentity(final byte[] xOnly, final byte[] compressed) {
         this.xOnly = xOnly;
         this.compressed = compressed;
-        this.nodeAddr = NodeAddr.fromPublicKey(xOnly);
+        this.nodeAddr = NodeAddrs.fromPublicKey(xOnly);
         this.address = FipsAddress.fromNodeAddr(nodeAddr);
     }
 

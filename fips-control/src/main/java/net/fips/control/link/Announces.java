@@ -13,7 +13,6 @@ import net.fips.dataplane.wire.FilterAnnounce;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.MmpReceiverReport;
 import net.fips.dataplane.wire.MmpSenderReport;
-import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
 import net.fips.dataplane.wire.WireResult;
 
@@ -34,28 +33,26 @@ public final class Announces {
     private static final int COLD_SAMPLES = 5;
 
     private final LinkConductor c;
-    private final NodeAddr ourWireAddr;
     private TreeAnnounce ownTree;
     private BloomFilter ownFilter;
     private long filterSequence;
 
     Announces(final LinkConductor conductor, final long unixSeconds) {
         this.c = conductor;
-        this.ourWireAddr = NodeAddr.of(conductor.ourAddr.toBytes());
         // Start-up state: self-root, sequence 1, signed at once (routing-session §1.1).
         this.ownTree = signRoot(1, unixSeconds);
         final BloomFilter f = BloomFilter.create();
-        f.insert(ourWireAddr);
+        f.insert(c.ourAddr);
         this.ownFilter = f;
     }
 
     private TreeAnnounce signRoot(final long sequence, final long timestamp) {
         final byte[] aux = new byte[Schnorr.AUX_LENGTH];
         c.random.nextBytes(aux);
-        final byte[] sig = c.identity.sign(TreeAnnounce.signingBytes(ourWireAddr, ourWireAddr, sequence, timestamp),
+        final byte[] sig = c.identity.sign(TreeAnnounce.signingBytes(c.ourAddr, c.ourAddr, sequence, timestamp),
                 aux);
-        return new TreeAnnounce(sequence, timestamp, ourWireAddr,
-                List.of(new CoordEntry(ourWireAddr, sequence, timestamp)), sig);
+        return new TreeAnnounce(sequence, timestamp, c.ourAddr,
+                List.of(new CoordEntry(c.ourAddr, sequence, timestamp)), sig);
     }
 
     /** @return the TreeAnnounce we send to peers */
@@ -267,7 +264,7 @@ public final class Announces {
             invalidTree(peer, "undecodable");
             return;
         }
-        if (!ta.nodeAddr().equals(NodeAddr.of(peer.nodeAddr.toBytes()))) {
+        if (!ta.nodeAddr().equals(peer.nodeAddr)) {
             invalidTree(peer, "declared by another node");
             return;
         }

@@ -13,7 +13,6 @@ import java.util.Random;
 import java.util.function.LongFunction;
 
 import net.fips.control.crypto.Secp256k1;
-import net.fips.control.identity.NodeAddr;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.noise.EphemeralSource;
@@ -25,6 +24,7 @@ import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.wire.Disconnect;
 import net.fips.dataplane.wire.FmpMsg1;
 import net.fips.dataplane.wire.FmpPrefix;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The link layer's control state on the single control thread (crypto-link §5). Agent style: the owner calls

@@ -2,10 +2,10 @@ package net.fips.control.link;
 
 import java.net.InetSocketAddress;
 
-import net.fips.control.identity.NodeAddr;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.noise.HandshakeState;
 import net.fips.dataplane.wire.FilterAnnounce;
+import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
 
 /**

@@ -27,8 +27,9 @@ import net.fips.control.ctl.TrafficStats;
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.ctl.TransportState;
 import net.fips.control.ctl.TunState;
+import net.fips.control.identity.FipsAddress;
 import net.fips.control.identity.IdentityFormatException;
-import net.fips.control.identity.NodeAddr;
+import net.fips.control.identity.NodeAddrs;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.link.DialSnapshot;
@@ -219,7 +220,7 @@ final class NodeControlApi implements ControlApi {
 
     private static String ipv6Of(final String nodeAddrHex) {
         try {
-            return NodeAddr.parse(nodeAddrHex).toFipsAddress().toString();
+            return FipsAddress.fromNodeAddr(NodeAddrs.parse(nodeAddrHex)).toString();
         } catch (final IdentityFormatException e) {
             return "-";
         }

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.regex.Matcher;
 
+import net.fips.control.identity.NodeAddrs;
 import net.fips.control.noise.HandshakeState.Pattern;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.JdkAeadCipher;
@@ -268,8 +269,7 @@ public final class FspMessageVectors implements VectorFileCheck {
 
     /** The node address of a 33-byte compressed public key (hash of its x coordinate). */
     private static NodeAddr nodeOf(final byte[] compressed) {
-        return NodeAddr.of(net.fips.control.identity.NodeAddr.fromPublicKey(
-                Arrays.copyOfRange(compressed, 1, compressed.length)).toBytes());
+        return NodeAddrs.fromPublicKey(Arrays.copyOfRange(compressed, 1, compressed.length));
     }
 
     private static byte[] concat(final byte[] a, final byte[] b) {

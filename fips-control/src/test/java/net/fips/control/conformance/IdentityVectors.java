@@ -13,7 +13,7 @@ import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.AuthChallenge;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.Nip19;
-import net.fips.control.identity.NodeAddr;
+import net.fips.control.identity.NodeAddrs;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
 
@@ -174,7 +174,7 @@ public final class IdentityVectors implements VectorFileCheck {
                 HEX.parseHex(v.get("signature_from_sign_challenge_random_aux_hex").asText()));
         try {
             x.equal("verify(reference response) -> node_addr",
-                    NodeAddr.parse(v.get("reference_verify_returns_node_addr_hex").asText()), ch.verify(reference));
+                    NodeAddrs.parse(v.get("reference_verify_returns_node_addr_hex").asText()), ch.verify(reference));
             x.equal("verify(own response) -> node_addr", id.nodeAddr(),
                     ch.verify(id.signChallenge(challenge, timestamp)));
         } catch (final SignatureException e) {

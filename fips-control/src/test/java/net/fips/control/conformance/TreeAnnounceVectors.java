@@ -16,6 +16,7 @@ import java.util.Optional;
 
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;
+import net.fips.control.identity.NodeAddrs;
 import net.fips.dataplane.wire.CoordEntry;
 import net.fips.dataplane.wire.TreeAnnounce;
 
@@ -50,7 +51,7 @@ public final class TreeAnnounceVectors implements VectorFileCheck {
         final byte[] pub = hex(v, "signer_pubkey_xonly_hex");
         e.bytes("signer x-only pubkey from secret", pub, Secp256k1.xOnly(secret))
                 .hex("node_addr from pubkey", v.get("node_addr_hex").asText(),
-                        net.fips.control.identity.NodeAddr.fromPublicKey(pub).toBytes());
+                        NodeAddrs.fromPublicKey(pub).toBytes());
 
         final long sequence = u64(v, "sequence");
         final long timestamp = u64(v, "timestamp");

@@ -37,7 +37,7 @@ class IdentityDecodingFuzzTest {
     private void feed(final String s) {
         final Decoder[] decoders = {
             Bech32::decode, Nip19::decodeNpub, Nip19::decodeNsec, Nip19::decodeSecret, Nip19::decodePublicHex,
-            PeerIdentity::parse, NodeIdentity::parse, NodeAddr::parse,
+            PeerIdentity::parse, NodeIdentity::parse, NodeAddrs::parse,
         };
         for (final Decoder d : decoders) {
             try {

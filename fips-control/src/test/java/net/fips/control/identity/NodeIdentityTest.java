@@ -16,6 +16,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.identity.IdentityFormatException.Problem;
+import net.fips.dataplane.wire.NodeAddr;
 
 /** NodeIdentity and PeerIdentity against the upstream and spec vectors (crypto-link.md §9). */
 class NodeIdentityTest {

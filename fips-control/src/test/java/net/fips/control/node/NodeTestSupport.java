@@ -23,7 +23,6 @@ import net.fips.control.identity.NodeIdentity;
 import net.fips.control.link.LinkSnapshot;
 import net.fips.control.link.PeerSnapshot;
 import net.fips.dataplane.LocalDelivery;
-import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.SessionDatagramHeader;
 
@@ -165,8 +164,8 @@ final class NodeTestSupport {
             this.from = from;
             this.receiver = receiver;
             final byte[] pad = new byte[DATAGRAM_BYTES - SessionDatagramHeader.SIZE];
-            final byte[] bytes = new SessionDatagram(64, 1280, NodeAddr.of(from.identity().nodeAddr().toBytes()),
-                    NodeAddr.of(to.identity().nodeAddr().toBytes()), pad).encode();
+            final byte[] bytes = new SessionDatagram(64, 1280, from.identity().nodeAddr(),
+                    to.identity().nodeAddr(), pad).encode();
             this.buf = MemorySegment.ofArray(bytes);
         }
 

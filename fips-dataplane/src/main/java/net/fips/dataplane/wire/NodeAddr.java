@@ -69,6 +69,11 @@ public final class NodeAddr implements Comparable<NodeAddr> {
         return seg.get(Reader.U64_BE, off) == hi && seg.get(Reader.U64_BE, off + 8) == lo;
     }
 
+    /** The first 4 bytes in lower-case hex followed by {@code "..."}: the short form the reference logs. */
+    public String shortHex() {
+        return String.format("%08x...", (int) (hi >>> 32));
+    }
+
     @Override
     public int compareTo(final NodeAddr o) {
         final int c = Long.compareUnsigned(hi, o.hi);
