@@ -51,11 +51,9 @@ public final class FmpEstablishedHeader {
 
     /** Points this view at a whole frame {@code [off, off+len)}. */
     public WireResult<FmpEstablishedHeader> wrap(final MemorySegment segment, final long off, final long len) {
-        if (!Reader.windowOk(segment.byteSize(), off, len)) {
-            return WireResult.err(WireError.BAD_LENGTH);
-        }
-        if (len < MIN_FRAME_SIZE) {
-            return WireResult.err(WireError.TRUNCATED);
+        final WireError error = Reader.viewError(segment, off, len, MIN_FRAME_SIZE);
+        if (error != null) {
+            return WireResult.err(error);
         }
         final int b0 = Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, off));
         if (b0 >>> 4 != FmpPrefix.VERSION) {

@@ -41,11 +41,9 @@ public final class FmpPrefix {
 
     /** Points this view at {@code [off, off+len)}; checks length ≥ 4, version 0 and a known phase. */
     public WireResult<FmpPrefix> wrap(final MemorySegment segment, final long off, final long len) {
-        if (!Reader.windowOk(segment.byteSize(), off, len)) {
-            return WireResult.err(WireError.BAD_LENGTH);
-        }
-        if (len < SIZE) {
-            return WireResult.err(WireError.TRUNCATED);
+        final WireError error = Reader.viewError(segment, off, len, SIZE);
+        if (error != null) {
+            return WireResult.err(error);
         }
         final int b0 = Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, off));
         if (b0 >>> 4 != VERSION) {

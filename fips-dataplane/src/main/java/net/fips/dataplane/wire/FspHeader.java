@@ -42,11 +42,9 @@ public final class FspHeader {
 
     /** Points this view at an FSP message {@code [off, off+len)}. */
     public WireResult<FspHeader> wrap(final MemorySegment segment, final long off, final long len) {
-        if (!Reader.windowOk(segment.byteSize(), off, len)) {
-            return WireResult.err(WireError.BAD_LENGTH);
-        }
-        if (len < MIN_MESSAGE_SIZE) {
-            return WireResult.err(WireError.TRUNCATED);
+        final WireError error = Reader.viewError(segment, off, len, MIN_MESSAGE_SIZE);
+        if (error != null) {
+            return WireResult.err(error);
         }
         final int b0 = Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, off));
         if (b0 >>> 4 != FspPrefix.VERSION) {

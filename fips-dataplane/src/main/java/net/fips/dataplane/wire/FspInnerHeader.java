@@ -31,11 +31,9 @@ public final class FspInnerHeader {
 
     /** Points this view at a plaintext {@code [off, off+len)} of at least 6 bytes. */
     public WireResult<FspInnerHeader> wrap(final MemorySegment segment, final long off, final long len) {
-        if (!Reader.windowOk(segment.byteSize(), off, len)) {
-            return WireResult.err(WireError.BAD_LENGTH);
-        }
-        if (len < SIZE) {
-            return WireResult.err(WireError.TRUNCATED);
+        final WireError error = Reader.viewError(segment, off, len, SIZE);
+        if (error != null) {
+            return WireResult.err(error);
         }
         this.seg = segment;
         this.base = off;

@@ -44,11 +44,9 @@ public final class FspPrefix {
 
     /** Points this view at an FSP message {@code [off, off+len)}. */
     public WireResult<FspPrefix> wrap(final MemorySegment segment, final long off, final long len) {
-        if (!Reader.windowOk(segment.byteSize(), off, len)) {
-            return WireResult.err(WireError.BAD_LENGTH);
-        }
-        if (len < SIZE) {
-            return WireResult.err(WireError.TRUNCATED);
+        final WireError error = Reader.viewError(segment, off, len, SIZE);
+        if (error != null) {
+            return WireResult.err(error);
         }
         if ((segment.get(ValueLayout.JAVA_BYTE, off) & 0x0F) > PHASE_MSG3) {
             return WireResult.err(WireError.BAD_PHASE);

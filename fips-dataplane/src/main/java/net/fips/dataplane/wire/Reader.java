@@ -30,6 +30,17 @@ final class Reader {
         return off >= 0 && len >= 0 && off <= size - len;
     }
 
+    /**
+     * The check every flyweight's {@code wrap} starts with: {@link WireError#BAD_LENGTH} when {@code [off, off+len)}
+     * is not inside {@code seg}, {@link WireError#TRUNCATED} when it is shorter than {@code minLen}, else null.
+     */
+    static WireError viewError(final MemorySegment seg, final long off, final long len, final long minLen) {
+        if (!windowOk(seg.byteSize(), off, len)) {
+            return WireError.BAD_LENGTH;
+        }
+        return len < minLen ? WireError.TRUNCATED : null;
+    }
+
     static Reader of(final MemorySegment seg, final long off, final long len) throws WireException {
         if (!windowOk(seg.byteSize(), off, len)) {
             throw WireException.of(WireError.BAD_LENGTH);
