@@ -22,6 +22,21 @@ public final class NodeAddr implements Comparable<NodeAddr> {
         this.lo = lo;
     }
 
+    /** The address whose big-endian halves are {@code hi} (bytes 0-7) and {@code lo} (bytes 8-15). */
+    public static NodeAddr of(final long hi, final long lo) {
+        return new NodeAddr(hi, lo);
+    }
+
+    /** @return bytes 0-7 as a big-endian long (the more significant half in the tree's order) */
+    public long hi() {
+        return hi;
+    }
+
+    /** @return bytes 8-15 as a big-endian long */
+    public long lo() {
+        return lo;
+    }
+
     /** The address whose bytes are {@code bytes[off..off+16)}. */
     public static NodeAddr of(final byte[] bytes, final int off) {
         final MemorySegment s = MemorySegment.ofArray(bytes);
