@@ -88,6 +88,11 @@ public final class Announces {
     // Sending
 
     void onPromoted(final PeerLink peer) {
+        final LinkListener l = c.listener();
+        if (l != null) {
+            l.onPeerUp(peer.identity, peer.linkId, peer.transportId, c.now);
+            return;
+        }
         // A new link starts with no limiter history: the TreeAnnounce goes out now, the filter on the next tick.
         peer.treeAnnounceSent = false;
         sendTreeAnnounce(peer);
@@ -231,8 +236,20 @@ public final class Announces {
         switch (type) {
             case HEARTBEAT -> c.count(LinkCounter.HEARTBEATS_RECEIVED);
             case DISCONNECT -> onDisconnect(peer, msg);
-            case TREE_ANNOUNCE -> onTreeAnnounce(peer, msg);
-            case FILTER_ANNOUNCE -> onFilterAnnounce(peer, msg);
+            case TREE_ANNOUNCE -> {
+                if (c.listener() != null) {
+                    forward(peer, msg);
+                } else {
+                    onTreeAnnounce(peer, msg);
+                }
+            }
+            case FILTER_ANNOUNCE -> {
+                if (c.listener() != null) {
+                    forward(peer, msg);
+                } else {
+                    onFilterAnnounce(peer, msg);
+                }
+            }
             case SENDER_REPORT -> onSenderReport(peer, msg);
             case RECEIVER_REPORT -> onReceiverReport(peer, msg);
             default -> forward(peer, msg);
@@ -241,9 +258,9 @@ public final class Announces {
 
     private void forward(final PeerLink peer, final byte[] msg) {
         c.count(LinkCounter.OTHER_LINK_MESSAGES);
-        final LinkConductor.LinkMessageListener l = c.listener();
+        final LinkListener l = c.listener();
         if (l != null) {
-            l.onLinkMessage(peer.identity, msg);
+            l.onLinkMessage(peer.identity, msg, c.now);
         }
     }
 
@@ -354,5 +371,9 @@ public final class Announces {
             m.srttMicros += (sample - m.srttMicros) >> 3;
         }
         m.srttSamples++;
+        final LinkListener l = c.listener();
+        if (l != null) {
+            l.onRttSample(peer.identity, m.srttMicros, m.srttSamples, c.now);
+        }
     }
 }

@@ -93,17 +93,7 @@ public final class LinkConductor {
     int pendingInbound;
     private volatile LinkSnapshot published;
     private boolean dirty = true;
-    private LinkMessageListener listener;
-
-    /** Receives authenticated link messages this layer does not consume (SessionDatagram excluded). */
-    @FunctionalInterface
-    public interface LinkMessageListener {
-        /**
-         * @param peer    the sending peer
-         * @param message the link message, msg_type first
-         */
-        void onLinkMessage(PeerIdentity peer, byte[] message);
-    }
+    private LinkListener listener;
 
     /** A peer from the configuration (or added at runtime) that we dial and, if asked, redial. */
     record ConfiguredPeer(PeerIdentity identity, int transportId, InetSocketAddress address,
@@ -266,11 +256,19 @@ public final class LinkConductor {
         work += maintenance.resendHandshakes();
         work += maintenance.resendRekeys();
         work += processRetries();
-        work += announces.sendPendingTreeAnnounces();
-        work += announces.sendPendingFilters();
+        final LinkListener l = listener;
+        if (l != null) {
+            work += l.onRoutingTick(now);
+        } else {
+            work += announces.sendPendingTreeAnnounces();
+            work += announces.sendPendingFilters();
+        }
         work += announces.sendMmpReports();
         work += maintenance.checkHeartbeats();
         work += maintenance.checkRekey();
+        if (l != null) {
+            work += l.onLookupTick(now);
+        }
         return work;
     }
 
@@ -349,17 +347,24 @@ public final class LinkConductor {
         publish();
     }
 
-    /** @param l receives link messages this layer does not consume; null to ignore them */
-    public void setLinkMessageListener(final LinkMessageListener l) {
+    /**
+     * Installs the layer above (routing). With a listener the link layer no longer sends its own stand-alone root
+     * TreeAnnounce and own-address filter: TreeAnnounce and FilterAnnounce, like every other message it does not
+     * consume, go to the listener, which owns them. Without one (link-layer tests) the stand-alone behaviour stays.
+     *
+     * @param l the listener; null to remove it
+     */
+    public void setLinkListener(final LinkListener l) {
         this.listener = l;
     }
 
-    LinkMessageListener listener() {
+    LinkListener listener() {
         return listener;
     }
 
     /**
      * Sends a link message to an established peer (for layers above: routing, discovery).
+     * Safe to call from {@link LinkListener} callbacks.
      *
      * @param peer    the peer
      * @param message msg_type first
@@ -468,6 +473,9 @@ public final class LinkConductor {
             indices.free(peer.previousOurIndex);
         }
         dirty = true;
+        if (listener != null) {
+            listener.onPeerDown(peer.identity, now);
+        }
     }
 
     void sendDisconnect(final PeerLink peer, final Disconnect.Reason reason) {

@@ -1,0 +1,74 @@
+package net.fips.control.link;
+
+import net.fips.control.identity.PeerIdentity;
+
+/**
+ * What the layers above the link layer (spanning tree, bloom filters, discovery, routing) hear from it, on the
+ * control thread, at the conductor's clock. Every method has an empty default so a listener implements only what
+ * it needs. Calls never re-enter the conductor's state: a listener may call {@link LinkConductor#send} from any of
+ * them.
+ */
+public interface LinkListener {
+    /**
+     * A link to {@code peer} was promoted: a new peer, a reconnection, or a cross-connection that moved the peer
+     * to another link id (then called again with the new id, without an {@link #onPeerDown} first).
+     *
+     * @param peer        the authenticated peer
+     * @param linkId      the data plane's link id now carrying it
+     * @param transportId the transport the link runs on
+     * @param nowNanos    the control clock
+     */
+    default void onPeerUp(PeerIdentity peer, long linkId, int transportId, long nowNanos) {
+    }
+
+    /**
+     * The peer was removed (dead link, Disconnect, restart detected, decryption failures, operator, shutdown).
+     *
+     * @param peer     the peer
+     * @param nowNanos the control clock
+     */
+    default void onPeerDown(PeerIdentity peer, long nowNanos) {
+    }
+
+    /**
+     * An authenticated link message that the link layer does not consume itself: TreeAnnounce, FilterAnnounce,
+     * LookupRequest, LookupResponse and unknown types ({@code message[0]} is the msg_type).
+     *
+     * @param peer     the sender
+     * @param message  the message; owned by the listener
+     * @param nowNanos the control clock
+     */
+    default void onLinkMessage(PeerIdentity peer, byte[] message, long nowNanos) {
+    }
+
+    /**
+     * A new link RTT sample was folded into the peer's smoothed RTT.
+     *
+     * @param peer       the peer
+     * @param srttMicros the smoothed RTT after the sample
+     * @param samples    how many samples the estimate holds now (1 for the first)
+     * @param nowNanos   the control clock
+     */
+    default void onRttSample(PeerIdentity peer, long srttMicros, int samples, long nowNanos) {
+    }
+
+    /**
+     * The tick's tree and bloom maintenance slot (after peer retries, before MMP reports, as in the reference).
+     *
+     * @param nowNanos the control clock
+     * @return units of work done
+     */
+    default int onRoutingTick(long nowNanos) {
+        return 0;
+    }
+
+    /**
+     * The tick's last slot: pending lookup retries and timeouts.
+     *
+     * @param nowNanos the control clock
+     * @return units of work done
+     */
+    default int onLookupTick(long nowNanos) {
+        return 0;
+    }
+}
