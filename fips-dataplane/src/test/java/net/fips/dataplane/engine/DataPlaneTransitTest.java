@@ -416,4 +416,73 @@ class DataPlaneTransitTest {
         }
         assertNotNull(MemorySegment.NULL);
     }
+
+    /**
+     * Bounded, seeded fuzzing of the transit path: random datagrams and mutations of SessionSetup, SessionAck-like
+     * and CP datagrams, through two workers. Every frame must end in exactly one outcome (forwarded, delivered or a
+     * counted drop) and nothing may throw.
+     */
+    @Test
+    void fuzzedDatagramsAreEachForwardedDeliveredOrACountedDrop() throws Exception {
+        start(2, true);
+        final java.util.Random rnd = new java.util.Random(0xF1F5);
+        final byte[] setup = datagram(9, 1280, A, D, new SessionSetup(0, A_COORDS, Coords.of(D, C),
+                new byte[SessionSetup.XK_SIZE]).encode());
+        final byte[] cpCoords = new FspCpCoords(A_COORDS, Coords.of(D, C)).encode();
+        final byte[] cpMsg = new byte[12 + cpCoords.length + 20];
+        cpMsg[1] = 0x01;
+        System.arraycopy(cpCoords, 0, cpMsg, 12, cpCoords.length);
+        final byte[] cp = datagram(9, 1280, A, D, Arrays.copyOf(cpMsg, cpMsg.length));
+        final NodeAddr[] dests = {A, B, C, D};
+        int sent = 0;
+        for (int round = 0; round < 40; round++) {
+            for (int i = 0; i < 25; i++) {
+                final byte[] m;
+                switch (rnd.nextInt(4)) {
+                    case 0 -> {
+                        m = new byte[1 + rnd.nextInt(120)];
+                        rnd.nextBytes(m);
+                        m[0] = 0;
+                    }
+                    case 1 -> {
+                        m = setup.clone();
+                        for (int k = rnd.nextInt(4); k >= 0; k--) {
+                            m[1 + rnd.nextInt(m.length - 1)] = (byte) rnd.nextInt();
+                        }
+                    }
+                    case 2 -> {
+                        m = Arrays.copyOf(cp, 1 + rnd.nextInt(cp.length));
+                        if (m.length > 36) {
+                            m[36 + rnd.nextInt(m.length - 36)] = (byte) rnd.nextInt();
+                        }
+                    }
+                    default -> m = datagram(rnd.nextInt(3), 1280, A, dests[rnd.nextInt(4)], payload(i, 20 + i));
+                }
+                fromA(0, m);
+                sent++;
+            }
+            final long want = sent;
+            pumpUntil(() -> outcomes() >= want);
+            drain(a);
+            drain(c);
+        }
+        assertEquals(sent, outcomes(), counters());
+        assertTrue(dp.counter(DataPlaneCounter.COORDS_OBSERVED) > 0, counters());
+        assertTrue(dp.counter(DataPlaneCounter.FORWARDED) > 0, counters());
+        assertNull(dp.agentFailure());
+    }
+
+    private long outcomes() {
+        return dp.counter(DataPlaneCounter.FORWARDED) + dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED)
+                + dp.counter(DataPlaneCounter.DROP_MALFORMED_DATAGRAM) + dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED)
+                + dp.counter(DataPlaneCounter.DROP_NO_ROUTE) + dp.counter(DataPlaneCounter.DROP_MTU)
+                + dp.counter(DataPlaneCounter.DROP_HANDOFF_RING_FULL) + dp.counter(DataPlaneCounter.DROP_TX_RING_FULL);
+    }
+
+    private static void drain(final DatagramChannel ch) throws IOException {
+        final ByteBuffer buf = ByteBuffer.allocate(2048);
+        while (ch.receive(buf) != null) {
+            buf.clear();
+        }
+    }
 }
