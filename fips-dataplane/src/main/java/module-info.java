@@ -12,4 +12,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.udp;
     exports net.fips.dataplane.pool;
     exports net.fips.dataplane.engine;
+    exports net.fips.dataplane.route;
 }

@@ -2,6 +2,8 @@ package net.fips.dataplane;
 
 import java.net.InetSocketAddress;
 
+import net.fips.dataplane.route.ForwardingTable;
+
 /**
  * What the control plane may ask of the data plane. Called from the control thread only; every method is
  * non-blocking and takes effect on the data plane's own threads in call order. Keys are copied; the caller may
@@ -40,4 +42,12 @@ public interface DataPlaneCommands {
 
     /** Sends a plaintext handshake packet (FMP phase 1 or 2) as is. */
     void sendHandshake(int transportId, InetSocketAddress to, byte[] packet);
+
+    /**
+     * Installs the routing snapshot the transit path uses from the next packet on (workers read it with one acquire
+     * load per datagram). With a table, received SessionDatagrams are forwarded, delivered locally only when
+     * addressed to the table's own address, and coordinates and routing failures are reported as
+     * {@link DataPlaneEvent.RoutingEvent}s; {@code null} (the initial state) delivers every SessionDatagram locally.
+     */
+    void setForwardingTable(ForwardingTable table);
 }

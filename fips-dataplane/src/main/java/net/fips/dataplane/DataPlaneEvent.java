@@ -1,6 +1,10 @@
 package net.fips.dataplane;
 
 import java.net.InetSocketAddress;
+import java.util.Objects;
+
+import net.fips.dataplane.wire.Coords;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * What the data plane reports to the control plane, through a bounded queue the control thread drains. Events
@@ -29,5 +33,57 @@ public sealed interface DataPlaneEvent {
 
     /** The link reached the limit of consecutive decryption failures (reference: 20) and should be removed. */
     record TooManyDecryptFailures(long linkId) implements DataPlaneEvent {
+    }
+
+    /**
+     * What the transit path reports for the routing layer (routing-session.md §4.2, §4.5): coordinates seen in
+     * forwarded or delivered datagrams, and routing failures that call for an error signal. Only produced while a
+     * {@link net.fips.dataplane.route.ForwardingTable} is installed.
+     */
+    sealed interface RoutingEvent extends DataPlaneEvent {
+    }
+
+    /**
+     * Coordinate-cache warming (§4.2 step 3): a SessionDatagram, forwarded or for us, carried coordinates in
+     * cleartext (a SessionSetup, a SessionAck, or an encrypted FSP message with the CP flag). The control plane
+     * should insert the non-null ones into its coordinate cache and publish a new table.
+     *
+     * @param src        the datagram's src_addr
+     * @param srcCoords  coordinates for {@code src}, or null if none were carried
+     * @param dest       the datagram's dest_addr
+     * @param destCoords coordinates for {@code dest}, or null if none were carried
+     */
+    record CoordsObserved(NodeAddr src, Coords srcCoords, NodeAddr dest, Coords destCoords) implements RoutingEvent {
+        /** Requires the addresses. */
+        public CoordsObserved {
+            Objects.requireNonNull(src, "src");
+            Objects.requireNonNull(dest, "dest");
+        }
+    }
+
+    /** Which error signal a routing failure calls for (§4.5). */
+    enum RoutingErrorKind {
+        /** The transit had no coordinates for the destination. */
+        COORDS_REQUIRED,
+        /** The transit had coordinates but no peer closer to the destination (carry our cached coordinates). */
+        PATH_BROKEN
+    }
+
+    /**
+     * A transit datagram was dropped for lack of a route; the control plane should send {@code kind} from us to
+     * {@code src} about {@code dest}. The data plane rate-limits these per destination (100 ms, per worker), so
+     * the control plane need not.
+     *
+     * @param src  the dropped datagram's src_addr (the error's destination)
+     * @param dest the dropped datagram's dest_addr
+     * @param kind which signal
+     */
+    record RoutingError(NodeAddr src, NodeAddr dest, RoutingErrorKind kind) implements RoutingEvent {
+        /** Requires every field. */
+        public RoutingError {
+            Objects.requireNonNull(src, "src");
+            Objects.requireNonNull(dest, "dest");
+            Objects.requireNonNull(kind, "kind");
+        }
     }
 }

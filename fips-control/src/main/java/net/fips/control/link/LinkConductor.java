@@ -226,6 +226,9 @@ public final class LinkConductor {
                     scheduleReconnect(peer.nodeAddr);
                 }
             }
+            // Only raised with a forwarding table installed; the routing layer handles them, not the link layer.
+            case DataPlaneEvent.RoutingEvent r -> {
+            }
         }
         dirty = true;
         publish();

@@ -326,6 +326,11 @@ final class PairedDataPlanes {
             wire.add(new Packet(address, to, packet.clone()));
         }
 
+        @Override
+        public void setForwardingTable(final net.fips.dataplane.route.ForwardingTable table) {
+            // no transit routing in this double
+        }
+
         // ---- receive path ----
 
         void receive(final Packet p) {

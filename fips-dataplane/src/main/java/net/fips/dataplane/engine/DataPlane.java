@@ -22,6 +22,7 @@ import net.fips.dataplane.pool.MpscSlotRing;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
+import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.udp.UdpDestination;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
@@ -51,6 +52,8 @@ import net.fips.dataplane.udp.UdpTransportException;
 public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     /** Unsigned little-endian 32-bit field, as FMP writes them. */
     static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** Little-endian 16-bit field. */
+    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** Unsigned little-endian 64-bit field. */
     static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
@@ -60,13 +63,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     /** What every agent shares, fixed at start. */
     record Shared(DataPlaneContext context, PacketPool pool, UdpTransport[] transports,
                   UdpDestination[] slotDestination, MemorySegment[] slotSource, IndexTableHolder table,
-                  EventQueue events) {
+                  EventQueue events, ForwardingTableHolder routes) {
     }
 
     private final DataPlaneContext ctx;
     private final PacketPool pool;
     private final EventQueue events;
     private final IndexTableHolder table = new IndexTableHolder();
+    private final ForwardingTableHolder routes = new ForwardingTableHolder();
     private final List<UdpTransport> transportList = new ArrayList<>();
     private final Map<Long, Link> links = new ConcurrentHashMap<>();
     private final List<Counters> counters = new ArrayList<>();
@@ -125,13 +129,21 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             slotSource[i] = pool.slotSegment(i).asSlice(SlotMeta.SOURCE_OFFSET, SlotMeta.SOURCE_MAX_BYTES);
         }
         final Shared shared = new Shared(ctx, pool, transports, new UdpDestination[pool.capacity()], slotSource,
-                table, events);
+                table, events, routes);
         final SpscSlotRing[][] rxToWorker = new SpscSlotRing[t][w];
         final SpscSlotRing[][] workerToTx = new SpscSlotRing[w][t];
         for (int i = 0; i < t; i++) {
             for (int j = 0; j < w; j++) {
                 rxToWorker[i][j] = new SpscSlotRing(ring);
                 workerToTx[j][i] = new SpscSlotRing(ring);
+            }
+        }
+        // Forwarded datagrams move from the worker of the inbound link to the worker of the outbound one through
+        // one ring per ordered pair, so each flow keeps its order.
+        final SpscSlotRing[][] handoff = new SpscSlotRing[w][w];
+        for (int a = 0; a < w; a++) {
+            for (int b = 0; b < w; b++) {
+                handoff[a][b] = a == b ? null : new SpscSlotRing(ring);
             }
         }
         final boolean dedicated = ctx.threadingMode() == ThreadingMode.DEDICATED;
@@ -158,8 +170,12 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                 in[i] = rxToWorker[i][j];
             }
             callerRings[j] = new MpscSlotRing(ring);
+            final SpscSlotRing[] fromWorkers = new SpscSlotRing[w];
+            for (int a = 0; a < w; a++) {
+                fromWorkers[a] = handoff[a][j];
+            }
             workers[j] = new WorkerAgent(j, shared, ctx.cipherSupplier().get(), in, callerRings[j], workerToTx[j],
-                    newCounters(), workerSignals[j], txSignals);
+                    newCounters(), workerSignals[j], txSignals, handoff[j], fromWorkers, workerSignals);
         }
         for (int i = 0; i < t; i++) {
             final SpscSlotRing[] in = new SpscSlotRing[w];
@@ -283,6 +299,17 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         checkRunning();
         transport(transportId);
         tx[transportId].enqueue(new TxAgent.Handshake(to, packet.clone()));
+    }
+
+    /** Any time, from the control thread; takes effect from each worker's next datagram. */
+    @Override
+    public void setForwardingTable(final ForwardingTable forwardingTable) {
+        routes.set(forwardingTable);
+    }
+
+    /** @return the forwarding table installed now, or null */
+    public ForwardingTable forwardingTable() {
+        return routes.get();
     }
 
     // ------------------------------------------------------------------ data path for local senders
@@ -430,6 +457,31 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     /** The worker a link is pinned to. */
     static int workerOf(final long linkId, final int workers) {
         return (int) Math.floorMod(linkId, (long) workers);
+    }
+
+    /** Holds the published {@link ForwardingTable}: one writer (the control thread), acquire loads by workers. */
+    static final class ForwardingTableHolder {
+        private static final VarHandle TABLE;
+
+        static {
+            try {
+                TABLE = MethodHandles.lookup().findVarHandle(ForwardingTableHolder.class, "table",
+                        ForwardingTable.class);
+            } catch (final ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        @SuppressWarnings("unused")
+        private ForwardingTable table;
+
+        ForwardingTable get() {
+            return (ForwardingTable) TABLE.getAcquire(this);
+        }
+
+        void set(final ForwardingTable t) {
+            TABLE.setRelease(this, t);
+        }
     }
 
     /**

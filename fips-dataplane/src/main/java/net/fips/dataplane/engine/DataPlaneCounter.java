@@ -48,7 +48,39 @@ public enum DataPlaneCounter {
     /** Cutovers triggered by a K-bit trial decryption. */
     KBIT_CUTOVERS("cutovers by K-bit trial"),
     /** Authenticated frames from a new source address. */
-    ADDRESS_CHANGES("roaming address changes");
+    ADDRESS_CHANGES("roaming address changes"),
+    /** Established frames whose payload_len is not the frame length minus 32 (checked before decryption). */
+    DROP_BAD_PAYLOAD_LEN("payload_len does not match the frame"),
+    /** SessionDatagrams shorter than the 36-byte header (with a forwarding table). */
+    DROP_MALFORMED_DATAGRAM("malformed SessionDatagram"),
+    /** SessionDatagrams received with ttl 0, dropped even when addressed to us. */
+    DROP_TTL_EXHAUSTED("SessionDatagram ttl exhausted"),
+    /** Transit SessionDatagrams with no next hop. */
+    DROP_NO_ROUTE("no route for a transit SessionDatagram"),
+    /** A forwarded datagram found the ring to the outbound link's worker full. */
+    DROP_HANDOFF_RING_FULL("cross-worker handoff ring full"),
+    /** Routing-error events not raised because one was raised for the destination within 100 ms. */
+    ROUTING_ERRORS_SUPPRESSED("routing errors rate-limited"),
+    /** Routing-error events raised. */
+    ROUTING_ERRORS_REPORTED("routing errors reported"),
+    /** Coordinate warming events raised (SessionSetup, SessionAck, CP). */
+    COORDS_OBSERVED("coordinates seen in datagrams"),
+    /** SessionDatagrams handed to another worker because the outbound link is pinned there. */
+    HANDOFFS("cross-worker handoffs"),
+    /** Transit SessionDatagrams re-sealed towards the next hop. */
+    FORWARDED("SessionDatagrams forwarded"),
+    /** Forwards whose next hop is the destination. */
+    ROUTE_DIRECT_PEER("forwards: direct peer"),
+    /** Forwards up the tree. */
+    ROUTE_TREE_UP("forwards: tree up"),
+    /** Forwards down the tree into the destination's subtree. */
+    ROUTE_TREE_DOWN("forwards: tree down"),
+    /** Forwards to a child whose subtree does not hold the destination. */
+    ROUTE_TREE_DOWN_CROSS("forwards: tree down, cross"),
+    /** Lateral forwards into the destination's subtree. */
+    ROUTE_CROSSLINK_DESCEND("forwards: crosslink descend"),
+    /** Lateral forwards not into the destination's subtree. */
+    ROUTE_CROSSLINK_ASCEND("forwards: crosslink ascend");
 
     private final String label;
 

@@ -145,6 +145,14 @@ final class RxAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_TRUNCATED);
             return;
         }
+        // payload_len must be exact (crypto-link.md §5.1, §5.4): the reference's stream framing reads
+        // 16 + payload_len + 16 bytes, so a frame whose length disagrees would break a TCP peer; checked before any
+        // crypto, as the reference's framing does.
+        if (Short.toUnsignedInt(seg.get(DataPlane.U16, off + FmpEstablishedHeader.PAYLOAD_LEN_OFFSET))
+                != len - FmpEstablishedHeader.MIN_FRAME_SIZE) {
+            drop(slot, DataPlaneCounter.DROP_BAD_PAYLOAD_LEN);
+            return;
+        }
         final int receiverIdx = seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
         final long linkId = table.lvTable().get(IndexTable.key(transportId, receiverIdx));
         if (linkId == IndexTable.MISSING) {

@@ -18,6 +18,7 @@ import net.fips.ffm.linux.SockAddrs;
  *  +24   source sockaddr length i32     rx -> worker: where the datagram came from (0 = unknown)
  *  +28   transport id i32               rx -> worker
  *  +32   source sockaddr (28 bytes, sockaddr_in6 at most)
+ *  +60   forward flags i32             worker -> worker: FMP flags (CE) a handed-off forward must carry
  *  +64   ... rest of the headroom, free for prepending
  * </pre>
  *
@@ -30,7 +31,8 @@ final class SlotMeta {
     static final long TRANSPORT_ID_OFFSET = SOURCE_LENGTH_OFFSET + Integer.BYTES;
     static final long SOURCE_OFFSET = TRANSPORT_ID_OFFSET + Integer.BYTES;
     static final int SOURCE_MAX_BYTES = SockAddrs.IN6_SIZE;
-    static final long END_OFFSET = SOURCE_OFFSET + SOURCE_MAX_BYTES;
+    static final long FORWARD_FLAGS_OFFSET = SOURCE_OFFSET + SOURCE_MAX_BYTES;
+    static final long END_OFFSET = FORWARD_FLAGS_OFFSET + Integer.BYTES;
 
     static {
         if (END_OFFSET > SlotDescriptor.DEFAULT_DATA_OFFSET - 64) {
@@ -65,6 +67,14 @@ final class SlotMeta {
         }
         MemorySegment.copy(sockaddr, 0, slot, SOURCE_OFFSET, length);
         slot.set(ValueLayout.JAVA_INT, SOURCE_LENGTH_OFFSET, length);
+    }
+
+    static void forwardFlags(final MemorySegment slot, final int flags) {
+        slot.set(ValueLayout.JAVA_INT, FORWARD_FLAGS_OFFSET, flags);
+    }
+
+    static int forwardFlags(final MemorySegment slot) {
+        return slot.get(ValueLayout.JAVA_INT, FORWARD_FLAGS_OFFSET);
     }
 
     static int sourceLength(final MemorySegment slot) {

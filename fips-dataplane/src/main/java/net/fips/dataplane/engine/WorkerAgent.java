@@ -16,12 +16,25 @@ import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.PacketView;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
+import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.route.NextHop;
+import net.fips.dataplane.route.RouteClass;
 import net.fips.dataplane.udp.UdpDestination;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
+import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.FmpEstablishedHeader;
 import net.fips.dataplane.wire.FmpInnerHeader;
+import net.fips.dataplane.wire.FspCpCoords;
+import net.fips.dataplane.wire.FspFlags;
+import net.fips.dataplane.wire.FspHeader;
+import net.fips.dataplane.wire.FspPrefix;
 import net.fips.dataplane.wire.LinkMessageType;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.SessionAck;
+import net.fips.dataplane.wire.SessionDatagramHeader;
+import net.fips.dataplane.wire.SessionSetup;
+import net.fips.dataplane.wire.WireResult;
 import net.fips.ffm.linux.SockAddrException;
 import net.fips.ffm.linux.SockAddrs;
 
@@ -35,6 +48,14 @@ import net.fips.ffm.linux.SockAddrs;
  * the 16-byte header as AD, accept the counter only once authenticated; count consecutive failures; then liveness,
  * roaming, and dispatch on msg_type: SessionDatagrams to the {@link LocalDelivery} hook, other link messages to the
  * control plane as events.
+ *
+ * <p>Transit (routing-session.md §4.2), only while a {@link ForwardingTable} is installed: a SessionDatagram with
+ * ttl 0 is dropped; coordinates it carries (SessionSetup, SessionAck, CP) are reported to the control plane and
+ * used for this packet's routing; one addressed to us goes to the hook; otherwise {@link NextHop} picks the peer,
+ * ttl is decremented, path_mtu folded with the peer's link MTU, and the datagram, already in place after the open,
+ * is re-sealed in the same slot for the outbound link with the incoming CE flag - here if that link is pinned to
+ * this worker, else after a handoff through the SPSC ring to its worker. No route: a counted drop and a
+ * rate-limited {@link DataPlaneEvent.RoutingError}.
  *
  * <p>Outbound: prepend the inner header (timestamp) and the FMP header in the slot's headroom, seal in place with
  * the current session, and pass the slot to the transport's tx agent.
@@ -68,6 +89,24 @@ final class WorkerAgent implements Agent {
     private static final int INNER = FmpInnerHeader.SIZE;
     private static final int TIMESTAMP = FmpInnerHeader.MSG_TYPE_OFFSET;
     private static final int SESSION_DATAGRAM = LinkMessageType.SESSION_DATAGRAM.code();
+    private static final int DATAGRAM_HEADER = SessionDatagramHeader.SIZE;
+    private static final ValueLayout.OfLong U64_BE = ValueLayout.JAVA_LONG_UNALIGNED
+            .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    /** Slots of the routing-error rate limiter (direct-mapped by destination). */
+    private static final int ERROR_SLOTS = 1024;
+    /** At most one routing error per destination per this interval (the reference's 100 ms). */
+    static final long ROUTING_ERROR_INTERVAL_NANOS = 100_000_000L;
+    private static final DataPlaneCounter[] ROUTE_COUNTERS = {
+        DataPlaneCounter.ROUTE_DIRECT_PEER, DataPlaneCounter.ROUTE_TREE_UP, DataPlaneCounter.ROUTE_TREE_DOWN,
+        DataPlaneCounter.ROUTE_TREE_DOWN_CROSS, DataPlaneCounter.ROUTE_CROSSLINK_DESCEND,
+        DataPlaneCounter.ROUTE_CROSSLINK_ASCEND,
+    };
+
+    static {
+        if (ROUTE_COUNTERS.length != RouteClass.values().length) {
+            throw new ExceptionInInitializerError("one counter per route class");
+        }
+    }
 
     private final int id;
     private final PacketPool pool;
@@ -95,10 +134,21 @@ final class WorkerAgent implements Agent {
     private final MemorySegment nonce;
     private final MemorySegment trialCopy;
     private final int[] drained;
+    private final DataPlane.ForwardingTableHolder routes;
+    private final NextHop nextHop = new NextHop();
+    private final SpscSlotRing[] toWorkers;
+    private final SpscSlotRing[] fromWorkers;
+    private final WakeSignal[] workerSignals;
+    private final boolean[] workerFed;
+    private final long[] coordHi;
+    private final long[] coordLo;
+    private final long[] errorAt = new long[ERROR_SLOTS];
+    private final boolean[] errorSet = new boolean[ERROR_SLOTS];
 
     WorkerAgent(final int id, final DataPlane.Shared shared, final AeadCipher cipher, final SpscSlotRing[] fromRx,
                 final MpscSlotRing fromCallers, final SpscSlotRing[] toTx, final Counters counters,
-                final WakeSignal signal, final WakeSignal[] txSignals) {
+                final WakeSignal signal, final WakeSignal[] txSignals, final SpscSlotRing[] toWorkers,
+                final SpscSlotRing[] fromWorkers, final WakeSignal[] workerSignals) {
         this.id = id;
         this.pool = shared.pool();
         this.view = pool.newView();
@@ -122,6 +172,14 @@ final class WorkerAgent implements Agent {
         this.nonce = arena.allocate(AeadCipher.NONCE_BYTES, 8);
         this.trialCopy = arena.allocate(pool.slotStrideBytes(), 64);
         this.drained = new int[batch];
+        this.routes = shared.routes();
+        this.toWorkers = toWorkers;
+        this.fromWorkers = fromWorkers;
+        this.workerSignals = workerSignals;
+        this.workerFed = new boolean[toWorkers.length];
+        final int maxCoords = pool.maxMtuBytes() / NodeAddr.SIZE + 1;
+        this.coordHi = new long[maxCoords];
+        this.coordLo = new long[maxCoords];
     }
 
     @Override
@@ -150,6 +208,11 @@ final class WorkerAgent implements Agent {
                 return true;
             }
         }
+        for (final SpscSlotRing ring : fromWorkers) {
+            if (ring != null && !ring.isEmpty()) {
+                return true;
+            }
+        }
         return false;
     }
 
@@ -164,6 +227,16 @@ final class WorkerAgent implements Agent {
             }
             work += n;
         }
+        for (final SpscSlotRing ring : fromWorkers) {
+            if (ring == null) {
+                continue;
+            }
+            final int n = ring.drainTo(drained, batch);
+            for (int i = 0; i < n; i++) {
+                onHandoff(drained[i]);
+            }
+            work += n;
+        }
         final int budget = txBudget();
         if (budget > 0) {
             final int n = fromCallers.drainTo(drained, budget);
@@ -173,7 +246,18 @@ final class WorkerAgent implements Agent {
             work += n;
         }
         wakeFedTx();
+        wakeFedWorkers();
         return work;
+    }
+
+    private void wakeFedWorkers() {
+        final boolean[] fed = workerFed;
+        for (int w = 0; w < fed.length; w++) {
+            if (fed[w]) {
+                fed[w] = false;
+                workerSignals[w].wake();
+            }
+        }
     }
 
     /** Once per cycle rather than per frame: the tx loops' wake-up costs a fence each. */
@@ -310,6 +394,13 @@ final class WorkerAgent implements Agent {
         final int messageLength = plaintext - TIMESTAMP;
         final int type = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, message));
         if (type == SESSION_DATAGRAM) {
+            final ForwardingTable forwarding = routes.get();
+            if (forwarding != null) {
+                final int fmpFlags = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE,
+                        off + FmpEstablishedHeader.FLAGS_OFFSET));
+                onSessionDatagram(forwarding, link, slot, seg, message, messageLength, fmpFlags);
+                return;
+            }
             counters.increment(DataPlaneCounter.DATAGRAMS_DELIVERED);
             try {
                 delivery.deliver(link.linkId, seg, message, messageLength);
@@ -323,6 +414,171 @@ final class WorkerAgent implements Agent {
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, message, bytes, 0, messageLength);
         pool.release(slot);
         events.offer(new DataPlaneEvent.LinkMessageReceived(link.linkId, timestamp, bytes));
+    }
+
+    // ------------------------------------------------------------------ transit
+
+    /** A SessionDatagram at {@code seg[m, m+len)} with a forwarding table installed (routing-session.md §4.2). */
+    private void onSessionDatagram(final ForwardingTable forwarding, final Link link, final int slot,
+                                   final MemorySegment seg, final long m, final int len, final int fmpFlags) {
+        if (len < DATAGRAM_HEADER) {
+            drop(slot, DataPlaneCounter.DROP_MALFORMED_DATAGRAM);
+            return;
+        }
+        final int ttl = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, m + SessionDatagramHeader.TTL_OFFSET));
+        if (ttl == 0) {
+            drop(slot, DataPlaneCounter.DROP_TTL_EXHAUSTED);
+            return;
+        }
+        final long destHi = seg.get(U64_BE, m + SessionDatagramHeader.DEST_OFFSET);
+        final long destLo = seg.get(U64_BE, m + SessionDatagramHeader.DEST_OFFSET + 8);
+        final int coordLen = warm(seg, m, len);
+        if (destHi == forwarding.self().hi() && destLo == forwarding.self().lo()) {
+            counters.increment(DataPlaneCounter.DATAGRAMS_DELIVERED);
+            try {
+                delivery.deliver(link.linkId, seg, m, len);
+            } finally {
+                pool.release(slot);
+            }
+            return;
+        }
+        final long now = clock.getAsLong();
+        final int peer = nextHop.find(forwarding, destHi, destLo, now, coordHi, coordLo, coordLen);
+        if (peer < 0) {
+            drop(slot, DataPlaneCounter.DROP_NO_ROUTE);
+            onNoRoute(seg, m, destHi, destLo, peer == NextHop.NO_ROUTE_HAD_COORDS, now);
+            return;
+        }
+        seg.set(ValueLayout.JAVA_BYTE, m + SessionDatagramHeader.TTL_OFFSET, (byte) (ttl - 1));
+        final int pathMtu = Short.toUnsignedInt(seg.get(DataPlane.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET));
+        final int linkMtu = forwarding.linkMtu(peer);
+        if (linkMtu < pathMtu) {
+            seg.set(DataPlane.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
+        }
+        counters.increment(ROUTE_COUNTERS[nextHop.classifyLast(forwarding, destHi, destLo, peer).ordinal()]);
+        // The datagram becomes the slot's data: the seal prepends the FMP header in the headroom before it.
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) m);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
+        final int ce = fmpFlags & FmpEstablishedHeader.FLAG_CE;
+        final long outLinkId = forwarding.linkId(peer);
+        final int worker = DataPlane.workerOf(outLinkId, workerFed.length);
+        if (worker == id) {
+            forward(outLinkId, slot, ce);
+            return;
+        }
+        SlotMeta.linkId(seg, outLinkId);
+        SlotMeta.forwardFlags(seg, ce);
+        // release (inside offer): the other worker sees the bytes and the metadata before the index
+        if (!toWorkers[worker].offer(slot)) {
+            drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
+            return;
+        }
+        workerFed[worker] = true;
+        counters.increment(DataPlaneCounter.HANDOFFS);
+    }
+
+    /** A forward handed over by another worker: the outbound link is ours. */
+    private void onHandoff(final int slot) {
+        applyPendingCommands();
+        final MemorySegment seg = pool.slotSegment(slot);
+        forward(SlotMeta.linkId(seg), slot, SlotMeta.forwardFlags(seg));
+    }
+
+    private void forward(final long linkId, final int slot, final int flags) {
+        final Link out = link(linkId);
+        if (out == null) {
+            drop(slot, DataPlaneCounter.DROP_NO_LINK);
+            return;
+        }
+        if (seal(out, slot, flags)) {
+            counters.increment(DataPlaneCounter.FORWARDED);
+        }
+    }
+
+    /**
+     * Coordinate warming (§4.2 step 3): reports coordinates a SessionSetup, SessionAck or CP message carries and
+     * copies the destination's into {@link #coordHi}/{@link #coordLo} for this packet's routing. Parse errors are
+     * ignored. Allocates, but only for these (rare) packets.
+     *
+     * @return the number of destination coordinate entries copied; 0 if none
+     */
+    private int warm(final MemorySegment seg, final long m, final int len) {
+        final long payload = m + DATAGRAM_HEADER;
+        final int payloadLen = len - DATAGRAM_HEADER;
+        if (payloadLen < FspPrefix.SIZE) {
+            return 0;
+        }
+        final int b0 = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, payload));
+        final int phase = b0 & 0x0F;
+        final Coords src;
+        final Coords dest;
+        if (phase == FspPrefix.PHASE_MSG1) {
+            final WireResult<SessionSetup> r = SessionSetup.decode(seg, payload, payloadLen);
+            if (!r.isOk()) {
+                return 0;
+            }
+            src = r.valueOrNull().srcCoords();
+            dest = r.valueOrNull().destCoords();
+        } else if (phase == FspPrefix.PHASE_MSG2) {
+            final WireResult<SessionAck> r = SessionAck.decode(seg, payload, payloadLen);
+            if (!r.isOk()) {
+                return 0;
+            }
+            src = r.valueOrNull().srcCoords();
+            dest = r.valueOrNull().destCoords();
+        } else if (phase == FspPrefix.PHASE_ESTABLISHED
+                && (seg.get(ValueLayout.JAVA_BYTE, payload + FspPrefix.FLAGS_OFFSET) & FspFlags.CP) != 0) {
+            if (payloadLen < FspHeader.SIZE) {
+                return 0;
+            }
+            final WireResult<FspCpCoords> r = FspCpCoords.decode(seg, payload + FspHeader.SIZE,
+                    payloadLen - FspHeader.SIZE);
+            if (!r.isOk()) {
+                return 0;
+            }
+            src = r.valueOrNull().src().isEmpty() ? null : r.valueOrNull().src();
+            dest = r.valueOrNull().dest().isEmpty() ? null : r.valueOrNull().dest();
+            if (src == null && dest == null) {
+                return 0;
+            }
+        } else {
+            return 0;
+        }
+        counters.increment(DataPlaneCounter.COORDS_OBSERVED);
+        events.offer(new DataPlaneEvent.CoordsObserved(NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET), src,
+                NodeAddr.read(seg, m + SessionDatagramHeader.DEST_OFFSET), dest));
+        if (dest == null || dest.size() > coordHi.length) {
+            return 0;
+        }
+        for (int i = 0; i < dest.size(); i++) {
+            coordHi[i] = dest.addrs().get(i).hi();
+            coordLo[i] = dest.addrs().get(i).lo();
+        }
+        return dest.size();
+    }
+
+    /**
+     * Raises a routing error unless one was raised within {@link #ROUTING_ERROR_INTERVAL_NANOS} for a destination in
+     * the same limiter slot: exactly one per destination per interval, and at most {@value #ERROR_SLOTS} per
+     * interval whatever the flood (a colliding destination waits for the slot). Allocates only when it raises.
+     */
+    private void onNoRoute(final MemorySegment seg, final long m, final long destHi, final long destLo,
+                           final boolean hadCoords, final long now) {
+        long h = destHi * 0x9E3779B97F4A7C15L ^ destLo;
+        h ^= h >>> 29;
+        h *= 0xBF58476D1CE4E5B9L;
+        h ^= h >>> 32;
+        final int s = (int) h & (ERROR_SLOTS - 1);
+        if (errorSet[s] && now - errorAt[s] < ROUTING_ERROR_INTERVAL_NANOS) {
+            counters.increment(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED);
+            return;
+        }
+        errorSet[s] = true;
+        errorAt[s] = now;
+        counters.increment(DataPlaneCounter.ROUTING_ERRORS_REPORTED);
+        events.offer(new DataPlaneEvent.RoutingError(NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET),
+                NodeAddr.of(destHi, destLo), hadCoords ? DataPlaneEvent.RoutingErrorKind.PATH_BROKEN
+                        : DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED));
     }
 
     /** Roaming (crypto-link.md §5.14): only ever after authentication; allocates, but only on a move. */
@@ -349,11 +605,16 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_NO_LINK);
             return;
         }
-        seal(link, slot);
+        seal(link, slot, 0);
     }
 
-    /** Frames the link message in {@code slot} and hands it to the link's tx agent. */
-    private void seal(final Link link, final int slot) {
+    /**
+     * Frames the link message in {@code slot} and hands it to the link's tx agent.
+     *
+     * @param extraFlags FMP flags to set besides the K bit (CE on a forward)
+     * @return true if the frame was queued for sending (otherwise the drop was counted and the slot released)
+     */
+    private boolean seal(final Link link, final int slot, final int extraFlags) {
         final PacketView view = this.view.wrap(slot);
         final LinkSession session = link.current;
         final int messageLength = view.length();
@@ -361,12 +622,12 @@ final class WorkerAgent implements Agent {
         final UdpTransport transport = transports[link.transportId];
         if (frameLength > transport.mtu() || view.tailroom() < TAG || !view.ensureHeadroom(HEADER + TIMESTAMP)) {
             drop(slot, DataPlaneCounter.DROP_MTU);
-            return;
+            return false;
         }
         final long counter = session.sendCounter;
         if (counter == -1L) {
             drop(slot, DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
-            return;
+            return false;
         }
         session.sendCounter = counter + 1;
         view.prepend(HEADER + TIMESTAMP);
@@ -374,7 +635,7 @@ final class WorkerAgent implements Agent {
         final long off = view.dataOffset();
         final int timestampMs = (int) ((clock.getAsLong() - session.startNanos) / NANOS_PER_MILLI);
         seg.set(DataPlane.U32, off + HEADER, timestampMs);
-        FmpEstablishedHeader.write(seg, off, link.kBit, TIMESTAMP + messageLength, session.theirIndex, counter);
+        FmpEstablishedHeader.write(seg, off, link.kBit | extraFlags, TIMESTAMP + messageLength, session.theirIndex, counter);
         AeadCipher.fipsNonce(nonce, counter);
         cipher.seal(session.sendKey, nonce, seg, off, HEADER, seg, off + HEADER, TIMESTAMP + messageLength);
         view.append(TAG);
@@ -383,11 +644,12 @@ final class WorkerAgent implements Agent {
         if (!toTx[link.transportId].offer(slot)) {
             slotDestination[slot] = null;
             drop(slot, DataPlaneCounter.DROP_TX_RING_FULL);
-            return;
+            return false;
         }
         txFed[link.transportId] = true;
         counters.increment(DataPlaneCounter.FRAMES_OUT);
         link.onSent(frameLength, counter + 1);
+        return true;
     }
 
     // ------------------------------------------------------------------ commands
@@ -522,7 +784,7 @@ final class WorkerAgent implements Agent {
         }
         view.setLength(message.length);
         view.putBytes(0, message);
-        seal(link, slot);
+        seal(link, slot, 0);
     }
 
     private void drop(final int slot, final DataPlaneCounter why) {
@@ -537,6 +799,12 @@ final class WorkerAgent implements Agent {
             int s;
             while ((s = ring.poll()) != SpscSlotRing.EMPTY) {
                 pool.release(s);
+            }
+        }
+        for (final SpscSlotRing ring : fromWorkers) {
+            int h;
+            while (ring != null && (h = ring.poll()) != SpscSlotRing.EMPTY) {
+                pool.release(h);
             }
         }
         int s;

@@ -144,9 +144,13 @@ class DataPlaneRawFrameTest {
         send(peer, tampered);
         pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 1);
         final byte[] badHeader = frame(RECV_KEY, 0, OUR, 2, 2);
-        badHeader[2] ^= 1;   // payload_len is authenticated too
+        badHeader[1] ^= 0x04;   // the header (here the SP flag) is authenticated too
         send(peer, badHeader);
         pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 2);
+        final byte[] badLength = frame(RECV_KEY, 0, OUR, 2, 2);
+        badLength[2] ^= 1;   // payload_len disagrees with the frame: dropped before any crypto
+        send(peer, badLength);
+        pumpUntil(DataPlaneCounter.DROP_BAD_PAYLOAD_LEN, 1);
         send(peer, Arrays.copyOf(frame(RECV_KEY, 0, OUR, 3, 3), 31));
         pumpUntil(DataPlaneCounter.DROP_TRUNCATED, 1);
         send(peer, new byte[]{0, 0, 0});

@@ -1,0 +1,488 @@
+package net.fips.dataplane.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.route.CoordCache;
+import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.udp.UdpTransportConfig;
+import net.fips.dataplane.wire.Coords;
+import net.fips.dataplane.wire.FspCpCoords;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.SessionDatagram;
+import net.fips.dataplane.wire.SessionSetup;
+
+/**
+ * Transit forwarding: the data plane under test is B, in SHARED mode with a manual clock; A and C are plain
+ * DatagramChannels speaking FMP with test-side framing ({@link FrameCodec}), so the test sees the exact frames B
+ * forwards: flags, counters, payload_len, TTL, path_mtu and content.
+ *
+ * <pre>
+ *   A(addr 0x30) --link 1-- B(addr 0x20) --link 2-- C(addr 0x10, root)      tree: C - B - A
+ * </pre>
+ * With two workers, link 1 is pinned to worker 1 and link 2 to worker 0, so every forward crosses workers.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DataPlaneTransitTest {
+    private static final long LINK_A = 1;
+    private static final long LINK_C = 2;
+    private static final int B_IDX_A = 0x101;
+    private static final int A_IDX = 0x102;
+    private static final int B_IDX_C = 0x201;
+    private static final int C_IDX = 0x202;
+    private static final byte[] B_TO_A = FrameCodec.key(21);
+    private static final byte[] A_TO_B = FrameCodec.key(22);
+    private static final byte[] B_TO_C = FrameCodec.key(23);
+    private static final byte[] C_TO_B = FrameCodec.key(24);
+    private static final NodeAddr A = addr(0x30);
+    private static final NodeAddr B = addr(0x20);
+    private static final NodeAddr C = addr(0x10);
+    private static final NodeAddr D = addr(0x40);
+    private static final Coords C_COORDS = Coords.of(C);
+    private static final Coords B_COORDS = Coords.of(B, C);
+    private static final Coords A_COORDS = Coords.of(A, B, C);
+    private static final int LINK_MTU_C = 1200;
+    private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(20);
+
+    private final FrameCodec codec = new FrameCodec();
+    private final AtomicLong clock = new AtomicLong(5_000_000_000L);
+    private final List<DataPlaneEvent> events = new ArrayList<>();
+    private final List<byte[]> delivered = new ArrayList<>();
+    private final CoordCache cache = new CoordCache();
+    private DatagramChannel a;
+    private DatagramChannel c;
+    private DataPlane dp;
+    private InetSocketAddress dpAddress;
+    private long aCounter;
+    private long cCounter;
+
+    static NodeAddr addr(final int first) {
+        final byte[] b = new byte[16];
+        b[0] = (byte) first;
+        b[9] = (byte) (first + 1);
+        return NodeAddr.of(b);
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (dp != null) {
+            dp.close();
+        }
+        if (a != null) {
+            a.close();
+            c.close();
+        }
+    }
+
+    private static DatagramChannel channel() throws IOException {
+        final DatagramChannel ch = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        ch.configureBlocking(false);
+        return ch;
+    }
+
+    private void start(final int workers, final boolean table) throws IOException {
+        a = channel();
+        c = channel();
+        final LocalDelivery hook = (linkId, seg, off, len) ->
+                delivered.add(seg.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
+        dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).workerCount(workers)
+                .poolSlots(512).eventQueueCapacity(4096).localDelivery(hook).nanoClock(clock::get));
+        dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
+        dp.start();
+        dpAddress = dp.transport(0).localAddress();
+        dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX_A, A_IDX, B_TO_A, A_TO_B));
+        dp.addLink(new LinkSpec(LINK_C, 0, (InetSocketAddress) c.getLocalAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B));
+        if (table) {
+            publish();
+        }
+    }
+
+    /** B's table: C is the parent (link MTU 1200), A the child (1280). */
+    private void publish() {
+        dp.setForwardingTable(ForwardingTable.builder(B, B_COORDS).cache(cache.view())
+                .peer(new ForwardingTable.Peer(C, LINK_C, C_COORDS, 1.0, LINK_MTU_C, true,
+                        ForwardingTable.TreeRole.PARENT))
+                .peer(new ForwardingTable.Peer(A, LINK_A, A_COORDS, 1.0, 1280, true,
+                        ForwardingTable.TreeRole.CHILD))
+                .build());
+    }
+
+    private void pumpUntil(final BooleanSupplier condition) {
+        final long start = System.nanoTime();
+        while (!condition.getAsBoolean()) {
+            dp.doWork();
+            if (System.nanoTime() - start > DEADLINE_NS) {
+                fail("condition not reached; counters: " + counters());
+            }
+        }
+        dp.drainEvents(events::add);
+    }
+
+    private void pumpUntil(final DataPlaneCounter counter, final long value) {
+        pumpUntil(() -> dp.counter(counter) >= value);
+        assertEquals(value, dp.counter(counter), counter.toString());
+    }
+
+    private String counters() {
+        final StringBuilder sb = new StringBuilder();
+        for (final DataPlaneCounter k : DataPlaneCounter.values()) {
+            if (dp.counter(k) != 0) {
+                sb.append(k).append('=').append(dp.counter(k)).append(' ');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** A link message from A to B. */
+    private void fromA(final int flags, final byte[] message) throws IOException {
+        a.send(ByteBuffer.wrap(codec.seal(A_TO_B, flags, B_IDX_A, aCounter++, 1, message)), dpAddress);
+    }
+
+    /** A link message from C to B. */
+    private void fromC(final int flags, final byte[] message) throws IOException {
+        c.send(ByteBuffer.wrap(codec.seal(C_TO_B, flags, B_IDX_C, cCounter++, 1, message)), dpAddress);
+    }
+
+    /** FSP-ish payload: phase 0, no CP, then seq u64 LE and a pattern. */
+    private static byte[] payload(final long seq, final int length) {
+        final byte[] p = new byte[length];
+        final ByteBuffer bb = ByteBuffer.wrap(p).order(ByteOrder.LITTLE_ENDIAN);
+        bb.put((byte) 0).put((byte) 0).putShort((short) (length - 4)).putLong(seq);
+        for (int i = 12; i < length; i++) {
+            p[i] = (byte) (seq * 31 + i);
+        }
+        return p;
+    }
+
+    private static byte[] datagram(final int ttl, final int pathMtu, final NodeAddr src, final NodeAddr dest,
+                                   final byte[] payload) {
+        return new SessionDatagram(ttl, pathMtu, src, dest, payload).encode();
+    }
+
+    /** A received frame, opened. */
+    private record Frame(int flags, int payloadLen, int length, long counter, int receiverIdx, byte[] message) {
+    }
+
+    /** Pumps until {@code ch} receives a frame and opens it with {@code key}. */
+    private Frame receive(final DatagramChannel ch, final byte[] key) {
+        final ByteBuffer buf = ByteBuffer.allocate(2048);
+        pumpUntil(() -> {
+            try {
+                return ch.receive(buf) != null;
+            } catch (final IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        buf.flip();
+        final byte[] frame = new byte[buf.remaining()];
+        buf.get(frame);
+        final byte[] message = codec.open(key, frame, frame.length);
+        assertNotNull(message, "authenticates with the outbound link's key");
+        final int payloadLen = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).getShort(2) & 0xFFFF;
+        return new Frame(FrameCodec.flags(frame), payloadLen, frame.length, FrameCodec.counter(frame),
+                FrameCodec.receiverIdx(frame), message);
+    }
+
+    private static void assertForwarded(final Frame f, final int idx, final int ce, final byte[] sent,
+                                        final int mtu) {
+        assertEquals(idx, f.receiverIdx());
+        assertEquals(ce, f.flags() & 0x02, "CE relayed");
+        assertEquals(0, f.flags() & 0x01, "K bit of the outbound link");
+        assertEquals(f.length() - 32, f.payloadLen(), "payload_len exact");
+        final SessionDatagram in = SessionDatagram.decode(sent, 0, sent.length).valueOrNull();
+        final SessionDatagram out = SessionDatagram.decode(f.message(), 0, f.message().length).valueOrNull();
+        assertNotNull(out);
+        assertEquals(in.ttl() - 1, out.ttl(), "ttl decremented");
+        assertEquals(Math.min(in.pathMtu(), mtu), out.pathMtu(), "path_mtu folded");
+        assertEquals(in.src(), out.src());
+        assertEquals(in.dest(), out.dest());
+        assertArrayEquals(in.payload(), out.payload(), "content intact");
+    }
+
+    @ParameterizedTest(name = "workers={0}")
+    @ValueSource(ints = {1, 2})
+    void forwardsBothWaysWithTtlPathMtuCeAndOrder(final int workers) throws Exception {
+        start(workers, true);
+        final int n = 40;
+        final List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final byte[] d = datagram(10 + i % 5, i % 2 == 0 ? 1400 : 1000, A, C, payload(i, 60 + i));
+            sent.add(d);
+            fromA(i % 3 == 0 ? 0x02 : 0, d);
+        }
+        for (int i = 0; i < n; i++) {
+            final Frame f = receive(c, B_TO_C);
+            assertEquals(i, f.counter(), "B's counter on link C, in order");
+            assertForwarded(f, C_IDX, i % 3 == 0 ? 0x02 : 0, sent.get(i), LINK_MTU_C);
+        }
+        // And back: C to A through B, path_mtu folded with A's 1280.
+        for (int i = 0; i < n; i++) {
+            final byte[] d = datagram(64, 65535, C, A, payload(1000 + i, 100));
+            fromC(i % 2 == 0 ? 0x02 : 0, d);
+            final Frame f = receive(a, B_TO_A);
+            assertForwarded(f, A_IDX, i % 2 == 0 ? 0x02 : 0, d, 1280);
+        }
+        assertEquals(2L * n, dp.counter(DataPlaneCounter.FORWARDED));
+        assertEquals(2L * n, dp.counter(DataPlaneCounter.ROUTE_DIRECT_PEER));
+        assertEquals(workers == 2 ? 2L * n : 0, dp.counter(DataPlaneCounter.HANDOFFS));
+        assertEquals(0, dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED));
+        assertTrue(delivered.isEmpty());
+        assertNull(dp.agentFailure());
+    }
+
+    @Test
+    void ttlZeroIsDroppedEvenForUsAndTtlOneLeavesWithZero() throws Exception {
+        start(1, true);
+        fromA(0, datagram(0, 1280, A, B, payload(1, 40)));
+        pumpUntil(DataPlaneCounter.DROP_TTL_EXHAUSTED, 1);
+        fromA(0, datagram(0, 1280, A, C, payload(2, 40)));
+        pumpUntil(DataPlaneCounter.DROP_TTL_EXHAUSTED, 2);
+        final byte[] one = datagram(1, 1280, A, C, payload(3, 40));
+        fromA(0, one);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0, one, LINK_MTU_C);
+        final byte[] forUs = datagram(1, 1280, A, B, payload(4, 40));
+        fromA(0, forUs);
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 1);
+        assertArrayEquals(forUs, delivered.getFirst(), "local delivery of the datagram as received");
+        assertEquals(1, delivered.size());
+    }
+
+    @Test
+    void shortDatagramIsAMalformedDrop() throws Exception {
+        start(1, true);
+        fromA(0, Arrays.copyOf(datagram(5, 1280, A, C, new byte[0]), 35));
+        pumpUntil(DataPlaneCounter.DROP_MALFORMED_DATAGRAM, 1);
+        assertEquals(0, dp.counter(DataPlaneCounter.FORWARDED));
+    }
+
+    @Test
+    void withoutATableEveryDatagramIsDeliveredLocally() throws Exception {
+        start(1, false);
+        fromA(0, datagram(0, 1280, A, C, payload(1, 40)));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 1);
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED));
+    }
+
+    @Test
+    void noRouteFloodRaisesOneErrorPerDestinationPer100Ms() throws Exception {
+        start(1, false);
+        final NodeAddr far = addr(0x50);
+        cache.insert(far, Coords.of(far, addr(0x60)), clock.get());   // another tree: coordinates, no route
+        publish();
+        for (int i = 0; i < 30; i++) {
+            fromA(0, datagram(9, 1280, A, D, payload(i, 40)));
+            fromA(0, datagram(9, 1280, A, far, payload(i, 40)));
+        }
+        pumpUntil(DataPlaneCounter.DROP_NO_ROUTE, 60);
+        assertEquals(List.of(
+                new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED),
+                new DataPlaneEvent.RoutingError(A, far, DataPlaneEvent.RoutingErrorKind.PATH_BROKEN)), events);
+        assertEquals(58, dp.counter(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED));
+        // 99 ms later still suppressed; at 100 ms one more per destination.
+        clock.addAndGet(99_000_000L);
+        fromA(0, datagram(9, 1280, A, D, payload(100, 40)));
+        pumpUntil(DataPlaneCounter.DROP_NO_ROUTE, 61);
+        assertEquals(2, events.size());
+        clock.addAndGet(1_000_000L);
+        fromA(0, datagram(9, 1280, A, D, payload(101, 40)));
+        fromA(0, datagram(9, 1280, A, D, payload(102, 40)));
+        pumpUntil(DataPlaneCounter.DROP_NO_ROUTE, 63);
+        assertEquals(new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED),
+                events.get(2));
+        assertEquals(3, events.size());
+    }
+
+    @Test
+    void sessionSetupCoordinatesRouteThePacketAndAreReported() throws Exception {
+        start(2, true);
+        final Coords dCoords = Coords.of(D, C);
+        final byte[] setup = new SessionSetup(0, A_COORDS, dCoords, new byte[SessionSetup.XK_SIZE]).encode();
+        final byte[] d = datagram(20, 1400, A, D, setup);
+        fromA(0, d);
+        // The cache has nothing for D: the packet's coordinates put C (distance 1) closer than B (2).
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0, d, LINK_MTU_C);
+        assertEquals(List.of(new DataPlaneEvent.CoordsObserved(A, A_COORDS, D, dCoords)), events);
+        assertEquals(1, dp.counter(DataPlaneCounter.ROUTE_TREE_UP));
+        // An ordinary datagram to D is not routable until the control plane caches the coordinates.
+        fromA(0, datagram(20, 1400, A, D, payload(1, 40)));
+        pumpUntil(DataPlaneCounter.DROP_NO_ROUTE, 1);
+        cache.insert(D, dCoords, clock.get());
+        publish();
+        final byte[] plain = datagram(20, 1400, A, D, payload(2, 40));
+        fromA(0, plain);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0, plain, LINK_MTU_C);
+    }
+
+    @Test
+    void cpCoordinatesAreReportedAtTheDestinationToo() throws Exception {
+        start(1, true);
+        final byte[] cp = new FspCpCoords(C_COORDS, Coords.EMPTY).encode();
+        final byte[] fsp = new byte[12 + cp.length + 30];
+        fsp[0] = 0x00;
+        fsp[1] = 0x01;   // CP
+        System.arraycopy(cp, 0, fsp, 12, cp.length);
+        fromC(0, datagram(3, 1280, C, B, fsp));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 1);
+        assertEquals(List.of(new DataPlaneEvent.CoordsObserved(C, C_COORDS, B, null)), events);
+        // Malformed coordinates are ignored: the datagram is still delivered, nothing reported.
+        final byte[] bad = fsp.clone();
+        bad[12] = 0x7F;
+        fromC(0, datagram(3, 1280, C, B, bad));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 2);
+        assertEquals(1, events.size());
+        assertEquals(1, dp.counter(DataPlaneCounter.COORDS_OBSERVED));
+    }
+
+    @Test
+    void framesOurSenderSealsPassAReceiverThatChecksPayloadLen() throws Exception {
+        // B forwards A's datagram to a second data plane standing in for C, which enforces payload_len.
+        a = channel();
+        c = channel();
+        final List<byte[]> atC = new ArrayList<>();
+        final LocalDelivery hook = (linkId, seg, off, len) -> atC.add(seg.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
+        try (DataPlane cp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(64)
+                .localDelivery(hook).nanoClock(clock::get))) {
+            cp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
+            cp.start();
+            dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(64)
+                    .localDelivery((l, s, o, n) -> { }).nanoClock(clock::get));
+            dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
+            dp.start();
+            dpAddress = dp.transport(0).localAddress();
+            dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX_A, A_IDX, B_TO_A,
+                    A_TO_B));
+            dp.addLink(new LinkSpec(LINK_C, 0, cp.transport(0).localAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B));
+            cp.addLink(new LinkSpec(9, 0, dpAddress, C_IDX, B_IDX_C, C_TO_B, B_TO_C));
+            publish();
+            for (int i = 0; i < 5; i++) {
+                fromA(0, datagram(9, 1280, A, C, payload(i, 50 + 100 * i)));
+            }
+            final long start = System.nanoTime();
+            while (atC.size() < 5) {
+                dp.doWork();
+                cp.doWork();
+                if (System.nanoTime() - start > DEADLINE_NS) {
+                    fail("not delivered: " + counters());
+                }
+            }
+            assertEquals(0, cp.counter(DataPlaneCounter.DROP_BAD_PAYLOAD_LEN));
+            assertEquals(5, cp.counter(DataPlaneCounter.FRAMES_IN));
+            // A frame whose payload_len is off by one is dropped before decryption.
+            final byte[] tampered = codec.seal(B_TO_C, 0, C_IDX, 100, 1, datagram(9, 1280, A, C, payload(9, 50)));
+            tampered[2]++;
+            try (DatagramChannel x = channel()) {
+                x.send(ByteBuffer.wrap(tampered), cp.transport(0).localAddress());
+            }
+            while (cp.counter(DataPlaneCounter.DROP_BAD_PAYLOAD_LEN) < 1) {
+                cp.doWork();
+                if (System.nanoTime() - start > DEADLINE_NS) {
+                    fail("not dropped");
+                }
+            }
+            assertEquals(0, cp.counter(DataPlaneCounter.DROP_AUTH_FAILED));
+            assertEquals(5, atC.size());
+            final SessionDatagram first = SessionDatagram.decode(atC.getFirst(), 0, atC.getFirst().length)
+                    .valueOrNull();
+            assertEquals(8, first.ttl());
+            assertArrayEquals(payload(0, 50), first.payload());
+        }
+        assertNotNull(MemorySegment.NULL);
+    }
+
+    /**
+     * Bounded, seeded fuzzing of the transit path: random datagrams and mutations of SessionSetup, SessionAck-like
+     * and CP datagrams, through two workers. Every frame must end in exactly one outcome (forwarded, delivered or a
+     * counted drop) and nothing may throw.
+     */
+    @Test
+    void fuzzedDatagramsAreEachForwardedDeliveredOrACountedDrop() throws Exception {
+        start(2, true);
+        final java.util.Random rnd = new java.util.Random(0xF1F5);
+        final byte[] setup = datagram(9, 1280, A, D, new SessionSetup(0, A_COORDS, Coords.of(D, C),
+                new byte[SessionSetup.XK_SIZE]).encode());
+        final byte[] cpCoords = new FspCpCoords(A_COORDS, Coords.of(D, C)).encode();
+        final byte[] cpMsg = new byte[12 + cpCoords.length + 20];
+        cpMsg[1] = 0x01;
+        System.arraycopy(cpCoords, 0, cpMsg, 12, cpCoords.length);
+        final byte[] cp = datagram(9, 1280, A, D, Arrays.copyOf(cpMsg, cpMsg.length));
+        final NodeAddr[] dests = {A, B, C, D};
+        int sent = 0;
+        for (int round = 0; round < 40; round++) {
+            for (int i = 0; i < 25; i++) {
+                final byte[] m;
+                switch (rnd.nextInt(4)) {
+                    case 0 -> {
+                        m = new byte[1 + rnd.nextInt(120)];
+                        rnd.nextBytes(m);
+                        m[0] = 0;
+                    }
+                    case 1 -> {
+                        m = setup.clone();
+                        for (int k = rnd.nextInt(4); k >= 0; k--) {
+                            m[1 + rnd.nextInt(m.length - 1)] = (byte) rnd.nextInt();
+                        }
+                    }
+                    case 2 -> {
+                        m = Arrays.copyOf(cp, 1 + rnd.nextInt(cp.length));
+                        if (m.length > 36) {
+                            m[36 + rnd.nextInt(m.length - 36)] = (byte) rnd.nextInt();
+                        }
+                    }
+                    default -> m = datagram(rnd.nextInt(3), 1280, A, dests[rnd.nextInt(4)], payload(i, 20 + i));
+                }
+                fromA(0, m);
+                sent++;
+            }
+            final long want = sent;
+            pumpUntil(() -> outcomes() >= want);
+            drain(a);
+            drain(c);
+        }
+        assertEquals(sent, outcomes(), counters());
+        assertTrue(dp.counter(DataPlaneCounter.COORDS_OBSERVED) > 0, counters());
+        assertTrue(dp.counter(DataPlaneCounter.FORWARDED) > 0, counters());
+        assertNull(dp.agentFailure());
+    }
+
+    private long outcomes() {
+        return dp.counter(DataPlaneCounter.FORWARDED) + dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED)
+                + dp.counter(DataPlaneCounter.DROP_MALFORMED_DATAGRAM) + dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED)
+                + dp.counter(DataPlaneCounter.DROP_NO_ROUTE) + dp.counter(DataPlaneCounter.DROP_MTU)
+                + dp.counter(DataPlaneCounter.DROP_HANDOFF_RING_FULL) + dp.counter(DataPlaneCounter.DROP_TX_RING_FULL);
+    }
+
+    private static void drain(final DatagramChannel ch) throws IOException {
+        final ByteBuffer buf = ByteBuffer.allocate(2048);
+        while (ch.receive(buf) != null) {
+            buf.clear();
+        }
+    }
+}
