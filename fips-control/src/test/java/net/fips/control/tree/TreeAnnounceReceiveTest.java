@@ -206,9 +206,9 @@ class TreeAnnounceReceiveTest {
             two.advance(S);
             two.tree.tick(two.now);
         }
-        // The first tick flushes the limited change announces; the first tick with 2 peers also runs the
-        // re-evaluation, whose re-broadcast is then limited and coalesced into that same send. Then every 60 s.
-        assertEquals(3 * 2, two.sent.size());
+        // t+1 s: the limited change announces are flushed, and the first tick with 2 peers runs the re-evaluation,
+        // whose re-broadcast is limited in turn and goes out at t+2 s; then every 60 s (t+61, t+121).
+        assertEquals(4 * 2, two.sent.size());
         assertEquals(seq, two.tree.sequence(), "an unchanged declaration is re-sent as is");
     }
 
