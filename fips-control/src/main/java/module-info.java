@@ -19,5 +19,6 @@ module net.fips.control {
     exports net.fips.control.acl;
     exports net.fips.control.link;
     exports net.fips.control.node;
+    exports net.fips.control.discovery;
 
 }
