@@ -209,14 +209,14 @@ public final class Discovery {
         if (pending.isEmpty()) {
             return;
         }
-        final List<Integer> timeouts = config.attemptTimeoutsSecs();
+        final List<Long> timeouts = config.attemptTimeoutsSecs();
         final int maxAttempts = timeouts.size();
         List<NodeAddr> retry = null;
         List<NodeAddr> timedOut = null;
         for (final Map.Entry<NodeAddr, Pending> e : pending.entrySet()) {
             final Pending p = e.getValue();
             final int idx = Math.max(0, p.attempt - 1);
-            final long timeout = idx < maxAttempts ? timeouts.get(idx) * NANOS_PER_SEC : 0;
+            final long timeout = idx < maxAttempts ? secsToNanos(timeouts.get(idx)) : 0;
             if (nowNanos - p.lastSent >= timeout) {
                 if (p.attempt >= maxAttempts) {
                     (timedOut == null ? timedOut = new ArrayList<>() : timedOut).add(e.getKey());
@@ -289,7 +289,7 @@ public final class Discovery {
             secs = secs > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : secs * 2;
         }
         secs = Math.min(secs, max);
-        b.suppressUntil = nowNanos + Math.min(secs, Long.MAX_VALUE / NANOS_PER_SEC / 4) * NANOS_PER_SEC;
+        b.suppressUntil = nowNanos + Math.min(secsToNanos(secs), Long.MAX_VALUE / 4);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -409,7 +409,7 @@ public final class Discovery {
 
     /** The per-target transit limiter: true (and the target stamped) when a forward is allowed now. */
     private boolean forwardAllowed(final NodeAddr target, final long nowNanos) {
-        final long interval = config.forwardMinIntervalSecs() * NANOS_PER_SEC;
+        final long interval = secsToNanos(config.forwardMinIntervalSecs());
         final Long last = lastForwarded.get(target);
         if (last != null && nowNanos - last < interval) {
             return false;
@@ -420,7 +420,7 @@ public final class Discovery {
     }
 
     private void purgeExpiredRequests(final long nowNanos) {
-        final long expiry = config.recentExpirySecs() * NANOS_PER_SEC;
+        final long expiry = secsToNanos(config.recentExpirySecs());
         recent.values().removeIf(e -> nowNanos - e.at > expiry);
     }
 
@@ -522,6 +522,11 @@ public final class Discovery {
     private Coords ownCoords() {
         final Coords c = mesh.selfCoords();
         return c == null || c.isEmpty() ? Coords.of(mesh.self()) : c;
+    }
+
+    /** Seconds to nanoseconds, saturating (configured durations are u64 in the reference). */
+    private static long secsToNanos(final long secs) {
+        return secs >= Long.MAX_VALUE / NANOS_PER_SEC ? Long.MAX_VALUE : secs * NANOS_PER_SEC;
     }
 
     private static int fold(final int pathMtu, final int linkMtu) {

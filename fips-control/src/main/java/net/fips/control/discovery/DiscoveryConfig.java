@@ -2,12 +2,15 @@ package net.fips.control.discovery;
 
 import java.util.List;
 
+import net.fips.control.config.NodeConfig;
+
 /**
  * Discovery settings ({@code node.discovery.*}), defaults as the reference v0.4.1.
  *
  * @param ttl                     hop limit of a fresh LookupRequest (u8; default 64)
  * @param attemptTimeoutsSecs     per-attempt wait before the next attempt or the unreachable verdict; its length is
- *                                the number of attempts (default [1, 2, 4, 8], about 15 s in all; not empty)
+ *                                the number of attempts (default [1, 2, 4, 8], about 15 s in all; an empty list
+ *                                makes every lookup unreachable at the first tick, as the reference)
  * @param recentExpirySecs        how long a seen request_id is remembered for dedup and reverse path (default 10)
  * @param backoffBaseSecs         suppression after a failed lookup, doubled per consecutive failure (default 0: off)
  * @param backoffMaxSecs          cap of that suppression (default 0)
@@ -15,7 +18,7 @@ import java.util.List;
  *                                0 disables the limit)
  * @param maxRecentRequests       capacity of the request_id table (default 4096)
  */
-public record DiscoveryConfig(int ttl, List<Integer> attemptTimeoutsSecs, long recentExpirySecs, long backoffBaseSecs,
+public record DiscoveryConfig(int ttl, List<Long> attemptTimeoutsSecs, long recentExpirySecs, long backoffBaseSecs,
         long backoffMaxSecs, long forwardMinIntervalSecs, int maxRecentRequests) {
     /** The reference's default ttl. */
     public static final int DEFAULT_TTL = 64;
@@ -28,10 +31,7 @@ public record DiscoveryConfig(int ttl, List<Integer> attemptTimeoutsSecs, long r
             throw new IllegalArgumentException("ttl must be 0..255");
         }
         attemptTimeoutsSecs = List.copyOf(attemptTimeoutsSecs);
-        if (attemptTimeoutsSecs.isEmpty() || attemptTimeoutsSecs.size() > 255) {
-            throw new IllegalArgumentException("attempt_timeouts_secs needs 1..255 entries");
-        }
-        for (final Integer t : attemptTimeoutsSecs) {
+        for (final Long t : attemptTimeoutsSecs) {
             if (t < 0) {
                 throw new IllegalArgumentException("attempt timeouts must not be negative");
             }
@@ -46,7 +46,17 @@ public record DiscoveryConfig(int ttl, List<Integer> attemptTimeoutsSecs, long r
 
     /** @return the v0.4.1 defaults */
     public static DiscoveryConfig defaults() {
-        return new DiscoveryConfig(DEFAULT_TTL, List.of(1, 2, 4, 8), 10, 0, 0, 2, DEFAULT_MAX_RECENT_REQUESTS);
+        return new DiscoveryConfig(DEFAULT_TTL, List.of(1L, 2L, 4L, 8L), 10, 0, 0, 2, DEFAULT_MAX_RECENT_REQUESTS);
+    }
+
+    /**
+     * @param lookup the parsed {@code node.discovery} scalars
+     * @return the same settings with the reference's request table capacity
+     */
+    public static DiscoveryConfig from(final NodeConfig.Lookup lookup) {
+        return new DiscoveryConfig(lookup.ttl(), lookup.attemptTimeoutsSecs(), lookup.recentExpirySecs(),
+                lookup.backoffBaseSecs(), lookup.backoffMaxSecs(), lookup.forwardMinIntervalSecs(),
+                DEFAULT_MAX_RECENT_REQUESTS);
     }
 
     /** @param v new ttl @return a copy with it */

@@ -15,6 +15,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import net.fips.control.config.NodeConfig;
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.discovery.Discovery.LookupResult;
 import net.fips.control.identity.NodeIdentity;
@@ -454,6 +455,24 @@ class DiscoveryTest {
         assertFalse(n.discovery.isPending(x));
         assertEquals(List.of(x), n.unreachable);
         assertEquals(4, m.sentBetween(0, 1, REQ).size(), "the final step sends nothing");
+    }
+
+    @Test
+    void configDefaultsMatchTheParsedNodeDiscoverySection() {
+        assertEquals(DiscoveryConfig.defaults(), DiscoveryConfig.from(NodeConfig.Lookup.DEFAULTS));
+        assertEquals(List.of(1L, 2L, 4L, 8L), DiscoveryConfig.defaults().attemptTimeoutsSecs());
+        assertEquals(64, DiscoveryConfig.defaults().ttl());
+    }
+
+    @Test
+    void emptyAttemptListGivesUpAtTheFirstTick() {
+        final DiscoveryConfig cfg = new DiscoveryConfig(64, List.of(), 10, 0, 0, 2, 4096);
+        final TestMesh m = new TestMesh(2, 18, cfg).sink(1).tree(1, 0, 1280).build();
+        final TestMesh.Node n = m.node(0);
+        n.inbound.get(1).insert(addr(0xAB));
+        assertEquals(LookupResult.STARTED, n.discovery.lookup(addr(0xAB), 0));
+        n.discovery.tick(ms(1));
+        assertEquals(List.of(addr(0xAB)), n.unreachable);
     }
 
     // ---------------------------------------------------------------------------------------------------------
