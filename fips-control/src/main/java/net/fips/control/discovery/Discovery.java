@@ -554,6 +554,11 @@ public final class Discovery {
         return m;
     }
 
+    /** @return the counters in the shape of the reference's {@code show_routing} {@code discovery} object */
+    public DiscoveryStats stats() {
+        return DiscoveryStats.of(this);
+    }
+
     /** @param target a node @return true while a lookup for it is pending */
     public boolean isPending(final NodeAddr target) {
         return pending.containsKey(target);

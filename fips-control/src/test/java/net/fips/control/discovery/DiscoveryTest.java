@@ -337,6 +337,11 @@ class DiscoveryTest {
         n.discovery.onLinkMessage(m.addr(1), request(3, addr(0xAD), m.addr(1), 9), 0);
         assertEquals(1, n.count(DiscoveryCounter.REQUESTS_NO_ROUTE));
         assertEquals(2, n.count(DiscoveryCounter.REQUESTS_FORWARDED));
+        final DiscoveryStats st = n.discovery.stats();
+        assertEquals(3, st.reqForwarded(), "reference counts past the rate limit, before peer selection");
+        assertEquals(1, st.reqNoTreePeer());
+        assertEquals(1, st.reqFallbackForwarded());
+        assertEquals(3, st.reqReceived());
     }
 
     @Test
@@ -430,6 +435,9 @@ class DiscoveryTest {
         assertFalse(n.discovery.isPending(x));
         assertEquals(3, n.count(DiscoveryCounter.LOOKUPS_RETRIED));
         assertEquals(1, n.count(DiscoveryCounter.LOOKUPS_UNREACHABLE));
+        final DiscoveryStats st = n.discovery.stats();
+        assertEquals(4, st.reqInitiated(), "reference counts every attempt as initiated");
+        assertEquals(1, st.respTimedOut());
     }
 
     @Test
