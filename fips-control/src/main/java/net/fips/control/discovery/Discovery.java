@@ -163,14 +163,18 @@ public final class Discovery {
         Objects.requireNonNull(target, "target");
         if (pending.containsKey(target)) {
             count(DiscoveryCounter.LOOKUPS_ALREADY_PENDING);
-            LOG.log(Level.DEBUG, "Discovery lookup deduplicated, already pending for {0}", target.shortHex());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Discovery lookup deduplicated, already pending for {0}", target.shortHex());
+            }
             return LookupResult.ALREADY_PENDING;
         }
         final Backoff b = backoff.get(target);
         if (b != null && nowNanos - b.suppressUntil < 0) {
             count(DiscoveryCounter.LOOKUPS_BACKOFF_SUPPRESSED);
-            LOG.log(Level.DEBUG, "Discovery lookup for {0} suppressed by backoff ({1} failures)", target.shortHex(),
-                    b.failures);
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Discovery lookup for {0} suppressed by backoff ({1} failures)", target.shortHex(),
+                        b.failures);
+            }
             return LookupResult.BACKOFF;
         }
         boolean reachable = false;
@@ -183,7 +187,9 @@ public final class Discovery {
         if (!reachable) {
             count(DiscoveryCounter.LOOKUPS_NOT_IN_FILTERS);
             recordFailure(target, nowNanos);
-            LOG.log(Level.DEBUG, "Discovery skipped, {0} not in any peer bloom filter", target.shortHex());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Discovery skipped, {0} not in any peer bloom filter", target.shortHex());
+            }
             return LookupResult.NOT_IN_FILTERS;
         }
         pending.put(target, new Pending(nowNanos));
@@ -191,7 +197,9 @@ public final class Discovery {
             pending.remove(target);
             count(DiscoveryCounter.LOOKUPS_NO_TREE_PEER);
             recordFailure(target, nowNanos);
-            LOG.log(Level.DEBUG, "Discovery for {0} failed, no tree peers with bloom match", target.shortHex());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Discovery for {0} failed, no tree peers with bloom match", target.shortHex());
+            }
             return LookupResult.NO_TREE_PEER;
         }
         count(DiscoveryCounter.LOOKUPS_STARTED);
@@ -232,8 +240,10 @@ public final class Discovery {
                 p.lastSent = nowNanos;
                 count(DiscoveryCounter.LOOKUPS_RETRIED);
                 final int sent = sendRequest(target, p.attempt);
-                LOG.log(Level.DEBUG, "Discovery retry for {0}: attempt {1}, sent to {2} peers", target.shortHex(),
-                        p.attempt, sent);
+                if (debug()) {
+                    LOG.log(Level.DEBUG, "Discovery retry for {0}: attempt {1}, sent to {2} peers", target.shortHex(),
+                            p.attempt, sent);
+                }
             }
         }
         if (timedOut != null) {
@@ -241,7 +251,9 @@ public final class Discovery {
                 pending.remove(target);
                 count(DiscoveryCounter.LOOKUPS_UNREACHABLE);
                 recordFailure(target, nowNanos);
-                LOG.log(Level.DEBUG, "Discovery lookup timed out, destination unreachable: {0}", target.shortHex());
+                if (debug()) {
+                    LOG.log(Level.DEBUG, "Discovery lookup timed out, destination unreachable: {0}", target.shortHex());
+                }
                 listener.onUnreachable(target, nowNanos);
             }
         }
@@ -252,7 +264,10 @@ public final class Discovery {
      */
     public void resetBackoff() {
         if (!backoff.isEmpty()) {
-            LOG.log(Level.DEBUG, "Resetting discovery backoff on topology change ({0} entries)", backoff.size());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Resetting discovery backoff on topology change ({0,number,#} entries)",
+                        backoff.size());
+            }
             backoff.clear();
         }
     }
@@ -272,8 +287,10 @@ public final class Discovery {
                 sent++;
             }
         }
-        LOG.log(Level.DEBUG, "Discovery lookup initiated: request_id={0} target={1} ttl={2} attempt={3} peers={4}",
-                Long.toUnsignedString(req.requestId()), target.shortHex(), config.ttl(), attempt, sent);
+        if (debug()) {
+            LOG.log(Level.DEBUG, "Discovery lookup initiated: request_id={0} target={1} ttl={2} attempt={3} peers={4}",
+                    Long.toUnsignedString(req.requestId()), target.shortHex(), config.ttl(), attempt, sent);
+        }
         return sent;
     }
 
@@ -330,40 +347,53 @@ public final class Discovery {
         final WireResult<LookupRequest> r = LookupRequest.decode(msg, 0, msg.length);
         if (!(r instanceof WireResult.Ok<LookupRequest>(final LookupRequest req))) {
             count(DiscoveryCounter.REQUESTS_MALFORMED);
-            LOG.log(Level.DEBUG, "Malformed LookupRequest from {0}: {1}", from.shortHex(), r.errorOrNull());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Malformed LookupRequest from {0}: {1}", from.shortHex(), r.errorOrNull());
+            }
             return;
         }
         purgeExpiredRequests(nowNanos);
         final long id = req.requestId();
         if (recent.containsKey(id)) {
             count(DiscoveryCounter.REQUESTS_DUPLICATE);
-            LOG.log(Level.DEBUG, "Duplicate LookupRequest {0} from {1}, dropping", Long.toUnsignedString(id),
-                    from.shortHex());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Duplicate LookupRequest {0} from {1}, dropping", Long.toUnsignedString(id),
+                        from.shortHex());
+            }
             return;
         }
         if (recent.size() >= config.maxRecentRequests()) {
             count(DiscoveryCounter.REQUESTS_TABLE_FULL);
-            LOG.log(Level.DEBUG, "Discovery request table full ({0}), dropping LookupRequest", recent.size());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Discovery request table full ({0,number,#}), dropping LookupRequest",
+                        recent.size());
+            }
             return;
         }
         recent.put(id, new Recent(from, nowNanos));
 
         if (req.target().equals(mesh.self())) {
             count(DiscoveryCounter.REQUESTS_FOR_US);
-            LOG.log(Level.DEBUG, "We are the lookup target of request {0} from origin {1}, responding",
-                    Long.toUnsignedString(id), req.origin().shortHex());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "We are the lookup target of request {0} from origin {1}, responding",
+                        Long.toUnsignedString(id), req.origin().shortHex());
+            }
             sendResponse(req, from);
             return;
         }
         if (req.ttl() == 0) {
             count(DiscoveryCounter.REQUESTS_TTL_EXPIRED);
-            LOG.log(Level.DEBUG, "LookupRequest {0} TTL exhausted", Long.toUnsignedString(id));
+            if (debug()) {
+                LOG.log(Level.DEBUG, "LookupRequest {0} TTL exhausted", Long.toUnsignedString(id));
+            }
             return;
         }
         if (!forwardAllowed(req.target(), nowNanos)) {
             count(DiscoveryCounter.REQUESTS_RATE_LIMITED);
-            LOG.log(Level.DEBUG, "Forward rate limited, suppressing LookupRequest {0} for {1}",
-                    Long.toUnsignedString(id), req.target().shortHex());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Forward rate limited, suppressing LookupRequest {0} for {1}",
+                        Long.toUnsignedString(id), req.target().shortHex());
+            }
             return;
         }
         forward(req);
@@ -394,17 +424,21 @@ public final class Discovery {
         }
         if (sent == 0) {
             count(DiscoveryCounter.REQUESTS_NO_ROUTE);
-            LOG.log(Level.DEBUG, "No eligible peers to forward LookupRequest {0}",
-                    Long.toUnsignedString(req.requestId()));
+            if (debug()) {
+                LOG.log(Level.DEBUG, "No eligible peers to forward LookupRequest {0}",
+                        Long.toUnsignedString(req.requestId()));
+            }
             return;
         }
         count(DiscoveryCounter.REQUESTS_FORWARDED);
         if (!anyTree) {
             count(DiscoveryCounter.REQUESTS_FORWARDED_FALLBACK);
         }
-        LOG.log(Level.DEBUG, "Forwarding LookupRequest {0} for {1}{2}: ttl={3} peers={4}",
-                Long.toUnsignedString(req.requestId()), target.shortHex(), anyTree ? "" : " via non-tree fallback",
-                next.ttl(), sent);
+        if (debug()) {
+            LOG.log(Level.DEBUG, "Forwarding LookupRequest {0} for {1}{2}: ttl={3} peers={4}",
+                    Long.toUnsignedString(req.requestId()), target.shortHex(), anyTree ? "" : " via non-tree fallback",
+                    next.ttl(), sent);
+        }
     }
 
     /** The per-target transit limiter: true (and the target stamped) when a forward is allowed now. */
@@ -440,8 +474,10 @@ public final class Discovery {
         final int pathMtu = fold(PATH_MTU_START, mesh.linkMtu(nextHop));
         final LookupResponse resp = new LookupResponse(req.requestId(), req.target(), pathMtu, coords, proof);
         count(DiscoveryCounter.RESPONSES_SENT);
-        LOG.log(Level.DEBUG, "Sending LookupResponse {0} to {1}: path_mtu={2}",
-                Long.toUnsignedString(req.requestId()), nextHop.shortHex(), pathMtu);
+        if (debug()) {
+            LOG.log(Level.DEBUG, "Sending LookupResponse {0} to {1}: path_mtu={2,number,#}",
+                    Long.toUnsignedString(req.requestId()), nextHop.shortHex(), pathMtu);
+        }
         mesh.sendLinkMessage(nextHop, resp.encode());
     }
 
@@ -458,23 +494,29 @@ public final class Discovery {
         final WireResult<LookupResponse> r = LookupResponse.decode(msg, 0, msg.length);
         if (!(r instanceof WireResult.Ok<LookupResponse>(final LookupResponse resp))) {
             count(DiscoveryCounter.RESPONSES_MALFORMED);
-            LOG.log(Level.DEBUG, "Malformed LookupResponse from {0}: {1}", from.shortHex(), r.errorOrNull());
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Malformed LookupResponse from {0}: {1}", from.shortHex(), r.errorOrNull());
+            }
             return;
         }
         final Recent rec = recent.get(resp.requestId());
         if (rec != null) {
             if (rec.responseForwarded) {
                 count(DiscoveryCounter.RESPONSES_DUPLICATE);
-                LOG.log(Level.DEBUG, "Response already forwarded for request {0}, dropping",
-                        Long.toUnsignedString(resp.requestId()));
+                if (debug()) {
+                    LOG.log(Level.DEBUG, "Response already forwarded for request {0}, dropping",
+                            Long.toUnsignedString(resp.requestId()));
+                }
                 return;
             }
             rec.responseForwarded = true;
             final int pathMtu = fold(resp.pathMtu(), mesh.linkMtu(rec.fromPeer));
             count(DiscoveryCounter.RESPONSES_RELAYED);
-            LOG.log(Level.DEBUG, "Reverse-path forwarding LookupResponse {0} for {1} to {2}: path_mtu={3}",
-                    Long.toUnsignedString(resp.requestId()), resp.target().shortHex(), rec.fromPeer.shortHex(),
-                    pathMtu);
+            if (debug()) {
+                LOG.log(Level.DEBUG, "Reverse-path forwarding LookupResponse {0} for {1} to {2}: path_mtu={3,number,#}",
+                        Long.toUnsignedString(resp.requestId()), resp.target().shortHex(), rec.fromPeer.shortHex(),
+                        pathMtu);
+            }
             mesh.sendLinkMessage(rec.fromPeer,
                     (pathMtu == resp.pathMtu() ? resp : resp.withPathMtu(pathMtu)).encode());
             return;
@@ -487,8 +529,10 @@ public final class Discovery {
         final IdentityCache.Entry id = identities.lookup(target, nowNanos);
         if (id == null) {
             count(DiscoveryCounter.RESPONSES_IDENTITY_MISS);
-            LOG.log(Level.DEBUG, "identity_cache miss for lookup target {0}, cannot verify proof (request {1})",
-                    target.shortHex(), Long.toUnsignedString(resp.requestId()));
+            if (debug()) {
+                LOG.log(Level.DEBUG, "identity_cache miss for lookup target {0}, cannot verify proof (request {1})",
+                        target.shortHex(), Long.toUnsignedString(resp.requestId()));
+            }
             return;
         }
         boolean valid;
@@ -506,8 +550,11 @@ public final class Discovery {
         count(DiscoveryCounter.RESPONSES_ACCEPTED);
         backoff.remove(target);
         final int pathMtu = resp.pathMtu();
-        LOG.log(Level.DEBUG, "Discovery succeeded, proof verified, route cached: target={0} depth={1} path_mtu={2}",
-                target.shortHex(), resp.targetCoords().depth(), pathMtu);
+        if (debug()) {
+            LOG.log(Level.DEBUG,
+                    "Discovery succeeded, proof verified, route cached: target={0} depth={1} path_mtu={2,number,#}",
+                    target.shortHex(), resp.targetCoords().depth(), pathMtu);
+        }
         coordSink.cacheCoords(target, resp.targetCoords(), pathMtu, nowNanos);
         final int existing = clamp.get(target);
         if (existing <= 0 || existing > pathMtu) {
@@ -531,6 +578,10 @@ public final class Discovery {
 
     private static int fold(final int pathMtu, final int linkMtu) {
         return linkMtu > 0 ? Math.min(pathMtu, linkMtu) : pathMtu;
+    }
+
+    private static boolean debug() {
+        return LOG.isLoggable(Level.DEBUG);
     }
 
     private void count(final DiscoveryCounter c) {
