@@ -21,5 +21,7 @@ module net.fips.control {
     exports net.fips.control.node;
     exports net.fips.control.tree;
     exports net.fips.control.bloom;
+    exports net.fips.control.discovery;
+    exports net.fips.control.mesh;
 
 }
