@@ -24,9 +24,16 @@ public interface DataPlaneCommands {
 
     /**
      * Cuts the link over: current becomes previous (still receiving), pending becomes current, the K bit
-     * toggles, send counter and session timestamps restart at 0. No-op when there is no pending session.
+     * toggles, the send counter restarts at 0 and frame timestamps count from {@code sessionStartNanos}, the
+     * instant the control plane adopts as the new session's start (one time base per link, see {@link LinkSpec}).
+     * No-op when there is no pending session: the data plane then already cut over by the K-bit trial and
+     * reported the instant it used in {@link DataPlaneEvent.CutOver}, which the control plane adopts instead.
+     *
+     * @param linkId            the link
+     * @param sessionStartNanos the new session's start on the shared clock, no later than the data plane's
+     *                          reading when it applies the command
      */
-    void cutover(long linkId);
+    void cutover(long linkId, long sessionStartNanos);
 
     /** Ends the drain window: the previous session and its index are forgotten. */
     void dropPrevious(long linkId);

@@ -23,8 +23,16 @@ public sealed interface DataPlaneEvent {
     record LinkMessageReceived(long linkId, long timestampMs, byte[] message) implements DataPlaneEvent {
     }
 
-    /** A frame with the other K bit authenticated against the pending session, so the data plane cut over. */
-    record CutOver(long linkId) implements DataPlaneEvent {
+    /**
+     * A frame with the other K bit authenticated against the pending session, so the data plane cut over. The
+     * control plane adopts {@code sessionStartNanos} as the start of the session it knows by {@code ourIndex}, so
+     * both sides count that session's timestamps from one instant (see {@link DataPlaneCommands#cutover}).
+     *
+     * @param linkId            the link
+     * @param ourIndex          our index of the session that became current
+     * @param sessionStartNanos the data plane's clock reading at the cutover: its frame timestamps count from here
+     */
+    record CutOver(long linkId, int ourIndex, long sessionStartNanos) implements DataPlaneEvent {
     }
 
     /** An authenticated frame came from a new address; later sends go there (roaming). */

@@ -61,7 +61,9 @@ final class Links {
 
     /** Links A and B (A sends with key 1, B with key 2). */
     static void connect(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, b.transport(0).localAddress(), INDEX_A, INDEX_B, key(1), key(2)));
-        b.addLink(new LinkSpec(LINK_B, 0, a.transport(0).localAddress(), INDEX_B, INDEX_A, key(2), key(1)));
+        a.addLink(new LinkSpec(LINK_A, 0, b.transport(0).localAddress(), INDEX_A, INDEX_B, key(1), key(2),
+                System.nanoTime()));
+        b.addLink(new LinkSpec(LINK_B, 0, a.transport(0).localAddress(), INDEX_B, INDEX_A, key(2), key(1),
+                System.nanoTime()));
     }
 }

@@ -76,7 +76,7 @@ public class RecvOpenBenchmark {
         peer = UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(Links.MTU));
         toB = peer.destination(b.transport(0).localAddress());
         b.addLink(new LinkSpec(linkId, 0, peer.localAddress(), Links.INDEX_B, Links.INDEX_A, Links.key(2),
-                Links.key(1)));
+                Links.key(1), System.nanoTime()));
         batch = new SendBatch(BATCH);
         frames = arena.allocate((long) FRAMES * FRAME, 64);
         final MemorySegment nonce = arena.allocate(AeadCipher.NONCE_BYTES);
@@ -134,7 +134,7 @@ public class RecvOpenBenchmark {
         b.removeLink(linkId);
         linkId++;
         b.addLink(new LinkSpec(linkId, 0, peer.localAddress(), Links.INDEX_B, Links.INDEX_A, Links.key(2),
-                Links.key(1)));
+                Links.key(1), System.nanoTime()));
         next = 0;
     }
 }

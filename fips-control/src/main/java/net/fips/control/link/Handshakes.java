@@ -256,7 +256,8 @@ final class Handshakes {
             existing.kBit = 0;
             existing.mmp.resetForRekey();
             c.dataPlane.addLink(new LinkSpec(existing.linkId, existing.transportId, existing.address,
-                    existing.ourIndex, existing.theirIndex, result.sendKey(), result.recvKey()));
+                    existing.ourIndex, existing.theirIndex, result.sendKey(), result.recvKey(),
+                    existing.sessionStartNanos));
             c.peersByLink.put(existing.linkId, existing);
         } else {
             // We are larger: keep the inbound session and the their_index from the peer's msg1.

@@ -205,9 +205,8 @@ public final class LinkConductor {
             }
             case DataPlaneEvent.CutOver c -> {
                 final PeerLink peer = peersByLink.get(c.linkId());
-                // Our own tick may have cut over first; the data plane's cutover was then a no-op.
-                if (peer != null && peer.hasPending) {
-                    maintenance.applyCutover(peer);
+                if (peer != null) {
+                    maintenance.onDataPlaneCutover(peer, c.ourIndex(), c.sessionStartNanos());
                 }
             }
             case DataPlaneEvent.AddressChanged a -> {
@@ -603,8 +602,9 @@ public final class LinkConductor {
         link.sessionStartNanos = now;
         link.sessionEstablishedNanos = now;
         link.rekeyJitterSeconds = maintenance.drawJitter();
+        // One time base: the data plane stamps frames from the same instant (LinkSpec).
         dataPlane.addLink(new net.fips.dataplane.LinkSpec(link.linkId, transportId, address, ourIndex, theirIndex,
-                sendKey, recvKey));
+                sendKey, recvKey, link.sessionStartNanos));
         Arrays.fill(sendKey, (byte) 0);
         Arrays.fill(recvKey, (byte) 0);
         peers.put(link.nodeAddr, link);

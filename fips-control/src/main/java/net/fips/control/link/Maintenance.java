@@ -142,8 +142,8 @@ final class Maintenance {
             }
         }
         for (final PeerLink peer : cutover) {
-            c.dataPlane.cutover(peer.linkId);
-            applyCutover(peer);
+            c.dataPlane.cutover(peer.linkId, c.now);
+            applyCutover(peer, c.now);
         }
         for (final PeerLink peer : drain) {
             c.dataPlane.dropPrevious(peer.linkId);
@@ -157,8 +157,28 @@ final class Maintenance {
         return cutover.size() + drain.size() + rekey.size();
     }
 
-    /** The control side of a cutover, whether our tick or a K-bit trial in the data plane did it. */
-    void applyCutover(final PeerLink peer) {
+    /**
+     * The data plane cut over by the K-bit trial to the session we know as {@code ourIndex}, and its frames count
+     * from {@code sessionStartNanos}. Either that session is still our pending one (apply the cutover with the data
+     * plane's instant), or our own tick already cut over to it: the tick's cutover command then reached the data
+     * plane after the trial and was a no-op there, so the data plane's instant is the one its frames use and we
+     * adopt it. (A command that arrives first cuts over at our instant, and then no trial and no event follow.)
+     * Any other index is a stale event about a session we have moved past.
+     */
+    void onDataPlaneCutover(final PeerLink peer, final int ourIndex, final long sessionStartNanos) {
+        if (peer.hasPending && peer.pendingOurIndex == ourIndex) {
+            applyCutover(peer, sessionStartNanos);
+        } else if (peer.ourIndex == ourIndex) {
+            peer.sessionStartNanos = sessionStartNanos;
+        }
+    }
+
+    /**
+     * The control side of a cutover, whether our tick or a K-bit trial in the data plane did it.
+     *
+     * @param sessionStartNanos the instant the data plane's frame timestamps for the new session count from
+     */
+    void applyCutover(final PeerLink peer, final long sessionStartNanos) {
         if (peer.draining) {
             // A second cutover inside the drain window replaces the previous session outright.
             c.indices.free(peer.previousOurIndex);
@@ -171,7 +191,7 @@ final class Maintenance {
         peer.hasPending = false;
         peer.kBit ^= 1;
         peer.sessionEstablishedNanos = c.now;
-        peer.sessionStartNanos = c.now;
+        peer.sessionStartNanos = sessionStartNanos;
         peer.rekeyInProgress = false;
         peer.rekeyResends = 0;
         peer.rekeyJitterSeconds = drawJitter();

@@ -26,7 +26,11 @@ final class PeerLink {
     boolean outbound;
     byte[] remoteEpoch;
     long promotedNanos;
-    /** Start of the current session: frame timestamps count from here, reset at cutover. */
+    /**
+     * Start of the current session, the one instant both planes count its timestamps from: chosen here at
+     * promotion (and passed in the LinkSpec) and at a tick's cutover (passed with the command), or adopted from the
+     * data plane's CutOver event after a K-bit trial.
+     */
     long sessionStartNanos;
     /** What the rekey age rules measure from (promotion or last cutover). */
     long sessionEstablishedNanos;

@@ -35,8 +35,12 @@ final class PairedDataPlanes {
     /** Reference: 20 consecutive authentication failures remove the peer. */
     static final int DECRYPT_FAILURE_LIMIT = 20;
 
-    /** A packet in flight. */
-    record Packet(InetSocketAddress from, InetSocketAddress to, byte[] bytes) {
+    /** A packet in flight, delivered once the clock reaches {@code dueNanos} (0: at once). */
+    record Packet(InetSocketAddress from, InetSocketAddress to, byte[] bytes, long dueNanos) {
+        Packet(final InetSocketAddress from, final InetSocketAddress to, final byte[] bytes) {
+            this(from, to, bytes, 0L);
+        }
+
         int phase() {
             return bytes.length == 0 ? -1 : bytes[0] & 0x0F;
         }
@@ -49,6 +53,15 @@ final class PairedDataPlanes {
     Predicate<Packet> loss = p -> false;
     long lostPackets;
     long packetsToNowhere;
+    /** One-way delay of every packet (0: delivered by the next {@link #deliverAll}). */
+    long latencyNanos;
+    /**
+     * Simulated handshake processing: the clock moves on by this much between the conductor's promotion and the
+     * data plane creating the link, as when the Noise work and the command queue take real time.
+     */
+    long addLinkDelayNanos;
+    /** Simulated event-queue delay: the clock moves on by this much before a {@code CutOver} event is handled. */
+    long cutoverEventDelayNanos;
 
     Side newSide(final String name, final int port) {
         final Side s = new Side(name, new InetSocketAddress("10.0.0." + (sides.size() + 1), port));
@@ -74,9 +87,10 @@ final class PairedDataPlanes {
         }
     }
 
+    /** Delivers every packet that is due (all of them when there is no latency), in order. */
     void deliverAll() {
         int guard = 0;
-        while (!wire.isEmpty()) {
+        while (!wire.isEmpty() && wire.peek().dueNanos() - now <= 0) {
             if (++guard > 10_000_000) {
                 throw new IllegalStateException("packet storm");
             }
@@ -134,7 +148,7 @@ final class PairedDataPlanes {
             this.transportId = spec.transportId();
             this.remote = spec.remote();
             this.current = new Session(spec.ourIndex(), spec.theirIndex(), spec.sendKey(), spec.recvKey());
-            this.sessionStart = now;
+            this.sessionStart = spec.sessionStartNanos();
             this.lastAuth = now;
         }
 
@@ -234,6 +248,7 @@ final class PairedDataPlanes {
 
         @Override
         public void addLink(final LinkSpec spec) {
+            now += addLinkDelayNanos;
             final DpLink l = new DpLink(spec, now);
             links.put(spec.linkId(), l);
             byIndex.put(spec.ourIndex(), l);
@@ -254,14 +269,14 @@ final class PairedDataPlanes {
         }
 
         @Override
-        public void cutover(final long linkId) {
+        public void cutover(final long linkId, final long sessionStartNanos) {
             final DpLink l = links.get(linkId);
             if (l != null) {
-                doCutover(l);
+                doCutover(l, sessionStartNanos);
             }
         }
 
-        private void doCutover(final DpLink l) {
+        private void doCutover(final DpLink l, final long sessionStartNanos) {
             if (l.pending == null) {
                 return;
             }
@@ -272,7 +287,7 @@ final class PairedDataPlanes {
             l.current = l.pending;
             l.pending = null;
             l.k ^= 1;
-            l.sessionStart = now;
+            l.sessionStart = sessionStartNanos;
         }
 
         @Override
@@ -318,12 +333,12 @@ final class PairedDataPlanes {
                     plain.length);
             l.packetsOut++;
             l.bytesOut += frame.length;
-            wire.add(new Packet(address, l.remote, frame));
+            wire.add(new Packet(address, l.remote, frame, now + latencyNanos));
         }
 
         @Override
         public void sendHandshake(final int transportId, final InetSocketAddress to, final byte[] packet) {
-            wire.add(new Packet(address, to, packet.clone()));
+            wire.add(new Packet(address, to, packet.clone(), now + latencyNanos));
         }
 
         @Override
@@ -351,6 +366,9 @@ final class PairedDataPlanes {
         void drainEvents() {
             while (!events.isEmpty()) {
                 final DataPlaneEvent e = events.removeFirst();
+                if (e instanceof DataPlaneEvent.CutOver) {
+                    now += cutoverEventDelayNanos;
+                }
                 if (conductor != null) {
                     conductor.onEvent(e, now);
                 }
@@ -374,9 +392,9 @@ final class PairedDataPlanes {
             if (l.pending != null && (frameK != l.k || addressed == l.pending)) {
                 final byte[] plain = open(l.pending, p.bytes(), counter);
                 if (plain != null) {
-                    doCutover(l);
+                    doCutover(l, now);
                     trialCutovers++;
-                    events.add(new DataPlaneEvent.CutOver(l.linkId));
+                    events.add(new DataPlaneEvent.CutOver(l.linkId, l.current.ourIndex, now));
                     accepted(l, p, plain);
                     return;
                 }

@@ -247,7 +247,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         }
         final LinkSession session = new LinkSession(spec.ourIndex(), spec.theirIndex(), spec.sendKey(),
                 spec.recvKey());
-        final Link link = new Link(spec.linkId(), transportId, destination, session, ctx.nanoClock().getAsLong());
+        final Link link = new Link(spec.linkId(), transportId, destination, session, spec.sessionStartNanos(),
+                ctx.nanoClock().getAsLong());
         links.put(spec.linkId(), link);
         // Command first, index second: a frame routed through the new index finds the command already queued.
         worker(spec.linkId()).enqueue(new WorkerAgent.AddLink(link));
@@ -269,9 +270,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     @Override
-    public void cutover(final long linkId) {
+    public void cutover(final long linkId, final long sessionStartNanos) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.Cutover(linkId));
+        worker(linkId).enqueue(new WorkerAgent.Cutover(linkId, sessionStartNanos));
     }
 
     @Override

@@ -65,13 +65,17 @@ final class Link implements LinkStats {
     private long highestIn;
     private long dropsIn;
 
+    /**
+     * @param sessionStartNanos the instant the control plane chose as the session's start (frame timestamps)
+     * @param nowNanos          the clock now (the liveness baseline)
+     */
     Link(final long linkId, final int transportId, final UdpDestination destination, final LinkSession current,
-         final long nowNanos) {
+         final long sessionStartNanos, final long nowNanos) {
         this.linkId = linkId;
         this.transportId = transportId;
         this.destination = destination;
         this.current = current;
-        current.startNanos = nowNanos;
+        current.startNanos = sessionStartNanos;
         LAST_AUTH.setOpaque(this, nowNanos);
     }
 

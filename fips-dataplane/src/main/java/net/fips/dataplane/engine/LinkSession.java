@@ -20,7 +20,7 @@ final class LinkSession {
     final ReplayWindow replay = new ReplayWindow();
     /** Frames sealed so far; the next frame's counter. */
     long sendCounter;
-    /** Clock reading at which this session became current (frame timestamps count from here). */
+    /** The session's start as the control plane also knows it (frame timestamps count from here). */
     long startNanos;
 
     LinkSession(final int ourIndex, final int theirIndex, final byte[] sendKey, final byte[] recvKey) {

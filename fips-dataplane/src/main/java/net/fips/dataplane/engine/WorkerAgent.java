@@ -71,7 +71,7 @@ final class WorkerAgent implements Agent {
     record InstallPending(long linkId, int transportId, LinkSession session) implements Command {
     }
 
-    record Cutover(long linkId) implements Command {
+    record Cutover(long linkId, long sessionStartNanos) implements Command {
     }
 
     record DropPrevious(long linkId) implements Command {
@@ -303,9 +303,11 @@ final class WorkerAgent implements Agent {
         if (link.pending != null && kBit != link.kBit) {
             final int plaintext = trialPending(link.pending, seg, off, len, counter);
             if (plaintext >= 0) {
-                cutover(link);
+                // The data plane picks this cutover's instant; the control plane adopts it from the event.
+                final long start = clock.getAsLong();
+                cutover(link, start);
                 counters.increment(DataPlaneCounter.KBIT_CUTOVERS);
-                events.offer(new DataPlaneEvent.CutOver(link.linkId));
+                events.offer(new DataPlaneEvent.CutOver(link.linkId, link.current.ourIndex, start));
                 onAuthentic(link, slot, seg, off, len, plaintext);
                 return;
             }
@@ -693,10 +695,10 @@ final class WorkerAgent implements Agent {
             }
             case InstallPending(final long linkId, final int transportId, final LinkSession session) ->
                     onInstallPending(linkId, transportId, session);
-            case Cutover(final long linkId) -> {
+            case Cutover(final long linkId, final long sessionStartNanos) -> {
                 final Link link = links.get(linkId);
                 if (link != null) {
-                    cutover(link);
+                    cutover(link, sessionStartNanos);
                 }
             }
             case DropPrevious(final long linkId) -> {
@@ -732,9 +734,10 @@ final class WorkerAgent implements Agent {
 
     /**
      * Cutover (crypto-link.md §5.11): current becomes previous (still receiving), pending becomes current, the K
-     * bit toggles, counters and timestamps restart. A previous session still draining is dropped now.
+     * bit toggles, the counter restarts and timestamps count from {@code sessionStartNanos}. A previous session
+     * still draining is dropped now.
      */
-    private void cutover(final Link link) {
+    private void cutover(final Link link, final long sessionStartNanos) {
         final LinkSession pending = link.pending;
         if (pending == null) {
             return;
@@ -746,7 +749,7 @@ final class WorkerAgent implements Agent {
         link.current = pending;
         link.pending = null;
         link.kBit ^= FmpEstablishedHeader.FLAG_KEY_EPOCH;
-        pending.startNanos = clock.getAsLong();
+        pending.startNanos = sessionStartNanos;
         pending.sendCounter = 0;
         link.publishSession();
     }

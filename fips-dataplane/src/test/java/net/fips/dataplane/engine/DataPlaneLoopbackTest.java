@@ -50,8 +50,10 @@ class DataPlaneLoopbackTest {
 
     /** Installs the link on both sides: A receives on 0x1111 with key 2, B on 0x2222 with key 1. */
     private static void link(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, address(b), 0x1111, 0x2222, FrameCodec.key(1), FrameCodec.key(2)));
-        b.addLink(new LinkSpec(LINK_B, 0, address(a), 0x2222, 0x1111, FrameCodec.key(2), FrameCodec.key(1)));
+        a.addLink(new LinkSpec(LINK_A, 0, address(b), 0x1111, 0x2222, FrameCodec.key(1), FrameCodec.key(2),
+                System.nanoTime()));
+        b.addLink(new LinkSpec(LINK_B, 0, address(a), 0x2222, 0x1111, FrameCodec.key(2), FrameCodec.key(1),
+                System.nanoTime()));
     }
 
     /** Sends {@code total} datagrams each way, keeping at most {@link #WINDOW} undelivered, running hook midway. */
@@ -155,7 +157,7 @@ class DataPlaneLoopbackTest {
                 // B first, so its pending session exists before A's first new-key frame reaches it.
                 b.installPending(LINK_B, 0x3333, 0x4444, FrameCodec.key(4), FrameCodec.key(3));
                 a.installPending(LINK_A, 0x4444, 0x3333, FrameCodec.key(3), FrameCodec.key(4));
-                a.cutover(LINK_A);
+                a.cutover(LINK_A, System.nanoTime());
             });
             assertEquals(0, atA.corrupt.get() + atB.corrupt.get(), "corrupt datagrams");
             assertEquals(0, atA.outOfOrder.get() + atB.outOfOrder.get(), "reordered datagrams");

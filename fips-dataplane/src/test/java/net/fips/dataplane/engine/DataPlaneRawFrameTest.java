@@ -68,13 +68,23 @@ class DataPlaneRawFrameTest {
     }
 
     private void start(final int eventQueueCapacity) throws IOException {
+        start(eventQueueCapacity, 0);
+    }
+
+    /**
+     * Starts the data plane and adds the link {@code handshakeMs} after the instant the control plane chose as its
+     * session start (simulated handshake processing between promotion and the command).
+     */
+    private void start(final int eventQueueCapacity, final long handshakeMs) throws IOException {
         dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(256)
                 .eventQueueCapacity(eventQueueCapacity).localDelivery(deliveries).nanoClock(clock::get));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
         dpAddress = dp.transport(0).localAddress();
+        final long promoted = clock.get();
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(handshakeMs));
         dp.addLink(new LinkSpec(LINK, 0, (InetSocketAddress) peer.getLocalAddress(), OUR, THEIR, SEND_KEY,
-                RECV_KEY));
+                RECV_KEY, promoted));
     }
 
     /** Runs the data plane until {@code condition} holds; fails after a generous deadline. */
@@ -292,7 +302,8 @@ class DataPlaneRawFrameTest {
         send(peer, frame(pendingRecv, 1, 0x11, 0, 3));
         pumpUntil(DataPlaneCounter.KBIT_CUTOVERS, 1);
         assertEquals(3, deliveries.delivered.get());
-        assertEquals(List.of(new DataPlaneEvent.CutOver(LINK)), events(DataPlaneEvent.CutOver.class));
+        assertEquals(List.of(new DataPlaneEvent.CutOver(LINK, 0x11, clock.get())),
+                events(DataPlaneEvent.CutOver.class));
         assertEquals(1, dp.linkStats(LINK).keyEpochBit());
         // 5. The old session drains: late frames to the old index still open with the old keys.
         send(peer, frame(RECV_KEY, 0, OUR, 2, 4));
@@ -318,14 +329,14 @@ class DataPlaneRawFrameTest {
         pumpUntil(DataPlaneCounter.DROP_UNKNOWN_INDEX, 1);
 
         // 8. A commanded cutover without a pending session does nothing.
-        dp.cutover(LINK);
+        dp.cutover(LINK, clock.get());
         pumpUntil(() -> true);
         assertEquals(1, dp.linkStats(LINK).keyEpochBit());
 
         // 9. A commanded cutover (the control plane's tick) toggles K back and emits no CutOver event.
         final byte[] thirdSend = FrameCodec.key(31);
         dp.installPending(LINK, 0x12, 0x22, thirdSend, FrameCodec.key(32));
-        dp.cutover(LINK);
+        dp.cutover(LINK, clock.get());
         dp.sendLinkMessage(LINK, new byte[]{0x50, 0x00});
         final byte[] out2 = receive(peer);
         assertEquals(0, FrameCodec.flags(out2));
@@ -335,6 +346,52 @@ class DataPlaneRawFrameTest {
         assertEquals(1, events(DataPlaneEvent.CutOver.class).size());
         assertEquals(0, dp.linkStats(LINK).keyEpochBit());
         assertEquals(0, deliveries.corrupt.get() + deliveries.outOfOrder.get());
+    }
+
+    /** @return the frame's timestamp (ms since its session's start), after checking it opens with {@code key} */
+    private int timestampOf(final byte[] key, final byte[] frame) {
+        final byte[] plain = codec.openPlaintext(key, frame, frame.length);
+        if (plain == null) {
+            fail("frame does not open with the expected key");
+        }
+        return ByteBuffer.wrap(plain).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
+    }
+
+    /**
+     * One time base per link: frame timestamps count from the instant the control plane chose (at promotion, and
+     * at a commanded cutover), not from when the data plane happened to apply the command; after a K-bit cutover
+     * they count from the instant the data plane reports in its event.
+     */
+    @Test
+    void frameTimestampsCountFromTheInstantBothPlanesShare() throws Exception {
+        start(64, 35);   // the handshake took 35 ms between promotion and addLink
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(100));
+        dp.sendLinkMessage(LINK, new byte[]{0x51});
+        assertEquals(135, timestampOf(SEND_KEY, receive(peer)), "ms since promotion");
+
+        // A commanded cutover at the control plane's instant, applied by the worker 40 ms later.
+        final byte[] secondSend = FrameCodec.key(41);
+        dp.installPending(LINK, 0x11, 0x21, secondSend, FrameCodec.key(42));
+        final long cutoverAt = clock.get();
+        dp.cutover(LINK, cutoverAt);
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(40));
+        pumpUntil(() -> dp.linkStats(LINK).keyEpochBit() == 1);
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(60));
+        dp.sendLinkMessage(LINK, new byte[]{0x51});
+        assertEquals(100, timestampOf(secondSend, receive(peer)), "ms since the commanded cutover's instant");
+
+        // A K-bit cutover: the data plane picks the instant and reports it with the new session's index.
+        final byte[] thirdSend = FrameCodec.key(43);
+        final byte[] thirdRecv = FrameCodec.key(44);
+        dp.installPending(LINK, 0x12, 0x22, thirdSend, thirdRecv);
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(7));
+        final long trialAt = clock.get();
+        send(peer, frame(thirdRecv, 0, 0x12, 0, 0));
+        pumpUntil(DataPlaneCounter.KBIT_CUTOVERS, 1);
+        assertEquals(List.of(new DataPlaneEvent.CutOver(LINK, 0x12, trialAt)), events(DataPlaneEvent.CutOver.class));
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(80));
+        dp.sendLinkMessage(LINK, new byte[]{0x51});
+        assertEquals(80, timestampOf(thirdSend, receive(peer)), "ms since the reported cutover instant");
     }
 
     @Test

@@ -66,7 +66,7 @@ class IndexTableTest {
             if (rnd.nextInt(3) == 0) {
                 assertSame(model.remove(id), map.remove(id));
             } else {
-                final Link l = new Link(id, 0, none, new LinkSession(1, 2, new byte[32], new byte[32]), 0);
+                final Link l = new Link(id, 0, none, new LinkSession(1, 2, new byte[32], new byte[32]), 0, 0);
                 model.put(id, l);
                 map.put(id, l);
             }
