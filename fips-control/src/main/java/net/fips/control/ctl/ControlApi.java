@@ -2,6 +2,8 @@ package net.fips.control.ctl;
 
 import java.util.List;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * What the control socket asks of the node: one method per command {@link ControlSocketServer} serves. The
  * server does the framing, the request validation and the JSON; an implementation only supplies values.
@@ -35,6 +37,18 @@ public interface ControlApi {
 
     /** @return {@code show_acl} data */
     AclSnapshot showAcl();
+
+    /** @return {@code show_tree} data: the spanning tree as this node sees it (JSON in the reference's shape) */
+    JsonNode showTree();
+
+    /** @return {@code show_bloom} data: own and peer bloom filters */
+    JsonNode showBloom();
+
+    /** @return {@code show_cache} data: the coordinate cache */
+    JsonNode showCache();
+
+    /** @return {@code show_routing} data: discovery, forwarding and error-signal state */
+    JsonNode showRouting();
 
     /**
      * Starts an ephemeral dial (not written to config, no auto-reconnect). The server has already checked that

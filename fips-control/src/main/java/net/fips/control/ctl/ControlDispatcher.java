@@ -19,7 +19,8 @@ public final class ControlDispatcher {
 
     /** Commands this dispatcher serves, in the order {@code fipsctl} lists them. */
     public static final List<String> COMMANDS = List.of("show_status", "show_peers", "show_links",
-            "show_connections", "show_transports", "show_acl", "connect", "disconnect");
+            "show_connections", "show_transports", "show_acl", "show_tree", "show_bloom", "show_cache", "show_routing",
+            "connect", "disconnect");
 
     // Trailing tokens after the object are an error in the reference (serde rejects trailing characters).
     private static final ObjectReader READER = ControlJson.MAPPER.reader()
@@ -81,6 +82,10 @@ public final class ControlDispatcher {
             case "show_connections" -> list("connections", api.showConnections());
             case "show_transports" -> list("transports", api.showTransports());
             case "show_acl" -> ok(api::showAcl);
+            case "show_tree" -> ok(api::showTree);
+            case "show_bloom" -> ok(api::showBloom);
+            case "show_cache" -> ok(api::showCache);
+            case "show_routing" -> ok(api::showRouting);
             case "connect" -> {
                 final JsonNode p = requireParams(command, params);
                 final String npub = requireString(p, "npub");

@@ -5,7 +5,8 @@ import com.fasterxml.jackson.databind.annotation.JsonNaming;
 
 /**
  * The forwarding counter family that {@code show_status.forwarding} carries: packet and byte totals per outcome,
- * plus how often each routing decision was taken. All counters are monotonic since node start.
+ * plus how often each routing decision was taken. All counters are monotonic since node start; a figure the node
+ * does not measure is null (emitted as JSON null), never a zero that looks measured.
  *
  * @param decodeErrorBytes       bytes of frames that failed to decode
  * @param decodeErrorPackets     frames that failed to decode
@@ -34,19 +35,19 @@ import com.fasterxml.jackson.databind.annotation.JsonNaming;
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record ForwardingCounters(
-        long decodeErrorBytes, long decodeErrorPackets,
-        long deliveredBytes, long deliveredPackets,
-        long dropMtuExceededBytes, long dropMtuExceededPackets,
-        long dropNoRouteBytes, long dropNoRoutePackets,
-        long dropSendErrorBytes, long dropSendErrorPackets,
-        long forwardedBytes, long forwardedPackets,
-        long originatedBytes, long originatedPackets,
-        long receivedBytes, long receivedPackets,
-        long routeCrosslinkAscend, long routeCrosslinkDescend,
-        long routeDirectPeer, long routeTreeDown, long routeTreeDownCross, long routeTreeUp,
-        long ttlExhaustedBytes, long ttlExhaustedPackets) {
+        Long decodeErrorBytes, Long decodeErrorPackets,
+        Long deliveredBytes, Long deliveredPackets,
+        Long dropMtuExceededBytes, Long dropMtuExceededPackets,
+        Long dropNoRouteBytes, Long dropNoRoutePackets,
+        Long dropSendErrorBytes, Long dropSendErrorPackets,
+        Long forwardedBytes, Long forwardedPackets,
+        Long originatedBytes, Long originatedPackets,
+        Long receivedBytes, Long receivedPackets,
+        Long routeCrosslinkAscend, Long routeCrosslinkDescend,
+        Long routeDirectPeer, Long routeTreeDown, Long routeTreeDownCross, Long routeTreeUp,
+        Long ttlExhaustedBytes, Long ttlExhaustedPackets) {
 
     /** All counters zero, as a node that has not forwarded anything reports. */
-    public static final ForwardingCounters ZERO =
-            new ForwardingCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final ForwardingCounters ZERO = new ForwardingCounters(0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L,
+            0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L, 0L);
 }

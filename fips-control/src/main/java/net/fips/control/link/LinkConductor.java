@@ -381,6 +381,22 @@ public final class LinkConductor {
         return true;
     }
 
+    /**
+     * Sends a link message to an established peer named by address.
+     *
+     * @param peer    the peer's node address
+     * @param message msg_type first
+     * @return false when the peer is not established
+     */
+    public boolean send(final NodeAddr peer, final byte[] message) {
+        final PeerLink link = peers.get(peer);
+        if (link == null) {
+            return false;
+        }
+        dataPlane.sendLinkMessage(link.linkId, message);
+        return true;
+    }
+
     /** @return the latest published picture; safe from any thread */
     public LinkSnapshot snapshot() {
         return published;
@@ -629,7 +645,13 @@ public final class LinkConductor {
         for (final OutboundHandshake ob : pendingOutbound.values()) {
             dials.add(Snapshots.dial(this, ob));
         }
-        published = new LinkSnapshot(now, list, pendingOutbound.size(), dials, retries.size(), counters);
+        final List<RetrySnapshot> retryList = new ArrayList<>(retries.size());
+        for (final Map.Entry<NodeAddr, RetryState> e : retries.entrySet()) {
+            final RetryState r = e.getValue();
+            retryList.add(new RetrySnapshot(e.getKey().toString(), r.peer.identity().npub(), r.retryCount,
+                    (r.retryAfterNanos - now) / 1_000_000L, r.peer.autoReconnect()));
+        }
+        published = new LinkSnapshot(now, list, pendingOutbound.size(), dials, retries.size(), counters, retryList);
     }
 
     /** @return established peer count (control thread only; others use {@link #snapshot()}) */

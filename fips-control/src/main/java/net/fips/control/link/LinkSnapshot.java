@@ -12,14 +12,16 @@ import java.util.List;
  * @param dials            those dials, oldest first
  * @param pendingRetries   peers with a scheduled reconnect
  * @param counters         counter values indexed by {@link LinkCounter#ordinal()}
+ * @param retries          those scheduled reconnects
  */
 public record LinkSnapshot(long takenAtNanos, List<PeerSnapshot> peers, int pendingOutbound,
-                           List<DialSnapshot> dials, int pendingRetries, long[] counters) {
+                           List<DialSnapshot> dials, int pendingRetries, long[] counters, List<RetrySnapshot> retries) {
 
     /** Copies the lists. */
     public LinkSnapshot {
         peers = List.copyOf(peers);
         dials = List.copyOf(dials);
+        retries = List.copyOf(retries);
         counters = counters.clone();
     }
 

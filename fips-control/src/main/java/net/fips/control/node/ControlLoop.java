@@ -5,15 +5,19 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import net.fips.control.acl.AclProblem;
 import net.fips.control.acl.AclWatcher;
 import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkCounter;
+import net.fips.control.mesh.MeshControl;
+import net.fips.control.mesh.MeshSnapshot;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The {@code fips-control} thread: the only thread that touches the {@link LinkConductor}. Each pass drains the
@@ -34,6 +38,8 @@ final class ControlLoop implements Runnable {
     private static final long JOIN_TIMEOUT_MS = 10_000;
 
     private final LinkConductor conductor;
+    private final MeshControl mesh;
+    private volatile MeshSnapshot meshSnapshot;
     private final DataPlane dataPlane;
     private final List<UdpTransport> transports;
     private final AclWatcher acl;
@@ -47,10 +53,14 @@ final class ControlLoop implements Runnable {
     private volatile long loopErrors;
     private long now;
     private final Consumer<DataPlaneEvent> toConductor;
+    private final Function<NodeAddr, String> names;
 
-    ControlLoop(final LinkConductor conductor, final DataPlane dataPlane, final List<UdpTransport> transports,
-                final AclWatcher acl, final LongSupplier clock, final boolean shared, final long tickNanos) {
+    ControlLoop(final LinkConductor conductor, final MeshControl mesh, final DataPlane dataPlane,
+                final List<UdpTransport> transports, final AclWatcher acl, final LongSupplier clock,
+                final boolean shared, final long tickNanos, final Function<NodeAddr, String> names) {
         this.conductor = conductor;
+        this.mesh = mesh;
+        this.names = names;
         this.dataPlane = dataPlane;
         this.transports = List.copyOf(transports);
         this.acl = acl;
@@ -58,7 +68,14 @@ final class ControlLoop implements Runnable {
         this.shared = shared;
         this.tickNanos = Math.max(1, tickNanos);
         this.thread = Thread.ofPlatform().name("fips-control").daemon().unstarted(this);
-        this.toConductor = e -> conductor.onEvent(e, now);
+        this.toConductor = e -> {
+            if (e instanceof DataPlaneEvent.RoutingEvent r) {
+                mesh.onRoutingEvent(r, now);
+            } else {
+                conductor.onEvent(e, now);
+            }
+        };
+        this.meshSnapshot = mesh.snapshot(names, clock.getAsLong(), System.currentTimeMillis());
     }
 
     /** Starts the thread; the conductor belongs to it from now on. */
@@ -82,6 +99,11 @@ final class ControlLoop implements Runnable {
         }
         wakeup();
         return true;
+    }
+
+    /** @return the routing layers' snapshot of the last tick (any thread) */
+    MeshSnapshot meshSnapshot() {
+        return meshSnapshot;
     }
 
     /** @return unexpected exceptions caught in the loop (a bug if ever non-zero) */
@@ -126,7 +148,10 @@ final class ControlLoop implements Runnable {
                 }
                 if (conductor.doWork(now) > 0) {
                     nextTick = now + tickNanos;
+                    // Rendered once per tick: show_tree and friends are at most one tick old, as in the reference.
+                    meshSnapshot = mesh.snapshot(names, now, System.currentTimeMillis());
                 }
+                mesh.flush();
                 if (now - nextAclPoll >= 0) {
                     pollAcl();
                     nextAclPoll = now + ACL_POLL_NANOS;

@@ -24,6 +24,7 @@ import net.fips.control.config.UdpConfig;
 import net.fips.control.ctl.ControlApi;
 import net.fips.control.ctl.ControlSocketServer;
 import net.fips.control.ctl.NodeState;
+import net.fips.control.identity.IdentityCache;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.KeyFileException;
 import net.fips.control.identity.KeyFiles;
@@ -32,6 +33,10 @@ import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkConfig;
 import net.fips.control.link.LinkSnapshot;
 import net.fips.control.link.PeerFilter;
+import net.fips.control.mesh.MeshControl;
+import net.fips.control.mesh.MeshSettings;
+import net.fips.control.mesh.MeshSnapshot;
+import net.fips.control.tree.SchnorrTreeCrypto;
 import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
@@ -39,6 +44,7 @@ import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * A running FIPS node built from one {@link LoadedConfig}: its identity ({@code node.identity}, through
@@ -172,13 +178,20 @@ public final class Node implements AutoCloseable {
             final long now = clock.getAsLong();
             final LinkConductor conductor = new LinkConductor(identity, epoch, dataPlane, dataPlane::linkStats,
                     random, linkConfig, filter, now, System.currentTimeMillis() / 1000);
+            final List<UdpTransport> mtus = List.copyOf(transports);
+            final MeshControl mesh = new MeshControl(identity, MeshSettings.from(nc), conductor::send,
+                    dataPlane::setForwardingTable, random, System::currentTimeMillis, SchnorrTreeCrypto.verifier(),
+                    id -> id >= 0 && id < mtus.size() ? mtus.get(id).mtu() : DataPlaneContext.MAX_MTU_BYTES_DEFAULT,
+                    now);
+            conductor.setLinkListener(mesh);
             addConfiguredPeers(cfg.peers(), conductor, transports);
 
-            loop = new ControlLoop(conductor, dataPlane, transports, acl, clock,
-                    options.threadingMode() == ThreadingMode.SHARED, linkConfig.tickNanos());
-            holder.loop = loop;
             final Map<String, String> displayNames = new LinkedHashMap<>();
             aliases.forEach((alias, npub) -> displayNames.put(npub, alias));
+            loop = new ControlLoop(conductor, mesh, dataPlane, transports, acl, clock,
+                    options.threadingMode() == ThreadingMode.SHARED, linkConfig.tickNanos(),
+                    addr -> displayName(mesh, displayNames, addr, clock.getAsLong()));
+            holder.loop = loop;
             node = new Node(loaded, options, resolved, epoch, transports, dataPlane, conductor, acl, loop,
                     displayNames, now);
             loop.start();
@@ -203,6 +216,22 @@ public final class Node implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The reference's display name of a node: its config alias, else a short npub when its key is known, else
+     * the short hex of its address. Control thread (reads the mesh's identity cache). */
+    private static String displayName(final MeshControl mesh, final Map<String, String> aliases, final NodeAddr addr,
+                                      final long now) {
+        if (addr.equals(mesh.nodeAddr())) {
+            final String alias = aliases.get(mesh.npub());
+            return alias != null ? alias : addr.shortHex();
+        }
+        final IdentityCache.Entry e = mesh.identityCache().lookup(addr, now);
+        if (e == null) {
+            return addr.shortHex();
+        }
+        final String alias = aliases.get(e.identity().npub());
+        return alias != null ? alias : e.identity().shortNpub();
     }
 
     /** Lets the data plane's event signal reach a control loop that is created after the data plane. */
@@ -341,6 +370,11 @@ public final class Node implements AutoCloseable {
     /** @return the control socket path, or empty when the socket is disabled */
     public Optional<Path> controlSocketPath() {
         return Optional.ofNullable(server).map(ControlSocketServer::path);
+    }
+
+    /** @return the routing layers' latest published picture (any thread), at most one tick old */
+    public MeshSnapshot meshSnapshot() {
+        return loop.meshSnapshot();
     }
 
     /** @return the link layer's latest published picture (any thread) */

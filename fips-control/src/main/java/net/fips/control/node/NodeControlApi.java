@@ -7,6 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import net.fips.control.config.NodeConfig;
 import net.fips.control.ctl.AclSnapshot;
 import net.fips.control.ctl.ConnectResult;
@@ -14,6 +18,7 @@ import net.fips.control.ctl.ConnectionSnapshot;
 import net.fips.control.ctl.Connectivity;
 import net.fips.control.ctl.ControlApi;
 import net.fips.control.ctl.ControlException;
+import net.fips.control.ctl.ControlJson;
 import net.fips.control.ctl.DisconnectResult;
 import net.fips.control.ctl.ForwardingCounters;
 import net.fips.control.ctl.HandshakeState;
@@ -34,6 +39,7 @@ import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.link.DialSnapshot;
 import net.fips.control.link.LinkConductor;
+import net.fips.control.mesh.MeshSnapshot;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpCounters;
@@ -54,6 +60,8 @@ final class NodeControlApi implements ControlApi {
     /** Transport MTU minus this is the IPv6 MTU offered to applications (crypto-link §2.4). */
     static final int FIPS_IPV6_OVERHEAD = 77;
 
+    private static final MeshSnapshot.PeerRouting NO_ROUTING =
+            new MeshSnapshot.PeerRouting(false, null, false, false, false, 0, null);
     private final Node node;
     private final Map<String, String> shortNames = new ConcurrentHashMap<>();
 
@@ -72,16 +80,82 @@ final class NodeControlApi implements ControlApi {
         }
         final int ipv6Mtu = mtu == Integer.MAX_VALUE ? 0 : Math.max(0, mtu - FIPS_IPV6_OVERHEAD);
         final ProcessHandle self = ProcessHandle.current();
-        final long delivered = node.dataPlane().counter(DataPlaneCounter.DATAGRAMS_DELIVERED);
-        final ForwardingCounters fwd = new ForwardingCounters(0, 0, 0, delivered, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0);
+        final ForwardingCounters fwd = forwarding();
+        final MeshSnapshot mesh = node.meshSnapshot();
         return new StatusSnapshot(node.options().version(), id.npub(), id.nodeAddr().toString(),
                 id.address().toString(), node.state(), nc.leafOnly(), snap.peers().size(), 0, snap.peers().size(),
                 node.transports().size(), snap.pendingOutbound(), TunState.DISABLED, null, ipv6Mtu,
                 node.controlSocketPath().map(Object::toString).orElse(nc.control().socketPath()), self.pid(),
-                self.info().command().orElse(null), node.uptimeNanos() / 1_000_000_000L, null,
-                nc.identity().persistent() || nc.identity().nsec().isPresent(), id.nodeAddr().toString(), true,
+                self.info().command().orElse(null), node.uptimeNanos() / 1_000_000_000L, mesh.meshSize(),
+                nc.identity().persistent() || nc.identity().nsec().isPresent(), mesh.root(), mesh.isRoot(),
                 Map.of("udp", (long) snap.peers().size()), fwd, null);
+    }
+
+    /**
+     * The forwarding family from the data plane's packet counters. The data plane counts packets, not bytes, per
+     * outcome, so every {@code *_bytes} figure is null (not measured); {@code originated_packets} is 0 until the
+     * session layer originates datagrams.
+     */
+    private ForwardingCounters forwarding() {
+        final var dp = node.dataPlane();
+        final long delivered = dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED);
+        final long forwarded = dp.counter(DataPlaneCounter.FORWARDED);
+        final long noRoute = dp.counter(DataPlaneCounter.DROP_NO_ROUTE);
+        final long ttl = dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED);
+        final long malformed = dp.counter(DataPlaneCounter.DROP_MALFORMED_DATAGRAM);
+        final long sendErrors = dp.counter(DataPlaneCounter.DROP_HANDOFF_RING_FULL);
+        return new ForwardingCounters(null, malformed, null, delivered, null, 0L, null, noRoute, null, sendErrors,
+                null, forwarded, null, 0L, null, delivered + forwarded + noRoute + ttl + malformed + sendErrors,
+                dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_ASCEND), dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_DESCEND),
+                dp.counter(DataPlaneCounter.ROUTE_DIRECT_PEER), dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN),
+                dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN_CROSS), dp.counter(DataPlaneCounter.ROUTE_TREE_UP),
+                null, ttl);
+    }
+
+    @Override
+    public JsonNode showTree() {
+        return node.meshSnapshot().tree();
+    }
+
+    @Override
+    public JsonNode showBloom() {
+        return node.meshSnapshot().bloom();
+    }
+
+    @Override
+    public JsonNode showCache() {
+        return node.meshSnapshot().cache();
+    }
+
+    @Override
+    public JsonNode showRouting() {
+        final ObjectNode o = node.meshSnapshot().routing().deepCopy();
+        o.put("pending_tun_destinations", 0);
+        o.put("pending_tun_packets", 0);
+        final ArrayNode retries = o.putArray("retries");
+        final long nowMs = System.currentTimeMillis();
+        for (final net.fips.control.link.RetrySnapshot r : node.linkSnapshot().retries()) {
+            final ObjectNode ro = retries.addObject();
+            ro.put("node_addr", r.nodeAddr());
+            ro.put("display_name", displayName(r.npub()));
+            ro.put("retry_count", r.retryCount());
+            ro.put("retry_after_ms", nowMs + r.retryInMs());
+            ro.put("auto_reconnect", r.autoReconnect());
+        }
+        o.set("forwarding", ControlJson.MAPPER.valueToTree(forwarding()));
+        final ObjectNode congestion = o.putObject("congestion");
+        final var dp = node.dataPlane();
+        // CE marks are relayed hop by hop (routing-session §6.6) but not counted yet.
+        congestion.putNull("ce_forwarded");
+        congestion.putNull("ce_received");
+        // Local congestion detection (the reference's ECN marking on kernel drops) is not implemented.
+        congestion.putNull("congestion_detected");
+        long kernelDrops = 0;
+        for (final UdpTransport t : node.transports()) {
+            kernelDrops += t.counters().kernelDrops();
+        }
+        congestion.put("kernel_drop_events", kernelDrops);
+        return o;
     }
 
     @Override
@@ -89,12 +163,14 @@ final class NodeControlApi implements ControlApi {
         final long wallNow = System.currentTimeMillis();
         final String mode = node.config().config().node().mmp().mode().name().toLowerCase(java.util.Locale.ROOT);
         final List<PeerSnapshot> out = new ArrayList<>();
+        final MeshSnapshot mesh = node.meshSnapshot();
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
             final Double srttMs = p.srttMicros() < 0 ? null : p.srttMicros() / 1000.0;
+            final MeshSnapshot.PeerRouting r = mesh.peers().getOrDefault(p.nodeAddr(), NO_ROUTING);
             out.add(new PeerSnapshot(p.nodeAddr(), p.npub(), displayName(p.npub()), ipv6Of(p.nodeAddr()),
                     Connectivity.CONNECTED, p.linkId(), wallNow - p.linkAgeMs(), wallNow - p.lastReceivedAgoMs(),
-                    p.treeSequence() >= 0, p.filterSequence() >= 0, Math.max(0, p.filterSequence()), false, false,
-                    p.address(), direction(p.direction()), "udp", p.treeDepth() >= 0 ? p.treeDepth() : null, null,
+                    r.hasTreePosition(), r.hasFilter(), r.filterSequence(), r.isParent(), r.isChild(),
+                    p.address(), direction(p.direction()), "udp", r.treeDepth(), r.effectiveDepth(),
                     new TrafficStats(p.packetsOut(), p.packetsIn(), p.bytesOut(), p.bytesIn()), 0, 0, null,
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),

@@ -7,11 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
+import net.fips.control.mesh.MeshControl;
+import net.fips.control.mesh.MeshSettings;
+import net.fips.control.mesh.MeshSnapshot;
 
 /**
  * An in-memory {@link ControlApi} with fixed, realistic values: our node is the reference's snapshot test identity
@@ -46,8 +50,8 @@ public class FakeControlApi implements ControlApi {
 
     @Override
     public StatusSnapshot showStatus() {
-        final ForwardingCounters fwd = new ForwardingCounters(0, 0, 4_977_000, 4977, 0, 0, 336, 3, 0, 0,
-                12_800, 10, 5_012_000, 5012, 5_100_000, 5070, 0, 0, 5000, 2, 0, 10, 0, 0);
+        final ForwardingCounters fwd = new ForwardingCounters(0L, 0L, 4_977_000L, 4977L, 0L, 0L, 336L, 3L, 0L, 0L,
+                12_800L, 10L, 5_012_000L, 5012L, 5_100_000L, 5070L, 0L, 0L, 5000L, 2L, 0L, 10L, 0L, 0L);
         final Sparklines spark = new Sparklines(List.of(1838.0, 1840.0), List.of(3.0, 3.0), List.of(2.0, 2.0),
                 List.of(812.0, 640.0), List.of(900.0, 702.0), Arrays.asList(0.0, Double.NaN));
         final Map<String, Long> counts = new LinkedHashMap<>();
@@ -120,6 +124,34 @@ public class FakeControlApi implements ControlApi {
     public AclSnapshot showAcl() {
         return new AclSnapshot("/etc/fips/peers.allow", "/etc/fips/peers.deny", true, "allow_then_deny_all",
                 "deny", false, true, List.of("test-us01"), List.of("ALL"), List.of(PEER_A.npub()), List.of());
+    }
+
+    /** A lone node's routing state, rendered by the production renderer on a fixed clock. */
+    private MeshSnapshot lone() {
+        final MeshControl m = new MeshControl(SELF, MeshSettings.defaults(), (peer, msg) -> false,
+                MeshControl.TablePublisher.NONE, new java.util.Random(7), () -> 1_784_470_000_000L,
+                (k, d, sig) -> false, t -> 1280, 0);
+        return m.snapshot(a -> a.shortHex(), 0, 1_784_470_000_000L);
+    }
+
+    @Override
+    public JsonNode showTree() {
+        return lone().tree();
+    }
+
+    @Override
+    public JsonNode showBloom() {
+        return lone().bloom();
+    }
+
+    @Override
+    public JsonNode showCache() {
+        return lone().cache();
+    }
+
+    @Override
+    public JsonNode showRouting() {
+        return lone().routing();
     }
 
     @Override

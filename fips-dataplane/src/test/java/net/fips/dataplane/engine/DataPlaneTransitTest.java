@@ -118,8 +118,8 @@ class DataPlaneTransitTest {
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
         dpAddress = dp.transport(0).localAddress();
-        dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX_A, A_IDX, B_TO_A, A_TO_B));
-        dp.addLink(new LinkSpec(LINK_C, 0, (InetSocketAddress) c.getLocalAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B));
+        dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
+        dp.addLink(new LinkSpec(LINK_C, 0, (InetSocketAddress) c.getLocalAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
         if (table) {
             publish();
         }
@@ -378,9 +378,9 @@ class DataPlaneTransitTest {
             dp.start();
             dpAddress = dp.transport(0).localAddress();
             dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX_A, A_IDX, B_TO_A,
-                    A_TO_B));
-            dp.addLink(new LinkSpec(LINK_C, 0, cp.transport(0).localAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B));
-            cp.addLink(new LinkSpec(9, 0, dpAddress, C_IDX, B_IDX_C, C_TO_B, B_TO_C));
+                    A_TO_B, clock.get()));
+            dp.addLink(new LinkSpec(LINK_C, 0, cp.transport(0).localAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
+            cp.addLink(new LinkSpec(9, 0, dpAddress, C_IDX, B_IDX_C, C_TO_B, B_TO_C, clock.get()));
             publish();
             for (int i = 0; i < 5; i++) {
                 fromA(0, datagram(9, 1280, A, C, payload(i, 50 + 100 * i)));

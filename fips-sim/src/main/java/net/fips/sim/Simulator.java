@@ -1,0 +1,471 @@
+package net.fips.sim;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import net.fips.control.identity.IdentityFormatException;
+import net.fips.control.identity.NodeIdentity;
+import net.fips.control.identity.PeerIdentity;
+import net.fips.control.mesh.MeshControl;
+import net.fips.control.mesh.MeshSettings;
+import net.fips.control.tree.WallClock;
+import net.fips.dataplane.wire.Coords;
+import net.fips.dataplane.wire.NodeAddr;
+
+/**
+ * N nodes, each a real {@link MeshControl} (spanning tree, bloom filters, discovery, coordinate cache and the data
+ * plane's {@code NextHop}), joined by in-memory links with latency, loss and a partition switch, on a virtual clock.
+ * Deterministic for a seed: identities, tick phases, latencies, losses and lookups all come from one
+ * {@link Random}.
+ *
+ * <p>What is simulated rather than run: the link layer (Noise, FMP framing, MMP). A link delivers each link message
+ * after its latency unless it is down or the message is lost; each side gets one RTT sample (twice the latency)
+ * a second after the link comes up, as the first MMP report would give it.
+ */
+public final class Simulator {
+    static final long MS = 1_000_000L;
+    static final long SECOND = 1_000_000_000L;
+    /** The MTU every simulated link reports (the reference's UDP default). */
+    static final int LINK_MTU = 1280;
+    /** Virtual wall clock at t = 0 (2026-01-01T00:00:00Z), so tree timestamps look like real ones. */
+    static final long WALL_EPOCH_MS = 1_767_225_600_000L;
+
+    /** Knobs of one run. */
+    public record Config(long seed, long latencyMinNanos, long latencyMaxNanos, double loss, boolean verifyCache) {
+        /** 5-20 ms per link, no loss, verification cache on. */
+        public static Config defaults(final long seed) {
+            return new Config(seed, 5 * MS, 20 * MS, 0.0, true);
+        }
+    }
+
+    /** One simulated node. */
+    public final class Node {
+        final int index;
+        final NodeIdentity identity;
+        final PeerIdentity peer;
+        final MeshControl mesh;
+        final Map<NodeAddr, Link> links = new HashMap<>();
+        boolean alive = true;
+
+        Node(final int index, final NodeIdentity identity) {
+            this.index = index;
+            this.identity = identity;
+            this.peer = identity.toPeer();
+            final WallClock wall = () -> WALL_EPOCH_MS + loop.now() / MS;
+            this.mesh = new MeshControl(identity, settings, this::send, MeshControl.TablePublisher.NONE,
+                    new Random(random.nextLong()), wall, signatures, transport -> LINK_MTU, loop.now());
+        }
+
+        /** @return the node's address */
+        public NodeAddr addr() {
+            return peer.nodeAddr();
+        }
+
+        /** @return its routing state */
+        public MeshControl mesh() {
+            return mesh;
+        }
+
+        private boolean send(final NodeAddr to, final byte[] message) {
+            final Link l = links.get(to);
+            if (l == null || !l.up) {
+                return false;
+            }
+            messagesSent++;
+            bytesSent += message.length;
+            if (message.length > 0 && (message[0] & 0xFF) == 0x20) {
+                filterAnnouncesSent++;
+            }
+            if (config.loss() > 0 && random.nextDouble() < config.loss()) {
+                return true;
+            }
+            final Node other = l.other(this);
+            final long epoch = l.epoch;
+            loop.after(l.latencyNanos, () -> {
+                if (l.up && l.epoch == epoch && other.alive) {
+                    other.mesh.onLinkMessage(peer, message, loop.now());
+                }
+            });
+            return true;
+        }
+    }
+
+    /** A link between two nodes. */
+    final class Link {
+        final Node a;
+        final Node b;
+        final long latencyNanos;
+        final long id;
+        boolean up;
+        long epoch;
+
+        Link(final Node a, final Node b, final long latencyNanos, final long id) {
+            this.a = a;
+            this.b = b;
+            this.latencyNanos = latencyNanos;
+            this.id = id;
+        }
+
+        Node other(final Node n) {
+            return n == a ? b : a;
+        }
+    }
+
+    final Config config;
+    final Random random;
+    final EventLoop loop = new EventLoop();
+    final MeshSettings settings;
+    final SimSignatures signatures;
+    final List<Node> nodes = new ArrayList<>();
+    final Map<Long, Link> links = new HashMap<>();
+    final Topology topology;
+    long messagesSent;
+    long bytesSent;
+    long filterAnnouncesSent;
+    private long nextLinkId = 1;
+
+    /**
+     * Creates the nodes (identities from the seed) and schedules their 1 s ticks at random phases; links are not
+     * up until {@link #linkAll()} or {@link #linkUp}.
+     *
+     * @param topology the graph
+     * @param config   the knobs
+     * @param settings routing settings every node runs with
+     */
+    public Simulator(final Topology topology, final Config config, final MeshSettings settings) {
+        this.topology = topology;
+        this.config = config;
+        this.random = new Random(config.seed());
+        this.settings = settings;
+        this.signatures = new SimSignatures(config.verifyCache());
+        for (int i = 0; i < topology.nodes(); i++) {
+            nodes.add(new Node(i, identity(random)));
+        }
+        for (final Node n : nodes) {
+            final long phase = (long) (random.nextDouble() * SECOND);
+            scheduleTick(n, phase);
+        }
+        for (final int[] e : topology.edges()) {
+            final long lat = config.latencyMinNanos()
+                    + (long) (random.nextDouble() * (config.latencyMaxNanos() - config.latencyMinNanos()));
+            final Link l = new Link(nodes.get(e[0]), nodes.get(e[1]), lat, nextLinkId++);
+            links.put(key(e[0], e[1]), l);
+            l.a.links.put(l.b.addr(), l);
+            l.b.links.put(l.a.addr(), l);
+        }
+    }
+
+    private static NodeIdentity identity(final Random random) {
+        final byte[] sk = new byte[32];
+        while (true) {
+            random.nextBytes(sk);
+            try {
+                return NodeIdentity.fromSecret(sk);
+            } catch (final IdentityFormatException e) {
+                // out of range: draw again
+            }
+        }
+    }
+
+    private void scheduleTick(final Node n, final long at) {
+        loop.at(at, () -> {
+            if (n.alive) {
+                final long now = loop.now();
+                n.mesh.onRoutingTick(now);
+                n.mesh.onLookupTick(now);
+            }
+            scheduleTick(n, at + SECOND);
+        });
+    }
+
+    private static long key(final int a, final int b) {
+        return ((long) Math.min(a, b) << 32) | Math.max(a, b);
+    }
+
+    /** @return the nodes, by index */
+    public List<Node> nodes() {
+        return nodes;
+    }
+
+    /** @return the event loop (virtual clock) */
+    public EventLoop loop() {
+        return loop;
+    }
+
+    /** Brings every topology edge up now. */
+    public void linkAll() {
+        for (final int[] e : topology.edges()) {
+            linkUp(e[0], e[1]);
+        }
+    }
+
+    /** Brings the link a-b up (both sides promote it now, each gets an RTT sample a second later). */
+    public void linkUp(final int a, final int b) {
+        final Link l = links.get(key(a, b));
+        if (l == null || l.up) {
+            return;
+        }
+        l.up = true;
+        l.epoch++;
+        final long now = loop.now();
+        final long epoch = l.epoch;
+        l.a.mesh.onPeerUp(l.b.peer, l.id, 0, now);
+        l.b.mesh.onPeerUp(l.a.peer, l.id, 0, now);
+        loop.after(SECOND, () -> {
+            if (l.up && l.epoch == epoch) {
+                final long rttMicros = 2 * l.latencyNanos / 1000;
+                l.a.mesh.onRttSample(l.b.peer, rttMicros, 1, loop.now());
+                l.b.mesh.onRttSample(l.a.peer, rttMicros, 1, loop.now());
+            }
+        });
+    }
+
+    /** Takes the link a-b down (both sides remove the peer now; messages in flight are lost). */
+    public void linkDown(final int a, final int b) {
+        final Link l = links.get(key(a, b));
+        if (l == null || !l.up) {
+            return;
+        }
+        l.up = false;
+        l.epoch++;
+        final long now = loop.now();
+        l.a.mesh.onPeerDown(l.b.peer, now);
+        l.b.mesh.onPeerDown(l.a.peer, now);
+    }
+
+    /** @return true when a-b is up */
+    public boolean isUp(final int a, final int b) {
+        final Link l = links.get(key(a, b));
+        return l != null && l.up;
+    }
+
+    /** Runs the virtual clock forward. */
+    public void run(final long nanos) {
+        loop.runUntil(loop.now() + nanos);
+    }
+
+    /** @return link messages sent so far, by every node */
+    public long messagesSent() {
+        return messagesSent;
+    }
+
+    /** @return FilterAnnounces sent so far */
+    public long filterAnnouncesSent() {
+        return filterAnnouncesSent;
+    }
+
+    /** @return the component id of every node over the links that are up */
+    public int[] liveComponents() {
+        final Topology live = new Topology(nodes.size());
+        for (final Link l : links.values()) {
+            if (l.up) {
+                live.addEdge(l.a.index, l.b.index);
+            }
+        }
+        return live.components();
+    }
+
+    /** @return adjacency over the links that are up */
+    public int[][] liveAdjacency() {
+        final Topology live = new Topology(nodes.size());
+        for (final Link l : links.values()) {
+            if (l.up) {
+                live.addEdge(l.a.index, l.b.index);
+            }
+        }
+        return live.adjacency();
+    }
+
+    /**
+     * The convergence predicate of {@code bin/fips-sim}: within every connected component of live links, every
+     * node has the component's minimum address as root, a parent that is a live peer (itself when root) and depth
+     * = parent depth + 1, and no node has a FilterAnnounce waiting to be sent.
+     *
+     * @return true when converged
+     */
+    public boolean converged() {
+        final int[] comp = liveComponents();
+        final Map<Integer, NodeAddr> min = new HashMap<>();
+        for (final Node n : nodes) {
+            min.merge(comp[n.index], n.addr(), (x, y) -> x.compareTo(y) <= 0 ? x : y);
+        }
+        final Map<NodeAddr, Node> byAddr = new HashMap<>();
+        for (final Node n : nodes) {
+            byAddr.put(n.addr(), n);
+        }
+        for (final Node n : nodes) {
+            final MeshControl m = n.mesh;
+            if (!m.root().equals(min.get(comp[n.index]))) {
+                return false;
+            }
+            if (m.isRoot()) {
+                if (m.depth() != 0) {
+                    return false;
+                }
+            } else {
+                final Node p = byAddr.get(m.parent());
+                if (p == null || !isUp(n.index, p.index) || m.depth() != p.mesh.depth() + 1) {
+                    return false;
+                }
+            }
+            if (m.filtersPending()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Runs until {@link #converged()} holds at two checks 1 s apart (filters settled) or {@code limitNanos} passes.
+     *
+     * @return the virtual time of convergence relative to the call (nanos), or -1
+     */
+    public long runUntilConverged(final long limitNanos, final long stepNanos) {
+        final long start = loop.now();
+        long firstSeen = -1;
+        while (loop.now() - start < limitNanos) {
+            run(stepNanos);
+            if (converged()) {
+                final long filtersBefore = filterAnnouncesSent;
+                if (firstSeen < 0) {
+                    firstSeen = loop.now();
+                }
+                run(SECOND);
+                if (converged() && filterAnnouncesSent == filtersBefore) {
+                    return firstSeen - start;
+                }
+                firstSeen = -1;
+            } else {
+                firstSeen = -1;
+            }
+        }
+        return -1;
+    }
+
+    /** Outcome of one lookup-and-route. */
+    public record Route(int src, int dst, boolean discovered, int hops, int shortest, String failure) {
+        /** @return true when discovered and delivered */
+        public boolean ok() {
+            return discovered && failure == null;
+        }
+    }
+
+    /**
+     * Discovers {@code dst} from {@code src} (the source learns the target's identity first, as DNS would give it)
+     * and then routes a SessionSetup-like datagram hop by hop with each node's own forwarding table and
+     * {@code NextHop}, each hop warming its coordinate cache from the coordinates the datagram carries, as the
+     * reference's transit nodes do.
+     */
+    public List<Route> lookupAndRoute(final List<int[]> pairs, final long discoveryLimitNanos) {
+        final long now = loop.now();
+        for (final int[] p : pairs) {
+            final Node s = nodes.get(p[0]);
+            final Node d = nodes.get(p[1]);
+            s.mesh.learnIdentity(d.peer, now);
+            s.mesh.lookup(d.addr(), now);
+        }
+        final long start = loop.now();
+        while (loop.now() - start < discoveryLimitNanos) {
+            run(100 * MS);
+            boolean all = true;
+            for (final int[] p : pairs) {
+                if (nodes.get(p[0]).mesh.cachedCoords(nodes.get(p[1]).addr(), loop.now()) == null
+                        && p[0] != p[1]) {
+                    all = false;
+                    break;
+                }
+            }
+            if (all) {
+                break;
+            }
+        }
+        final int[][] adj = liveAdjacency();
+        final List<Route> out = new ArrayList<>();
+        for (final int[] p : pairs) {
+            out.add(route(p[0], p[1], adj));
+        }
+        return out;
+    }
+
+    private Route route(final int src, final int dst, final int[][] adj) {
+        final int shortest = Topology.hops(adj, src)[dst];
+        final Node s = nodes.get(src);
+        final Node d = nodes.get(dst);
+        final long now = loop.now();
+        final Coords destCoords = s.mesh.cachedCoords(d.addr(), now);
+        if (destCoords == null) {
+            return new Route(src, dst, false, 0, shortest, "not discovered");
+        }
+        final Coords srcCoords = s.mesh.coords();
+        final Map<NodeAddr, Node> byAddr = new HashMap<>();
+        for (final Node n : nodes) {
+            byAddr.put(n.addr(), n);
+        }
+        Node at = s;
+        int hops = 0;
+        final boolean[] seen = new boolean[nodes.size()];
+        while (at != d) {
+            if (seen[at.index]) {
+                return new Route(src, dst, true, hops, shortest, "loop at node " + at.index);
+            }
+            seen[at.index] = true;
+            if (at != s) {
+                at.mesh.warm(s.addr(), srcCoords, now);
+                at.mesh.warm(d.addr(), destCoords, now);
+            }
+            final NodeAddr next = at.mesh.nextHop(d.addr(), now);
+            if (next == null) {
+                return new Route(src, dst, true, hops, shortest, "no route at node " + at.index);
+            }
+            final Node n = byAddr.get(next);
+            if (n == null || !isUp(at.index, n.index)) {
+                return new Route(src, dst, true, hops, shortest, "next hop not a live peer at node " + at.index);
+            }
+            at = n;
+            hops++;
+        }
+        return new Route(src, dst, true, hops, shortest, null);
+    }
+
+    /** @return {@code m} random pairs of distinct nodes in the same live component */
+    public List<int[]> randomPairs(final int m) {
+        final int[] comp = liveComponents();
+        final List<int[]> pairs = new ArrayList<>();
+        int guard = 0;
+        while (pairs.size() < m && guard++ < m * 100) {
+            final int a = random.nextInt(nodes.size());
+            final int b = random.nextInt(nodes.size());
+            if (a != b && comp[a] == comp[b] && nodes.get(a).alive && nodes.get(b).alive) {
+                pairs.add(new int[] {a, b});
+            }
+        }
+        return pairs;
+    }
+
+    /** @return indices of every node, shuffled by the run's generator */
+    int[] shuffled() {
+        final int[] idx = new int[nodes.size()];
+        Arrays.setAll(idx, i -> i);
+        for (int i = idx.length - 1; i > 0; i--) {
+            final int j = random.nextInt(i + 1);
+            final int x = idx[i];
+            idx[i] = idx[j];
+            idx[j] = x;
+        }
+        return idx;
+    }
+
+    /** @return the run's generator */
+    public Random random() {
+        return random;
+    }
+
+    /** @return the signature service shared by every node, with its counters */
+    public SimSignatures signatures() {
+        return signatures;
+    }
+}
