@@ -101,6 +101,11 @@ final class ControlLoop implements Runnable {
         return true;
     }
 
+    /** @return the routing layers (control thread only: use through {@link #submit}) */
+    MeshControl mesh() {
+        return mesh;
+    }
+
     /** @return the routing layers' snapshot of the last tick (any thread) */
     MeshSnapshot meshSnapshot() {
         return meshSnapshot;

@@ -377,6 +377,25 @@ public final class Node implements AutoCloseable {
         return loop.meshSnapshot();
     }
 
+    /**
+     * Asks the control thread to look {@code target} up (discovery, routing-session §3), as the session layer will
+     * when a packet has no route; the key must be known first ({@link #learnIdentity}).
+     *
+     * @return false when the control thread's queue is full
+     */
+    boolean lookup(final NodeAddr target) {
+        return loop.submit(() -> loop.mesh().lookup(target, options.nanoClock().getAsLong()));
+    }
+
+    /**
+     * Teaches the identity cache a node's key, as a DNS answer or the hosts file will.
+     *
+     * @return false when the control thread's queue is full
+     */
+    boolean learnIdentity(final net.fips.control.identity.PeerIdentity peer) {
+        return loop.submit(() -> loop.mesh().learnIdentity(peer, options.nanoClock().getAsLong()));
+    }
+
     /** @return the link layer's latest published picture (any thread) */
     public LinkSnapshot linkSnapshot() {
         return conductor.snapshot();

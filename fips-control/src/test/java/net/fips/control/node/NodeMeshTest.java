@@ -1,0 +1,172 @@
+package net.fips.control.node;
+
+import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.control.node.NodeTestSupport.linked;
+import static net.fips.control.node.NodeTestSupport.load;
+import static net.fips.control.node.NodeTestSupport.peerOf;
+import static net.fips.control.node.NodeTestSupport.yaml;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import net.fips.control.ctl.ControlClient;
+import net.fips.control.ctl.ControlClientException;
+import net.fips.control.identity.NodeIdentity;
+import net.fips.control.node.NodeTestSupport.Peer;
+import net.fips.control.node.NodeTestSupport.Sender;
+import net.fips.control.node.NodeTestSupport.SequenceCheck;
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.engine.DataPlaneCounter;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.SessionDatagramHeader;
+
+/**
+ * Three real nodes in a chain over loopback UDP, A - B - C, with A and C linked only to B: the spanning tree
+ * converges to the smallest address, B relays A's discovery of C (request out, signed response back), and B
+ * forwards A's SessionDatagrams for C in its data plane (TTL decremented, content and order intact).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class NodeMeshTest {
+    private static final String NODE = """
+              heartbeat_interval_secs: 1
+              rate_limit:
+                handshake_timeout_secs: 1
+              rekey:
+                enabled: false
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final List<Node> nodes = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() {
+        nodes.forEach(Node::close);
+    }
+
+    private Node start(final String yaml, final NodeOptions options) throws Exception {
+        final Node n = Node.start(load(yaml), options.aclDirectory(dir.resolve("acl")));
+        nodes.add(n);
+        return n;
+    }
+
+    /** A delivery hook that also remembers the TTL of the last datagram. */
+    private static final class TtlAndSequence implements LocalDelivery {
+        final SequenceCheck seq = new SequenceCheck();
+        final AtomicInteger lastTtl = new AtomicInteger(-1);
+
+        @Override
+        public void deliver(final long linkId, final MemorySegment segment, final long offset, final int length) {
+            if (length >= SessionDatagramHeader.SIZE) {
+                lastTtl.set(segment.get(ValueLayout.JAVA_BYTE, offset + SessionDatagramHeader.TTL_OFFSET) & 0xFF);
+            }
+            seq.deliver(linkId, segment, offset, length);
+        }
+    }
+
+    @Test
+    void aMiddleNodeJoinsTheTreeRelaysDiscoveryAndForwardsDatagrams() throws Exception {
+        final List<NodeIdentity> ids = new ArrayList<>(List.of(NodeIdentity.generate(), NodeIdentity.generate(),
+                NodeIdentity.generate()));
+        final NodeIdentity idA = ids.get(0);
+        final NodeIdentity idB = ids.get(1);
+        final NodeIdentity idC = ids.get(2);
+        final NodeAddr minAddr = ids.stream().map(NodeIdentity::nodeAddr).min(Comparator.naturalOrder()).orElseThrow();
+        final int pa = freePort();
+        final int pb = freePort();
+        final int pc = freePort();
+        final TtlAndSequence atC = new TtlAndSequence();
+        final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), NODE), new NodeOptions());
+        final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true)),
+                new NodeOptions());
+        final Node c = start(yaml(idC, pc, dir.resolve("c.sock"), NODE, new Peer(idB, "b", pb, true)),
+                new NodeOptions().localDelivery(atC));
+        await(10_000, () -> linked(a, b) && linked(c, b), () -> "links up");
+
+        // The tree: everyone ends with the smallest address as root; B is in the middle, so depths add up.
+        await(10_000, () -> nodes.stream().allMatch(n -> n.meshSnapshot().root().equals(minAddr.toString())),
+                () -> "one root: " + nodes.stream().map(n -> n.meshSnapshot().root()).toList());
+        final JsonNode treeB = ask(b, "show_tree");
+        assertEquals(minAddr.toString(), treeB.get("root").asText());
+        assertEquals(idB.nodeAddr().equals(minAddr), treeB.get("is_root").asBoolean());
+        assertEquals(treeB.get("my_coords").size() - 1, treeB.get("depth").asInt(), "depth = coordinate length - 1");
+        assertEquals(2, treeB.get("peer_tree_count").asInt(), "B holds both peers' declarations");
+        final long roots = nodes.stream().filter(n -> n.meshSnapshot().isRoot()).count();
+        assertEquals(1, roots, "exactly one root");
+        // show_peers carries the real tree roles: one of B's peers is its parent unless B is the root.
+        final JsonNode peersB = ask(b, "show_peers").get("peers");
+        int parents = 0;
+        int children = 0;
+        for (final JsonNode p : peersB) {
+            parents += p.get("is_parent").asBoolean() ? 1 : 0;
+            children += p.get("is_child").asBoolean() ? 1 : 0;
+            assertTrue(p.get("has_tree_position").asBoolean());
+        }
+        assertEquals(idB.nodeAddr().equals(minAddr) ? 0 : 1, parents);
+        assertEquals(idB.nodeAddr().equals(minAddr) ? 2 : 1, children);
+
+        // Discovery: A knows C's key (as DNS would tell it), looks C up; only B can relay it.
+        await(10_000, () -> ask(a, "show_bloom").get("peer_filters").get(0).get("has_filter").asBoolean(),
+                () -> "A has B's filter");
+        assertTrue(a.learnIdentity(idC.toPeer()));
+        assertTrue(a.lookup(idC.nodeAddr()));
+        await(10_000, () -> cacheHas(a, idC.nodeAddr()), () -> "A cached C's coordinates: " + ask(a, "show_routing"));
+        final JsonNode discB = ask(b, "show_routing").get("discovery");
+        assertTrue(discB.get("req_forwarded").asLong() >= 1, discB::toString);
+        assertTrue(discB.get("resp_forwarded").asLong() >= 1, discB::toString);
+        final JsonNode discA = ask(a, "show_routing").get("discovery");
+        assertEquals(1, discA.get("resp_accepted").asLong(), discA::toString);
+        assertEquals(0, ask(a, "show_routing").get("pending_lookups").size());
+
+        // Transit: A sends C's datagrams to B; B's data plane forwards them, TTL 64 -> 63.
+        final Sender sender = new Sender(a, c, atC.seq);
+        final long linkAB = peerOf(a, b).linkId();
+        final long sent = sender.run(linkAB, 64, () -> sender.sent() < 2000);
+        await(10_000, () -> atC.seq.delivered() >= sent, () -> "C got " + atC.seq.delivered() + " of " + sent);
+        assertNull(atC.seq.problem(), "no loss, no reordering through the transit");
+        assertEquals(63, atC.lastTtl.get(), "one hop decremented the TTL");
+        assertTrue(b.dataPlane().counter(DataPlaneCounter.FORWARDED) >= sent, "B forwarded them");
+        assertEquals(0, b.dataPlane().counter(DataPlaneCounter.DATAGRAMS_DELIVERED), "none was for B");
+        assertTrue(ask(b, "show_status").get("forwarding").get("forwarded_packets").asLong() >= sent);
+        assertFalse(ask(b, "show_status").get("is_root").asBoolean() && !idB.nodeAddr().equals(minAddr));
+    }
+
+    private static boolean cacheHas(final Node n, final NodeAddr target) {
+        for (final JsonNode e : ask(n, "show_cache").get("entries")) {
+            if (e.get("node_addr").asText().equals(target.toString())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static JsonNode ask(final Node n, final String command) {
+        try {
+            final JsonNode r = new ControlClient(n.controlSocketPath().orElseThrow(), ControlClient.DEFAULT_TIMEOUT)
+                    .send(command, null);
+            assertEquals("ok", r.path("status").asText(), r::toString);
+            return r.get("data");
+        } catch (final ControlClientException e) {
+            throw new AssertionError(command + ": " + e.getMessage(), e);
+        }
+    }
+}
