@@ -222,6 +222,27 @@ class NextHopTest {
                 .peer(peer(R, c(0), null, 1, true, ForwardingTable.TreeRole.PARENT)).build());
     }
 
+    @Test
+    void filterMembershipMatchesBloomFilterBitForBit() {
+        final java.util.Random rnd = new java.util.Random(11);
+        for (final int[] params : new int[][] {{8192, 5}, {8008, 7}, {64, 1}}) {
+            final BloomFilter f = BloomFilter.withParams(params[0], params[1]);
+            for (int i = 0; i < 300; i++) {
+                f.insert(NodeAddr.of(rnd.nextLong(), rnd.nextLong()));
+            }
+            final ForwardingTable t = ForwardingTable.builder(ME, ME_C).peer(new ForwardingTable.Peer(R, 1, c(0),
+                    f.toBytes(), params[1], 1.0, 1280, true, ForwardingTable.TreeRole.PARENT)).build();
+            int hits = 0;
+            for (int i = 0; i < 3000; i++) {
+                final NodeAddr x = NodeAddr.of(rnd.nextLong(), rnd.nextLong());
+                final long[] h = BloomFilter.baseHashes(x.toBytes());
+                assertEquals(f.contains(x), t.filterContains(0, h[0], h[1]), x + " in " + params[0]);
+                hits += f.contains(x) ? 1 : 0;
+            }
+            assertTrue(hits > 0 || params[0] > 64, "the tiny filter is saturated");
+        }
+    }
+
     // ------------------------------------------------------------------ meshes
 
     /** Walks from {@code s} to {@code d}: the hop count, or -1 if some node has no route. Fails on a loop. */
