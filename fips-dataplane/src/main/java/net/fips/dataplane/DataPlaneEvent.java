@@ -80,7 +80,9 @@ public sealed interface DataPlaneEvent {
     /**
      * A transit datagram was dropped for lack of a route; the control plane should send {@code kind} from us to
      * {@code src} about {@code dest}. The data plane rate-limits these per destination (100 ms, per worker), so
-     * the control plane need not.
+     * the control plane need not. For PATH_BROKEN the coordinates to carry are the control plane's cached ones for
+     * {@code dest}: when they came from the dropped packet itself, the {@link CoordsObserved} reporting them was
+     * queued before this event.
      *
      * @param src  the dropped datagram's src_addr (the error's destination)
      * @param dest the dropped datagram's dest_addr

@@ -18,7 +18,7 @@ import net.fips.ffm.linux.SockAddrs;
  *  +24   source sockaddr length i32     rx -> worker: where the datagram came from (0 = unknown)
  *  +28   transport id i32               rx -> worker
  *  +32   source sockaddr (28 bytes, sockaddr_in6 at most)
- *  +60   forward flags i32             worker -> worker: FMP flags (CE) a handed-off forward must carry
+ *  +60   forward flags i32             worker -> worker: FMP flags (CE) of a handed-off forward, route class << 8
  *  +64   ... rest of the headroom, free for prepending
  * </pre>
  *

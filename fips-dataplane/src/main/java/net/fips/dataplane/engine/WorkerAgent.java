@@ -447,8 +447,9 @@ final class WorkerAgent implements Agent {
         final long now = clock.getAsLong();
         final int peer = nextHop.find(forwarding, destHi, destLo, now, coordHi, coordLo, coordLen);
         if (peer < 0) {
-            drop(slot, DataPlaneCounter.DROP_NO_ROUTE);
+            // Reads the source from the slot, so before the slot goes back to the pool.
             onNoRoute(seg, m, destHi, destLo, peer == NextHop.NO_ROUTE_HAD_COORDS, now);
+            drop(slot, DataPlaneCounter.DROP_NO_ROUTE);
             return;
         }
         seg.set(ValueLayout.JAVA_BYTE, m + SessionDatagramHeader.TTL_OFFSET, (byte) (ttl - 1));
@@ -457,19 +458,20 @@ final class WorkerAgent implements Agent {
         if (linkMtu < pathMtu) {
             seg.set(DataPlane.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
         }
-        counters.increment(ROUTE_COUNTERS[nextHop.classifyLast(forwarding, destHi, destLo, peer).ordinal()]);
+        // Counted with the forward once it is sealed, as the reference counts route classes of sent packets.
+        final int routeClass = nextHop.classifyLast(forwarding, destHi, destLo, peer).ordinal();
         // The datagram becomes the slot's data: the seal prepends the FMP header in the headroom before it.
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) m);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
-        final int ce = fmpFlags & FmpEstablishedHeader.FLAG_CE;
+        final int forwardFlags = (fmpFlags & FmpEstablishedHeader.FLAG_CE) | routeClass << 8;
         final long outLinkId = forwarding.linkId(peer);
         final int worker = DataPlane.workerOf(outLinkId, workerFed.length);
         if (worker == id) {
-            forward(outLinkId, slot, ce);
+            forward(outLinkId, slot, forwardFlags);
             return;
         }
         SlotMeta.linkId(seg, outLinkId);
-        SlotMeta.forwardFlags(seg, ce);
+        SlotMeta.forwardFlags(seg, forwardFlags);
         // release (inside offer): the other worker sees the bytes and the metadata before the index
         if (!toWorkers[worker].offer(slot)) {
             drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
@@ -486,14 +488,16 @@ final class WorkerAgent implements Agent {
         forward(SlotMeta.linkId(seg), slot, SlotMeta.forwardFlags(seg));
     }
 
-    private void forward(final long linkId, final int slot, final int flags) {
+    /** @param forwardFlags the FMP flags to add (CE) in the low byte, the route class ordinal above */
+    private void forward(final long linkId, final int slot, final int forwardFlags) {
         final Link out = link(linkId);
         if (out == null) {
             drop(slot, DataPlaneCounter.DROP_NO_LINK);
             return;
         }
-        if (seal(out, slot, flags)) {
+        if (seal(out, slot, forwardFlags & 0xFF)) {
             counters.increment(DataPlaneCounter.FORWARDED);
+            counters.increment(ROUTE_COUNTERS[forwardFlags >>> 8]);
         }
     }
 

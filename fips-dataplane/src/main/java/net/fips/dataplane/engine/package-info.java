@@ -20,6 +20,15 @@
  * thread adds an index (after queueing the command that tells the worker about it), the worker removes one when a
  * session ends. The receive agents read it with one acquire load per frame.
  *
+ * <h2>Transit</h2>
+ * With a {@link net.fips.dataplane.route.ForwardingTable} installed ({@code setForwardingTable}; one acquire load
+ * per datagram), the worker that opened a SessionDatagram routes it ({@link net.fips.dataplane.route.NextHop}),
+ * rewrites ttl and path_mtu in place and re-seals it in the same slot for the outbound link, carrying the CE flag
+ * over. When that link is pinned to another worker the slot crosses one SPSC ring per ordered pair of workers,
+ * so each flow keeps its order. Coordinates carried by SessionSetup, SessionAck and CP messages, and routing
+ * failures (rate-limited per destination), go to the control plane as
+ * {@link net.fips.dataplane.DataPlaneEvent.RoutingEvent}s.
+ *
  * <h2>Idling</h2>
  * An idle node uses no CPU. The receive threads block in the kernel (poll). Worker and tx threads back off
  * ({@link net.fips.dataplane.engine.IdleStrategy}: spin, yield, short parks), then park until a producer signals

@@ -221,7 +221,7 @@ public final class CoordCache {
     public View view() {
         View v = view;
         if (v == null) {
-            v = new View(entries.values().toArray(new Entry[0]), ttlNanos);
+            v = new View(entries.values().toArray(new Entry[0]));
             view = v;
         }
         return v;
@@ -324,12 +324,12 @@ public final class CoordCache {
         /** A touch within this long of the previous one is not stored again (the reference counts milliseconds). */
         public static final long TOUCH_GRANULARITY_NANOS = 1_000_000L;
         /** A view with no entries. */
-        public static final View EMPTY = new View(new Entry[0], DEFAULT_TTL_NANOS);
+        public static final View EMPTY = new View(new Entry[0]);
 
         private final Entry[] entries;
         private final AddrIndex index;
 
-        View(final Entry[] entries, final long ttlNanos) {
+        View(final Entry[] entries) {
             this.entries = entries;
             final long[] hi = new long[entries.length];
             final long[] lo = new long[entries.length];

@@ -265,8 +265,10 @@ public final class ForwardingTable {
         }
         final long m = filterBitCount[i];
         final int k = hashCount[i];
+        final boolean pow2 = (m & (m - 1)) == 0;
         for (int j = 0; j < k; j++) {
-            final long bit = Long.remainderUnsigned(h1 + j * h2, m);
+            // An unsigned remainder; for the usual power-of-two sizes just the low bits.
+            final long bit = pow2 ? (h1 + j * h2) & (m - 1) : Long.remainderUnsigned(h1 + j * h2, m);
             if ((f[(int) (bit >>> 6)] & (1L << (bit & 63))) == 0) {
                 return false;
             }

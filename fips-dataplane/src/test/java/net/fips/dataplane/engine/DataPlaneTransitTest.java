@@ -83,6 +83,7 @@ class DataPlaneTransitTest {
     private InetSocketAddress dpAddress;
     private long aCounter;
     private long cCounter;
+    private boolean dedicated;
 
     static NodeAddr addr(final int first) {
         final byte[] b = new byte[16];
@@ -109,11 +110,15 @@ class DataPlaneTransitTest {
     }
 
     private void start(final int workers, final boolean table) throws IOException {
+        start(workers, table, ThreadingMode.SHARED);
+    }
+
+    private void start(final int workers, final boolean table, final ThreadingMode mode) throws IOException {
         a = channel();
         c = channel();
         final LocalDelivery hook = (linkId, seg, off, len) ->
                 delivered.add(seg.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
-        dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).workerCount(workers)
+        dp = new DataPlane(new DataPlaneContext().threadingMode(mode).workerCount(workers)
                 .poolSlots(512).eventQueueCapacity(4096).localDelivery(hook).nanoClock(clock::get));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
@@ -137,8 +142,13 @@ class DataPlaneTransitTest {
 
     private void pumpUntil(final BooleanSupplier condition) {
         final long start = System.nanoTime();
+        final boolean shared = !dedicated;
         while (!condition.getAsBoolean()) {
-            dp.doWork();
+            if (shared) {
+                dp.doWork();
+            } else {
+                Thread.onSpinWait();
+            }
             if (System.nanoTime() - start > DEADLINE_NS) {
                 fail("condition not reached; counters: " + counters());
             }
@@ -255,6 +265,30 @@ class DataPlaneTransitTest {
         assertEquals(workers == 2 ? 2L * n : 0, dp.counter(DataPlaneCounter.HANDOFFS));
         assertEquals(0, dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED));
         assertTrue(delivered.isEmpty());
+        assertNull(dp.agentFailure());
+    }
+
+    /** The same with the agents on their own threads: the handoff rings between two worker threads keep order. */
+    @Test
+    void dedicatedThreadsTwoWorkersKeepOrderAcrossTheHandoff() throws Exception {
+        dedicated = true;
+        start(2, true, ThreadingMode.DEDICATED);
+        final int n = 300;
+        final int burst = 20;   // small enough for the receiving socket's buffer
+        for (int b = 0; b < n; b += burst) {
+            final List<byte[]> sent = new ArrayList<>();
+            for (int i = b; i < b + burst; i++) {
+                final byte[] d = datagram(30, 1400, A, C, payload(i, 80 + i % 200));
+                sent.add(d);
+                fromA(i % 7 == 0 ? 0x02 : 0, d);
+            }
+            for (int i = b; i < b + burst; i++) {
+                final Frame f = receive(c, B_TO_C);
+                assertEquals(i, f.counter(), "in order");
+                assertForwarded(f, C_IDX, i % 7 == 0 ? 0x02 : 0, sent.get(i - b), LINK_MTU_C);
+            }
+        }
+        assertEquals(n, dp.counter(DataPlaneCounter.HANDOFFS));
         assertNull(dp.agentFailure());
     }
 

@@ -222,6 +222,86 @@ class NextHopTest {
                 .peer(peer(R, c(0), null, 1, true, ForwardingTable.TreeRole.PARENT)).build());
     }
 
+    @Test
+    void filterMembershipMatchesBloomFilterBitForBit() {
+        final java.util.Random rnd = new java.util.Random(11);
+        for (final int[] params : new int[][] {{8192, 5}, {8008, 7}, {64, 1}}) {
+            final BloomFilter f = BloomFilter.withParams(params[0], params[1]);
+            for (int i = 0; i < 300; i++) {
+                f.insert(NodeAddr.of(rnd.nextLong(), rnd.nextLong()));
+            }
+            final ForwardingTable t = ForwardingTable.builder(ME, ME_C).peer(new ForwardingTable.Peer(R, 1, c(0),
+                    f.toBytes(), params[1], 1.0, 1280, true, ForwardingTable.TreeRole.PARENT)).build();
+            int hits = 0;
+            for (int i = 0; i < 3000; i++) {
+                final NodeAddr x = NodeAddr.of(rnd.nextLong(), rnd.nextLong());
+                final long[] h = BloomFilter.baseHashes(x.toBytes());
+                assertEquals(f.contains(x), t.filterContains(0, h[0], h[1]), x + " in " + params[0]);
+                hits += f.contains(x) ? 1 : 0;
+            }
+            assertTrue(hits > 0 || params[0] > 64, "the tiny filter is saturated");
+        }
+    }
+
+    @Test
+    void discoveryPopulatedCacheRoutesAndPeerRemovalStopsRouting() {
+        cache.insert(D, D_C, 1280, 0);   // as a verified LookupResponse would
+        assertEquals(X, route(table(null, null, filterOf(D)), D));
+        final ForwardingTable withoutX = ForwardingTable.builder(ME, ME_C).cache(cache.view())
+                .peer(peer(C, c(20, 10, 0), null, 1.0, true, ForwardingTable.TreeRole.CHILD)).build();
+        assertEquals(NextHop.NO_ROUTE_HAD_COORDS, hop.find(withoutX, D.hi(), D.lo(), 0));
+        assertEquals(NextHop.NO_ROUTE, hop.find(withoutX, X.hi(), X.lo(), 0), "X is no longer a peer");
+    }
+
+    /** Seeded random tables and destinations: every answer is LOCAL, a no-route code or a valid closer peer. */
+    @Test
+    void randomTablesNeverThrowAndOnlyChooseCloserPeers() {
+        final java.util.Random rnd = new java.util.Random(99);
+        for (int round = 0; round < 2000; round++) {
+            final int roots = 1 + rnd.nextInt(2);
+            final java.util.function.Supplier<Coords> coords = () -> {
+                final int n = 1 + rnd.nextInt(5);
+                final NodeAddr[] x = new NodeAddr[n];
+                for (int i = 0; i < n - 1; i++) {
+                    x[i] = a(1 + rnd.nextInt(12));
+                }
+                x[n - 1] = a(100 + rnd.nextInt(roots));
+                return Coords.of(x);
+            };
+            final Coords mine = coords.get();
+            final NodeAddr me = mine.addrs().getFirst();
+            final CoordCache cc = new CoordCache();
+            final ForwardingTable.Builder b = ForwardingTable.builder(me, mine);
+            final Set<NodeAddr> used = new HashSet<>(List.of(me));
+            for (int p = 0; p < rnd.nextInt(6); p++) {
+                final NodeAddr addr = a(20 + rnd.nextInt(60));
+                if (!used.add(addr)) {
+                    continue;
+                }
+                b.peer(peer(addr, rnd.nextBoolean() ? coords.get() : null, rnd.nextBoolean() ? filterOf(D) : null,
+                        rnd.nextInt(3), rnd.nextInt(4) > 0, ForwardingTable.TreeRole.NONE));
+            }
+            final Coords dc = coords.get();
+            if (rnd.nextBoolean()) {
+                cc.insert(D, dc, 0);
+            }
+            final ForwardingTable t = b.cache(cc.view()).build();
+            final long[] hi = TreeDistance.his(dc);
+            final long[] lo = TreeDistance.los(dc);
+            final int supplied = rnd.nextBoolean() ? hi.length : 0;
+            final int r = hop.find(t, D.hi(), D.lo(), 0, hi, lo, supplied);
+            assertTrue(r >= NextHop.NO_ROUTE_HAD_COORDS && r < t.peerCount(), "result " + r);
+            if (r >= 0) {
+                final ForwardingTable.Peer p = t.peer(r);
+                assertTrue(p.canSend());
+                if (!p.addr().equals(D)) {
+                    assertTrue(TreeDistance.distance(p.coords(), dc) < TreeDistance.distance(mine, dc), "closer");
+                }
+                assertNotNull(NextHop.classify(t, D.hi(), D.lo(), r, hi, lo, hi.length));
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ meshes
 
     /** Walks from {@code s} to {@code d}: the hop count, or -1 if some node has no route. Fails on a loop. */
