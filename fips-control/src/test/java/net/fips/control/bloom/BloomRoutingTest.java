@@ -279,4 +279,26 @@ class BloomRoutingTest {
         assertEquals(BloomCounter.values().length, s.stats().size());
         assertEquals(2L, s.stats().get("sent"));
     }
+
+    @Test
+    void ownFilterOverTheCapWarnsAtMostOncePerMinute() {
+        treePeers.add(A);
+        treePeers.add(B);
+        for (final NodeAddr p : List.of(A, B, C)) {
+            bloom.addPeer(p);
+        }
+        // Each inbound filter is under the cap; their union (what C gets) is not.
+        assertEquals(FilterOutcome.ACCEPTED, bloom.onFilterAnnounce(A, FilterAnnounce.v1(1, synthetic(1900, 4)), 0));
+        assertEquals(FilterOutcome.ACCEPTED, bloom.onFilterAnnounce(B, FilterAnnounce.v1(1, synthetic(1900, 5)), 0));
+        bloom.tick(0);
+        assertEquals(3, sent.size());
+        assertEquals(1, bloom.ownFilterFprWarnings());
+        bloom.markAllUpdatesNeeded();
+        bloom.tick(1000 * MS);
+        assertEquals(6, sent.size());
+        assertEquals(1, bloom.ownFilterFprWarnings(), "rate-limited");
+        bloom.markAllUpdatesNeeded();
+        bloom.tick(60_000 * MS);
+        assertEquals(2, bloom.ownFilterFprWarnings());
+    }
 }
