@@ -64,6 +64,7 @@ public final class BloomRouting {
     private long sequence;
     private boolean warnedOwnFpr;
     private long lastOwnFprWarnNanos;
+    private long ownFprWarnings;
     private OptionalLong meshSize = OptionalLong.empty();
 
     /**
@@ -295,6 +296,7 @@ public final class BloomRouting {
                 && (!warnedOwnFpr || nowNanos - lastOwnFprWarnNanos >= config.ownFprWarnIntervalNanos())) {
             warnedOwnFpr = true;
             lastOwnFprWarnNanos = nowNanos;
+            ownFprWarnings++;
             LOG.log(System.Logger.Level.WARNING,
                     "Outgoing filter to {0} above FPR cap (fill {1}, fpr {2}, cap {3}): aggregation drift?", p.addr,
                     fill, fpr, config.maxInboundFpr());
@@ -434,6 +436,11 @@ public final class BloomRouting {
      */
     public long counter(final BloomCounter c) {
         return counters[c.ordinal()];
+    }
+
+    /** @return how many times the own-filter-over-cap warning was logged (at most once per interval) */
+    public long ownFilterFprWarnings() {
+        return ownFprWarnings;
     }
 
     /** @return the active peers, in insertion order */

@@ -297,4 +297,64 @@ class ParentSelectionTest {
         }
         assertTrue(h.tree.ownAnnounce().semanticViolation().isEmpty());
     }
+
+    @Test
+    void costDegradationOfTheParentSwitchesOnThePeriodicReevaluation() {
+        final TreeHarness h = new TreeHarness(6, 18, 5, TreeConfig.defaults());
+        h.add(1, 2);
+        h.tree.onLinkCost(h.addr(1), 1.05, h.now);
+        h.tree.onLinkCost(h.addr(2), 1.08, h.now);
+        h.receive(1, 1, h.path(0));
+        h.receive(2, 1, h.path(0));
+        assertEquals(h.addr(1), h.tree.parent());
+        h.advance(S);
+        h.tree.tick(h.now); // first periodic round: stable
+        assertEquals(h.addr(1), h.tree.parent());
+        h.tree.onLinkCost(h.addr(1), 1.9, h.now); // 2.08 < 2.9 * 0.8: worth a switch, on the next periodic round
+        h.advance(59 * S);
+        h.tree.tick(h.now);
+        assertEquals(h.addr(1), h.tree.parent(), "still inside the 60 s cadence");
+        h.advance(S);
+        h.tree.tick(h.now);
+        assertEquals(h.addr(2), h.tree.parent(), "degraded parent replaced (LoRa-like cost)");
+    }
+
+    @Test
+    void improvementWithinHysteresisDoesNotSwitch() {
+        final TreeHarness h = new TreeHarness(6, 19, 5, TreeConfig.defaults().withHoldDownNanos(0));
+        h.add(1, 2);
+        h.tree.onLinkCost(h.addr(1), 2.0, h.now);
+        h.tree.onLinkCost(h.addr(2), 1.5, h.now);
+        h.receive(1, 1, h.path(0)); // only 1 is known: adopt
+        h.receive(2, 1, h.path(0)); // 2.5 vs 3.0 * 0.8 = 2.4: no
+        assertEquals(h.addr(1), h.tree.parent());
+        h.advance(S);
+        h.tree.tick(h.now);
+        assertEquals(h.addr(1), h.tree.parent());
+    }
+
+    @Test
+    void bottleneckParentIsLeftForACheapLink() {
+        // The reference's heterogeneous 7-node case from node 5's view: LoRa peer 2 (cost 6.0) vs fiber peer 1.
+        final TreeHarness h = new TreeHarness(6, 20, 5, TreeConfig.defaults().withHoldDownNanos(0));
+        h.add(1, 2);
+        h.receive(2, 1, h.path(0)); // cold start: adopt 2
+        h.receive(1, 1, h.path(0));
+        assertEquals(h.addr(2), h.tree.parent());
+        h.tree.onLinkCost(h.addr(2), 6.0, h.now); // first sample: 2 is the only measured peer
+        assertEquals(h.addr(2), h.tree.parent());
+        h.tree.onLinkCost(h.addr(1), 1.01, h.now); // 2.01 < 7.0 * 0.8: switch at once (first sample)
+        assertEquals(h.addr(1), h.tree.parent());
+    }
+
+    @Test
+    void singlePeerHasNoAlternativeWhateverItsCost() {
+        final TreeHarness h = new TreeHarness(3, 21, 2, TreeConfig.defaults().withHoldDownNanos(0));
+        h.add(1);
+        h.tree.onLinkCost(h.addr(1), 1.05, h.now);
+        h.receive(1, 1, h.path(0));
+        h.tree.onLinkCost(h.addr(1), 50.0, h.now);
+        assertNull(h.tree.evaluateParent(h.now + 100 * S));
+        assertEquals(h.addr(1), h.tree.parent());
+    }
 }

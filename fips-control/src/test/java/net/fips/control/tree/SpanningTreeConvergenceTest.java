@@ -178,4 +178,19 @@ class SpanningTreeConvergenceTest {
         assertTrue(Long.compareUnsigned(m.node(0).bloom.inboundSequence(m.node(1).addr), oldFilterSeq) > 0,
                 "the restarted node's filter is accepted too");
     }
+
+    @Test
+    void lostAttachingAnnounceIsHealedByThePeriodicRebroadcast() {
+        final TreeMesh m = TreeMesh.realSorted(3, 11);
+        m.dropWhen(msg -> msg.isTree() && msg.from() == 0 && msg.to() == 1);
+        m.connectAll(new int[][] {{0, 1}, {0, 2}});
+        m.ticks(5); // the hub's echo and its first (t = 1 s) re-broadcast are lost as well
+        assertTrue(m.node(1).tree.isRoot(), "spoke 1 never heard the hub");
+        m.dropWhen(msg -> false);
+        m.ticks(54); // t = 59 s: nothing changes anywhere, nothing is sent to the spoke
+        assertTrue(m.node(1).tree.isRoot());
+        m.ticks(3); // t = 61 s: the hub (two peers) re-broadcasts its unchanged announce
+        m.assertConverged();
+        assertEquals(m.node(0).addr, m.node(1).tree.parent());
+    }
 }
