@@ -389,6 +389,11 @@ class DiscoveryTest {
         assertFalse(n.discovery.hasRecentRequest(r.requestId()), "the origin does not record its own request");
         assertEquals(List.of(new Discovery.PendingLookup(addr(0xAB), ms(1), ms(1), 1)),
                 n.discovery.pendingLookups());
+        final DiscoverySnapshot snap = n.discovery.snapshot();
+        assertEquals(n.discovery.pendingLookups(), snap.pendingLookups());
+        assertEquals(1, snap.stats().reqBloomMiss());
+        assertEquals(1, snap.stats().reqDeduplicated());
+        assertEquals(2, snap.stats().reqInitiated(), "the NO_TREE_PEER attempt reached the send step");
     }
 
     @Test
