@@ -554,6 +554,24 @@ class DiscoveryTest {
     }
 
     @Test
+    void ownRequestBouncedBackMakesTheOriginatorRelayInsteadOfAccept() {
+        // Reference quirk kept on purpose: the originator does not record its own request_id, so when a stale or
+        // false-positive filter bounces the request back (1's filter from 0 claims 2), 0 records it as a transit
+        // and later relays the answer back to 1 (which drops it) instead of accepting it. The next attempt, with a
+        // fresh request_id, meets the same filters; the lookup only ends once the filters are corrected.
+        final TestMesh m = new TestMesh(3, 27).tree(0, 1, 1280).tree(1, 2, 1280).build();
+        m.node(1).addToFilter(0, 2);
+        m.node(0).learn(m.node(2));
+        m.node(0).discovery.lookup(m.addr(2), 0);
+        m.deliverAll();
+        assertEquals(1, m.sentBetween(1, 0, REQ).size(), "bounced to the origin");
+        assertEquals(1, m.sentBetween(0, 1, RESP).size(), "origin relayed the answer as a transit");
+        assertEquals(1, m.node(1).count(DiscoveryCounter.RESPONSES_DUPLICATE));
+        assertNull(m.node(0).coordCache.get(m.addr(2)));
+        assertTrue(m.node(0).discovery.isPending(m.addr(2)));
+    }
+
+    @Test
     void transitLimiterSuppressesTheOneSecondRetry() {
         // 0 — 1 — 2 (sink that never answers): attempts at 0, 1, 3, 7 s; 1 forwards attempts 1, 3 and 4.
         final TestMesh m = new TestMesh(3, 25).sink(2).tree(0, 1, 1280).tree(1, 2, 1280).build();
