@@ -610,6 +610,11 @@ public final class Discovery {
         return DiscoveryStats.of(this);
     }
 
+    /** @return an immutable view for publishing to reader threads */
+    public DiscoverySnapshot snapshot() {
+        return new DiscoverySnapshot(stats(), pendingLookups(), recent.size());
+    }
+
     /** @param target a node @return true while a lookup for it is pending */
     public boolean isPending(final NodeAddr target) {
         return pending.containsKey(target);
