@@ -12,13 +12,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.regex.Matcher;
 
 import net.fips.control.identity.NodeAddrs;
 import net.fips.control.noise.HandshakeState.Pattern;
+import net.fips.control.noise.TransportSession;
 import net.fips.dataplane.crypto.AeadCipher;
-import net.fips.dataplane.crypto.JdkAeadCipher;
+import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.wire.CoordsRequired;
 import net.fips.dataplane.wire.CoordsWarmup;
 import net.fips.dataplane.wire.DataPacket;
@@ -41,12 +44,25 @@ import net.fips.dataplane.wire.WireError;
 /**
  * fsp_message.json: each FSP message is built inward-out (inner header and body, 12-byte header = AAD, cleartext CP
  * coordinates, sealed in place with the XK key), wrapped in its SessionDatagram and then in the next hop's FMP frame
- * sealed with the IK key, every layer compared byte-exactly. The reference's frame is then taken apart outward-in in
- * one off-heap buffer, as a receiving node does: open the FMP frame, parse the SessionDatagram, the FSP header and
- * coordinates, open the FSP message with the session key, parse the inner header and decode the body. The keys the
- * receiver opens with come from running the noise_xk.json and noise_ik.json handshakes the file names, which also
- * pins the datagram's addresses to the session's identities. The plaintext CoordsRequired example is decoded and
- * re-encoded, must name the session's destination, and the encrypted-header parser must refuse it.
+ * sealed with the IK key, every layer compared byte-exactly. The reference's frame is then taken apart outward-in,
+ * as a receiving node does: open the FMP frame, parse the SessionDatagram, the FSP header and coordinates, open the
+ * FSP message with the session key, parse the inner header and decode the body. The keys come from running the
+ * noise_xk.json and noise_ik.json handshakes the file names, which also pins the datagram's addresses to the
+ * session's identities. Everything is checked once per AEAD backend (libcrypto and JDK):
+ * <ul>
+ *   <li>the FMP hop goes through the production data path ({@link DataPlanePath}): the sending node's data plane
+ *       is given the SessionDatagram as a local sender would ({@code sendDatagram}) and its worker's frame on the
+ *       wire must be the vector's (its own counter reaches the vector's, the messages being sent in file order);
+ *       the receiving node's data plane is sent the reference's frame and must hand exactly the SessionDatagram
+ *       to its delivery hook;</li>
+ *   <li>the FSP layer has no data-plane path yet (end-to-end sessions are not built), so it is sealed and opened
+ *       in place in one off-heap buffer with the production {@link AeadCipher} of the backend, the FIPS nonce
+ *       ({@link AeadCipher#fipsNonce}) and the production header codecs ({@link FspHeader}, {@link FspCpCoords},
+ *       {@link FspInnerHeader}), and also with the control plane's {@link TransportSession} (sender counter from
+ *       0, receiver replay window), the session object the FSP layer is to use.</li>
+ * </ul>
+ * The plaintext CoordsRequired example is decoded and re-encoded, must name the session's destination, and the
+ * encrypted-header parser must refuse it.
  */
 public final class FspMessageVectors implements VectorFileCheck {
     private static final String MESSAGES = "fsp_messages_fully_encapsulated";
@@ -55,6 +71,30 @@ public final class FspMessageVectors implements VectorFileCheck {
 
     /** The two handshakes under the stack: the end-to-end session and the first hop's link. */
     private record Sessions(NoiseVectorSupport.Driven fsp, NoiseVectorSupport.Driven fmp) {
+    }
+
+    /** The first hop as two data planes: the sender's (IK initiator's end) and the receiver's (IK responder's). */
+    private record Hop(DataPlanePath sender, DataPlanePath receiver, int receiverIdx) {
+    }
+
+    /** Link ids of the hop in the two data planes. */
+    private static final long HOP_AT_SENDER = 1;
+    private static final long HOP_AT_RECEIVER = 2;
+    /**
+     * The IK initiator's index. The file gives only the receiver's (every frame goes initiator to responder), so
+     * this is any other value: it never appears on the wire here.
+     */
+    private static final int INITIATOR_IDX = 0x11223344;
+
+    /** Installs the hop's link in both data planes, with the IK session's keys and the file's receiver index. */
+    private static Hop hop(final JsonNode root, final JsonNode first, final Sessions s, final DataPlanePath sender,
+                           final DataPlanePath receiver) throws java.io.IOException {
+        final int receiverIdx = (int) u64(first.get("fmp_hop"), "receiver_idx");
+        sender.link(HOP_AT_SENDER, INITIATOR_IDX, receiverIdx, s.fmp().initiator().sendKey(),
+                s.fmp().initiator().recvKey());
+        receiver.link(HOP_AT_RECEIVER, receiverIdx, INITIATOR_IDX, s.fmp().responder().sendKey(),
+                s.fmp().responder().recvKey());
+        return new Hop(sender, receiver, receiverIdx);
     }
 
     @Override
@@ -71,22 +111,43 @@ public final class FspMessageVectors implements VectorFileCheck {
         } catch (final Exception ex) {
             failure = ex;
         }
-        try (AeadCipher cipher = new JdkAeadCipher()) {
-            int i = 0;
-            for (final JsonNode m : root.get("messages")) {
-                final String name = "#" + i++ + " " + m.get("description").asText();
-                try {
-                    final Tally.Expect e = new Tally.Expect();
-                    if (s == null) {
-                        e.that("handshakes failed: " + failure, false);
-                    } else {
-                        message(root, m, s, cipher, e);
+        final List<JsonNode> messages = new ArrayList<>();
+        root.get("messages").forEach(messages::add);
+        final List<Tally.Expect> expects = new ArrayList<>();
+        for (int i = 0; i < messages.size(); i++) {
+            final Tally.Expect e = new Tally.Expect();
+            expects.add(e);
+            if (s == null) {
+                e.that("handshakes failed: " + failure, false);
+            }
+        }
+        if (s != null) {
+            for (final String backend : DataPlanePath.backends()) {
+                try (AeadCipher cipher = AeadCiphers.create(backend);
+                     DataPlanePath sender = new DataPlanePath(backend);
+                     DataPlanePath receiver = new DataPlanePath(backend)) {
+                    final Hop hop = hop(root, messages.getFirst(), s, sender, receiver);
+                    final TransportSession fspSender = new TransportSession(s.fsp().initiator().sendKey(),
+                            s.fsp().initiator().recvKey());
+                    final TransportSession fspReceiver = new TransportSession(s.fsp().responder().sendKey(),
+                            s.fsp().responder().recvKey());
+                    for (int i = 0; i < messages.size(); i++) {
+                        final Tally.Expect e = expects.get(i).prefixed(backend + ": ");
+                        try {
+                            message(root, messages.get(i), s, cipher, hop, fspSender, fspReceiver, e);
+                        } catch (final Exception | AssertionError ex) {
+                            e.that("threw " + ex, false);
+                        }
                     }
-                    e.record(tally, MESSAGES, name);
                 } catch (final Exception | AssertionError ex) {
-                    tally.error(MESSAGES, name, ex);
+                    for (final Tally.Expect e : expects) {
+                        e.that(backend + ": " + ex, false);
+                    }
                 }
             }
+        }
+        for (int i = 0; i < messages.size(); i++) {
+            expects.get(i).record(tally, MESSAGES, "#" + i + " " + messages.get(i).get("description").asText());
         }
         try {
             final Tally.Expect e = new Tally.Expect();
@@ -102,7 +163,8 @@ public final class FspMessageVectors implements VectorFileCheck {
     }
 
     private static void message(final JsonNode root, final JsonNode m, final Sessions s, final AeadCipher cipher,
-                                final Tally.Expect e) {
+                                final Hop hop, final TransportSession fspSender,
+                                final TransportSession fspReceiver, final Tally.Expect e) throws Exception {
         final byte[] fspKey = hex(m, "fsp_sender_key_hex");
         e.bytes("fsp key is the XK initiator's send key", s.fsp().initiator().sendKey(), fspKey)
                 .hex("file fsp key", root.get("fsp_key_initiator_to_responder_hex").asText(), fspKey);
@@ -126,6 +188,12 @@ public final class FspMessageVectors implements VectorFileCheck {
         e.hex("inner plaintext", m.get("inner_plaintext_hex").asText(), plaintext)
                 .hex("fsp header (AAD)", m.get("fsp_header_aad_hex").asText(), header)
                 .bytes("fsp message", wantFsp, fsp);
+        // The control plane's session object: its own counter (messages in file order), the header as AAD.
+        e.equal("TransportSession send counter", counter, fspSender.nextSendCounter())
+                .bytes("fsp message sealed by TransportSession", wantFsp,
+                        concat(prefix, fspSender.encrypt(header, plaintext)));
+        e.bytes("fsp plaintext opened by TransportSession", plaintext, fspReceiver.decrypt(counter, header,
+                Arrays.copyOfRange(wantFsp, prefix.length, wantFsp.length)));
 
         // SessionDatagram carrying it, from the session's source to its destination.
         final JsonNode sd = m.get("session_datagram");
@@ -137,55 +205,62 @@ public final class FspMessageVectors implements VectorFileCheck {
                 .equal("dest is the XK responder", nodeOf(s.fsp().initiator().remoteStatic()), datagram.dest());
 
         // The first hop's FMP frame.
-        final JsonNode hop = m.get("fmp_hop");
-        final byte[] fmpKey = WireJson.HEX.parseHex(WireJson.startingWith(hop, "fmp_sender_key_hex").asText());
+        final JsonNode hopJson = m.get("fmp_hop");
+        final byte[] fmpKey = WireJson.HEX.parseHex(WireJson.startingWith(hopJson, "fmp_sender_key_hex").asText());
         e.bytes("fmp key is the IK initiator's send key", s.fmp().initiator().sendKey(), fmpKey)
                 .hex("file fmp key", root.get("fmp_key_initiator_to_responder_hex").asText(), fmpKey);
-        final long fmpCounter = u64(hop, "fmp_counter");
-        final int fmpFlags = Integer.parseInt(hop.get("fmp_flags_hex").asText(), 16);
-        final long fmpTimestamp = u64(hop, "fmp_timestamp_ms");
-        final int receiverIdx = (int) u64(hop, "receiver_idx");
+        final long fmpCounter = u64(hopJson, "fmp_counter");
+        final int fmpFlags = Integer.parseInt(hopJson.get("fmp_flags_hex").asText(), 16);
+        final long fmpTimestamp = u64(hopJson, "fmp_timestamp_ms");
+        final int receiverIdx = (int) u64(hopJson, "receiver_idx");
         final byte[] fmpPlain = FmpInnerHeader.prepend(fmpTimestamp, wantDatagram);
         final byte[] fmpHeader = FmpEstablishedHeader.build(fmpFlags, fmpPlain.length, receiverIdx, fmpCounter);
-        final byte[] frame = InPlaceAead.seal(cipher, fmpKey, fmpCounter, fmpHeader, FmpEstablishedHeader.SIZE,
-                fmpPlain);
-        final byte[] wantFrame = hex(hop, "fmp_frame_hex");
-        e.hex("fmp header (AAD)", hop.get("fmp_header_aad_hex").asText(), fmpHeader)
-                .bytes("fmp frame", wantFrame, frame)
-                .equal("fmp_frame_len", hop.get("fmp_frame_len").asInt(), frame.length);
+        final byte[] wantFrame = hex(hopJson, "fmp_frame_hex");
+        e.hex("fmp header (AAD)", hopJson.get("fmp_header_aad_hex").asText(), fmpHeader)
+                .equal("receiver_idx is the hop's", hop.receiverIdx(), receiverIdx)
+                .equal("fmp_frame_len", hopJson.get("fmp_frame_len").asInt(), wantFrame.length);
+        final FmpEstablishedHeader h = ok(new FmpEstablishedHeader().wrap(wantFrame, 0, wantFrame.length),
+                "fmp header");
+        e.equal("fmp flags", fmpFlags, h.flags()).equal("fmp counter", fmpCounter, h.counter())
+                .equal("receiver_idx", receiverIdx, h.receiverIdx())
+                .equal("fmp payload_len", fmpPlain.length, h.payloadLen())
+                .that("fmp payload_len matches the ciphertext", h.payloadLenConsistent());
 
+        // The sending node's data plane frames and seals the datagram (its first session: flags 0x00).
+        e.equal("hop flags are the data plane's (K = 0, nothing else)", 0, fmpFlags)
+                .bytes("fmp frame sealed by the data plane", wantFrame,
+                        hop.sender().sendDatagram(HOP_AT_SENDER, fmpTimestamp, wantDatagram));
+
+        // The receiving node's data plane opens the reference's frame and delivers the datagram.
+        final DataPlanePath.Received got = hop.receiver().inject(wantFrame);
+        if (got == null) {
+            e.that("the receiving data plane did not deliver the frame: " + hop.receiver().drops(), false);
+            return;
+        }
+        e.equal("delivered on the hop's link", HOP_AT_RECEIVER, got.linkId())
+                .that("delivered to the local-delivery hook", got.datagram())
+                .bytes("session datagram delivered by the data plane", wantDatagram, got.message());
         try (Arena arena = Arena.ofConfined()) {
-            unwrap(arena, InPlaceAead.offHeap(arena, wantFrame), m, s, cipher, e, fmpTimestamp, fmpFlags,
-                    fmpCounter, receiverIdx, datagram, wantCoords, plaintext, body);
+            unwrap(arena, InPlaceAead.offHeap(arena, got.message()), m, s, cipher, e, datagram, wantCoords,
+                    plaintext, body);
         }
     }
 
-    /** Takes the reference's frame apart in place, as the receiving node does, and compares every layer. */
+    /**
+     * Takes the SessionDatagram the data plane delivered apart in place, as the receiving node's session layer
+     * would, and compares every layer.
+     */
     private static void unwrap(final Arena arena, final MemorySegment seg, final JsonNode m, final Sessions s,
-                               final AeadCipher cipher, final Tally.Expect e, final long fmpTimestamp,
-                               final int fmpFlags, final long fmpCounter, final int receiverIdx,
-                               final SessionDatagram datagram, final FspCpCoords wantCoords, final byte[] plaintext,
-                               final byte[] body) {
-        final FmpEstablishedHeader h = ok(new FmpEstablishedHeader().wrap(seg, 0, seg.byteSize()), "fmp header");
-        e.equal("fmp flags", fmpFlags, h.flags()).equal("fmp counter", fmpCounter, h.counter())
-                .equal("receiver_idx", receiverIdx, h.receiverIdx())
-                .that("fmp payload_len matches the ciphertext", h.payloadLenConsistent());
-        final int n = InPlaceAead.open(cipher, arena, s.fmp().responder().recvKey(), h.counter(), seg, 0,
-                FmpEstablishedHeader.SIZE, h.ciphertextOffset(), (int) h.ciphertextLength());
-        if (n == AeadCipher.AUTH_FAILED) {
-            e.that("fmp frame did not open with the IK responder's key", false);
-            return;
-        }
-        final FmpInnerHeader in = ok(new FmpInnerHeader().wrap(seg, h.ciphertextOffset(), n), "fmp inner header");
-        e.equal("fmp timestamp", fmpTimestamp, in.timestamp())
-                .equal("link msg_type", LinkMessageType.SESSION_DATAGRAM.code(), in.msgType());
-
-        final SessionDatagramHeader sd = ok(new SessionDatagramHeader().wrap(seg, in.messageOffset(),
-                in.messageLength()), "session datagram header");
+                               final AeadCipher cipher, final Tally.Expect e, final SessionDatagram datagram,
+                               final FspCpCoords wantCoords, final byte[] plaintext, final byte[] body) {
+        e.equal("link msg_type", LinkMessageType.SESSION_DATAGRAM.code(),
+                Byte.toUnsignedInt(seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)));
+        final SessionDatagramHeader sd = ok(new SessionDatagramHeader().wrap(seg, 0, seg.byteSize()),
+                "session datagram header");
         e.equal("ttl", datagram.ttl(), sd.ttl()).equal("path_mtu", datagram.pathMtu(), sd.pathMtu())
                 .equal("src", datagram.src(), sd.src()).equal("dest", datagram.dest(), sd.dest())
-                .equal("session datagram (owned decode)", datagram, ok(SessionDatagram.decode(seg,
-                        in.messageOffset(), in.messageLength()), "SessionDatagram"));
+                .equal("session datagram (owned decode)", datagram, ok(SessionDatagram.decode(seg, 0,
+                        seg.byteSize()), "SessionDatagram"));
 
         final long fspBase = sd.payloadOffset();
         final FspHeader f = ok(new FspHeader().wrap(seg, fspBase, sd.payloadLength()), "fsp header");

@@ -8,8 +8,9 @@ import net.fips.dataplane.crypto.AeadCipher;
 
 /**
  * Seals and opens the way the data plane does: in place, in one off-heap buffer, with the AAD read from the same
- * buffer as the ciphertext and the FIPS transport nonce. The frame checkers go through here so that a vector
- * exercises the real packet path rather than a byte-array convenience.
+ * buffer as the ciphertext and the FIPS transport nonce ({@link AeadCipher#fipsNonce}), with whichever production
+ * {@link AeadCipher} backend it is given. Only the FSP layer of {@code fsp_message.json} uses it, because FSP has
+ * no data-plane path yet; FMP frames go through the real worker ({@link DataPlanePath}).
  */
 final class InPlaceAead {
     private InPlaceAead() {

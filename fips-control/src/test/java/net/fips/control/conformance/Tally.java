@@ -55,11 +55,30 @@ public final class Tally {
 
     /** Collects the mismatches of one vector's fields, then records the vector once. */
     public static final class Expect {
-        private final List<String> problems = new ArrayList<>();
+        private final List<String> problems;
+        private final String prefix;
+
+        /** An empty expectation for one vector. */
+        public Expect() {
+            this(new ArrayList<>(), "");
+        }
+
+        private Expect(final List<String> problems, final String prefix) {
+            this.problems = problems;
+            this.prefix = prefix;
+        }
+
+        /**
+         * @return a view that records into this vector's problems with {@code prefix} before each field name (one
+         *     vector checked several ways, e.g. once per AEAD backend, still counts once)
+         */
+        public Expect prefixed(final String prefix) {
+            return new Expect(problems, this.prefix + prefix);
+        }
 
         /** Expects equal bytes. */
         public Expect bytes(final String field, final byte[] expected, final byte[] actual) {
-            final String d = diff(field, expected, actual);
+            final String d = diff(prefix + field, expected, actual);
             if (d != null) {
                 problems.add(d);
             }
@@ -74,7 +93,7 @@ public final class Tally {
         /** Expects equal values. */
         public Expect equal(final String field, final Object expected, final Object actual) {
             if (!java.util.Objects.equals(expected, actual)) {
-                problems.add(field + " expected " + expected + " got " + actual);
+                problems.add(prefix + field + " expected " + expected + " got " + actual);
             }
             return this;
         }
@@ -82,7 +101,7 @@ public final class Tally {
         /** Expects a condition. */
         public Expect that(final String what, final boolean ok) {
             if (!ok) {
-                problems.add(what);
+                problems.add(prefix + what);
             }
             return this;
         }
