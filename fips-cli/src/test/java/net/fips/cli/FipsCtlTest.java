@@ -101,6 +101,35 @@ class FipsCtlTest {
                     false, false, null, null, null, null);
         }
 
+        /** A lone node's routing state from the production renderer, on a fixed clock. */
+        private net.fips.control.mesh.MeshSnapshot lone() {
+            final net.fips.control.mesh.MeshControl m = new net.fips.control.mesh.MeshControl(SELF,
+                    net.fips.control.mesh.MeshSettings.defaults(), (peer, msg) -> false,
+                    net.fips.control.mesh.MeshControl.TablePublisher.NONE, new java.util.Random(7),
+                    () -> 1_784_470_000_000L, (k, d, sig) -> false, t -> 1280, 0);
+            return m.snapshot(a -> a.shortHex(), 0, 1_784_470_000_000L);
+        }
+
+        @Override
+        public com.fasterxml.jackson.databind.JsonNode showTree() {
+            return lone().tree();
+        }
+
+        @Override
+        public com.fasterxml.jackson.databind.JsonNode showBloom() {
+            return lone().bloom();
+        }
+
+        @Override
+        public com.fasterxml.jackson.databind.JsonNode showCache() {
+            return lone().cache();
+        }
+
+        @Override
+        public com.fasterxml.jackson.databind.JsonNode showRouting() {
+            return lone().routing();
+        }
+
         @Override
         public ConnectResult connect(final String npub, final String address, final String transport) {
             final ConnectResult r = new ConnectResult(npub, address, transport);
