@@ -5,7 +5,8 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code fipsctl show <what>}: the read-only queries. */
 @Command(name = "show", description = "Show node information.", mixinStandardHelpOptions = true,
-        synopsisSubcommandLabel = "(status | peers | links | connections | transports)")
+        synopsisSubcommandLabel = "(status | peers | links | connections | transports | tree | bloom | cache"
+                + " | routing)")
 final class ShowCommand {
 
     @ParentCommand
@@ -34,5 +35,25 @@ final class ShowCommand {
     @Command(name = "transports", description = "Transport instances.")
     int transports() {
         return root.request("show_transports", null, TableView::transports);
+    }
+
+    @Command(name = "tree", description = "Spanning tree: root, parent, depth, coordinates, peers' positions.")
+    int tree() {
+        return root.request("show_tree", null, TableView::tree);
+    }
+
+    @Command(name = "bloom", description = "Bloom filters: own sequence and each peer's inbound filter.")
+    int bloom() {
+        return root.request("show_bloom", null, TableView::bloom);
+    }
+
+    @Command(name = "cache", description = "Coordinate cache: known destinations' tree coordinates.")
+    int cache() {
+        return root.request("show_cache", null, TableView::cache);
+    }
+
+    @Command(name = "routing", description = "Routing: pending lookups, forwarding, discovery and error counters.")
+    int routing() {
+        return root.request("show_routing", null, TableView::routing);
     }
 }

@@ -85,6 +85,76 @@ final class TableView {
         return table(null, rows).stripTrailing();
     }
 
+    static String tree(final JsonNode d) {
+        final List<String[]> head = new ArrayList<>();
+        for (final String k : List.of("my_node_addr", "root", "root_npub", "is_root", "depth", "parent",
+                "parent_display_name", "declaration_sequence", "peer_tree_count")) {
+            head.add(new String[] {k + ":", text(d.get(k))});
+        }
+        head.add(new String[] {"my_coords:", list(d.get("my_coords"))});
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode p : d.path("peers")) {
+            rows.add(new String[] {text(p.get("display_name")), text(p.get("node_addr")), text(p.get("depth")),
+                text(p.get("distance_to_us")), text(p.get("root"))});
+        }
+        final String peers = rows.isEmpty() ? "(no peer has a tree position)" : table(new String[] {"PEER",
+            "NODE_ADDR", "DEPTH", "DISTANCE", "ROOT"}, rows).stripTrailing();
+        return table(null, head) + "\n" + peers + "\n\nstats: " + pairs(d.get("stats"));
+    }
+
+    static String bloom(final JsonNode d) {
+        final List<String[]> head = new ArrayList<>();
+        for (final String k : List.of("own_node_addr", "is_leaf_only", "sequence", "leaf_dependent_count",
+                "uptree_fill_ratio", "uptree_estimated_count")) {
+            head.add(new String[] {k + ":", text(d.get(k))});
+        }
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode p : d.path("peer_filters")) {
+            rows.add(new String[] {text(p.get("display_name")), text(p.get("peer")), text(p.get("has_filter")),
+                text(p.get("filter_sequence")), text(p.get("set_bits")), text(p.get("fill_ratio")),
+                text(p.get("estimated_count"))});
+        }
+        final String peers = rows.isEmpty() ? "(no peers)" : table(new String[] {"PEER", "NODE_ADDR", "FILTER",
+            "SEQUENCE", "SET_BITS", "FILL", "EST_COUNT"}, rows).stripTrailing();
+        return table(null, head) + "\n" + peers + "\n\nstats: " + pairs(d.get("stats"));
+    }
+
+    static String cache(final JsonNode d) {
+        final List<String[]> head = new ArrayList<>();
+        for (final String k : List.of("count", "max_entries", "fill_ratio", "default_ttl_ms", "expired",
+                "avg_age_ms")) {
+            head.add(new String[] {k + ":", text(d.get(k))});
+        }
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode e : d.path("entries")) {
+            rows.add(new String[] {text(e.get("display_name")), text(e.get("node_addr")), text(e.get("depth")),
+                text(e.get("age_ms")), text(e.get("path_mtu")), list(e.get("coords"))});
+        }
+        final String entries = rows.isEmpty() ? "(no cached coordinates)" : table(new String[] {"NODE",
+            "NODE_ADDR", "DEPTH", "AGE_MS", "PATH_MTU", "COORDS"}, rows).stripTrailing();
+        return table(null, head) + "\n" + entries;
+    }
+
+    static String routing(final JsonNode d) {
+        final List<String[]> head = new ArrayList<>();
+        for (final String k : List.of("coord_cache_entries", "identity_cache_entries", "recent_requests",
+                "pending_tun_destinations", "pending_tun_packets")) {
+            head.add(new String[] {k + ":", text(d.get(k))});
+        }
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode p : d.path("pending_lookups")) {
+            rows.add(new String[] {text(p.get("display_name")), text(p.get("target")), text(p.get("attempt")),
+                text(p.get("age_ms"))});
+        }
+        final String pending = rows.isEmpty() ? "(no lookups pending)" : table(new String[] {"TARGET",
+            "NODE_ADDR", "ATTEMPT", "AGE_MS"}, rows).stripTrailing();
+        final StringBuilder sb = new StringBuilder(table(null, head)).append('\n').append(pending).append("\n\n");
+        for (final String k : List.of("forwarding", "discovery", "error_signals", "congestion")) {
+            sb.append(k).append(": ").append(pairs(d.get(k))).append('\n');
+        }
+        return sb.toString().stripTrailing();
+    }
+
     static String connect(final JsonNode d) {
         return "connect started: " + text(d.get("npub")) + " via " + text(d.get("transport")) + " "
                 + text(d.get("address")) + "\n(the handshake runs in the background; see 'fipsctl show peers')";

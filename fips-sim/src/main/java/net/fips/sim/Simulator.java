@@ -65,6 +65,16 @@ public final class Simulator {
             return peer.nodeAddr();
         }
 
+        /** @return its index */
+        public int index() {
+            return index;
+        }
+
+        /** @return its identity */
+        public PeerIdentity peer() {
+            return peer;
+        }
+
         /** @return its routing state */
         public MeshControl mesh() {
             return mesh;
@@ -77,6 +87,9 @@ public final class Simulator {
             }
             messagesSent++;
             bytesSent += message.length;
+            if (tap != null) {
+                tap.sent(this, l.other(this), message, loop.now());
+            }
             if (message.length > 0 && (message[0] & 0xFF) == 0x20) {
                 filterAnnouncesSent++;
             }
@@ -125,6 +138,7 @@ public final class Simulator {
     final Topology topology;
     long messagesSent;
     long bytesSent;
+    private MessageTap tap;
     long filterAnnouncesSent;
     private long nextLinkId = 1;
 
@@ -184,6 +198,31 @@ public final class Simulator {
 
     private static long key(final int a, final int b) {
         return ((long) Math.min(a, b) << 32) | Math.max(a, b);
+    }
+
+    /** Sees every link message a node hands to a live link (before loss is applied). */
+    @FunctionalInterface
+    public interface MessageTap {
+        /**
+         * @param from    sender
+         * @param to      receiver
+         * @param message the link message, msg_type first (do not modify)
+         * @param nowNanos virtual time
+         */
+        void sent(Node from, Node to, byte[] message, long nowNanos);
+    }
+
+    /** @param t the tap, or null */
+    public void tap(final MessageTap t) {
+        this.tap = t;
+    }
+
+    /**
+     * Silences or revives a node: a silent node neither ticks nor receives (its links stay up, as with a hung
+     * process), so its neighbours still believe in it until something else tells them otherwise.
+     */
+    public void setAlive(final int node, final boolean alive) {
+        nodes.get(node).alive = alive;
     }
 
     /** @return the nodes, by index */
