@@ -401,11 +401,12 @@ public final class Simulator {
      */
     public List<Route> lookupAndRoute(final List<int[]> pairs, final long discoveryLimitNanos) {
         final long now = loop.now();
+        final List<String> started = new ArrayList<>();
         for (final int[] p : pairs) {
             final Node s = nodes.get(p[0]);
             final Node d = nodes.get(p[1]);
             s.mesh.learnIdentity(d.peer, now);
-            s.mesh.lookup(d.addr(), now);
+            started.add(String.valueOf(s.mesh.lookup(d.addr(), now)));
         }
         final long start = loop.now();
         while (loop.now() - start < discoveryLimitNanos) {
@@ -424,8 +425,12 @@ public final class Simulator {
         }
         final int[][] adj = liveAdjacency();
         final List<Route> out = new ArrayList<>();
-        for (final int[] p : pairs) {
-            out.add(route(p[0], p[1], adj));
+        for (int i = 0; i < pairs.size(); i++) {
+            final int[] p = pairs.get(i);
+            final Route r = route(p[0], p[1], adj);
+            out.add(r.failure() == null ? r : new Route(r.src(), r.dst(), r.discovered(), r.hops(), r.shortest(),
+                    r.failure() + " (lookup " + started.get(i) + ", source discovery counters "
+                            + nodes.get(p[0]).mesh.discoveryState().counters() + ")"));
         }
         return out;
     }
@@ -470,17 +475,29 @@ public final class Simulator {
         return new Route(src, dst, true, hops, shortest, null);
     }
 
-    /** @return {@code m} random pairs of distinct nodes in the same live component */
+    /**
+     * {@code m} random (source, target) pairs of live nodes in the same live component, each target used once
+     * while targets remain. Distinct targets matter: a transit forwards at most one LookupRequest per target per
+     * 2 s (routing-session §3.3, as the reference), so several origins looking up one target at the same instant
+     * suppress each other's attempts and some give up after 15 s, which would measure the limiter, not routing.
+     *
+     * @return the pairs
+     */
     public List<int[]> randomPairs(final int m) {
         final int[] comp = liveComponents();
         final List<int[]> pairs = new ArrayList<>();
+        final java.util.Set<Integer> targets = new java.util.HashSet<>();
         int guard = 0;
         while (pairs.size() < m && guard++ < m * 100) {
             final int a = random.nextInt(nodes.size());
             final int b = random.nextInt(nodes.size());
-            if (a != b && comp[a] == comp[b] && nodes.get(a).alive && nodes.get(b).alive) {
-                pairs.add(new int[] {a, b});
+            if (a == b || comp[a] != comp[b] || !nodes.get(a).alive || !nodes.get(b).alive) {
+                continue;
             }
+            if (targets.size() < nodes.size() && !targets.add(b)) {
+                continue;
+            }
+            pairs.add(new int[] {a, b});
         }
         return pairs;
     }
