@@ -250,6 +250,34 @@ class SimulatorTest {
         assertEquals(sim.nodes().get(p[1]).mesh().coords(), cached);
     }
 
+    /**
+     * Every node reaches every other through the filters of its tree peers once converged. Fails without the
+     * re-marking on a change of the tree-peer set ({@code MeshControl}): at 300 nodes a child's FilterAnnounce
+     * overtakes its rate-limited TreeAnnounce often enough that whole subtrees stay missing upstream.
+     */
+    @Test
+    void convergedFiltersCoverEveryNodeThroughTreePeers() {
+        final Simulator sim = converged(Topology.randomWithDegree(300, 4, new Random(1 ^ 0x5DEECE66DL)), 1);
+        int missing = 0;
+        for (final Simulator.Node x : sim.nodes()) {
+            final var bloom = x.mesh().bloomRouting();
+            for (final Simulator.Node y : sim.nodes()) {
+                if (x == y) {
+                    continue;
+                }
+                boolean reached = false;
+                for (final NodeAddr p : bloom.peers()) {
+                    if (x.mesh().tree().isTreePeer(p) && bloom.mayReach(p, y.addr())) {
+                        reached = true;
+                        break;
+                    }
+                }
+                missing += reached ? 0 : 1;
+            }
+        }
+        assertEquals(0, missing, "node pairs whose target no tree peer's filter claims");
+    }
+
     @Test
     void aRunIsDeterministicForItsSeed() {
         final long[] a = summary(71);

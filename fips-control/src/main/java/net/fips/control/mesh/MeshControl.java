@@ -276,8 +276,17 @@ public final class MeshControl implements LinkListener {
         }
         switch (type) {
             case TREE_ANNOUNCE -> {
+                final boolean wasTreePeer = tree.isTreePeer(from);
                 if (tree.onTreeAnnounce(from, message, now) == TreeAnnounceOutcome.ACCEPTED) {
                     dirty = true;
+                    if (tree.isTreePeer(from) != wasTreePeer) {
+                        // The peer became (or stopped being) our child, so its stored filter now is (or is no
+                        // longer) part of what we send to the others. The reference marks nothing here; when the
+                        // child's FilterAnnounce overtook its rate-limited TreeAnnounce, its subtree then stays
+                        // missing upstream until some later filter change (found by the simulator at 300+ nodes).
+                        // Changed-only marking sends only where the outgoing filter really differs.
+                        bloom.markChangedPeers(from);
+                    }
                 }
             }
             case FILTER_ANNOUNCE -> {
