@@ -132,12 +132,17 @@ public final class MeshControl implements LinkListener {
 
             @Override
             public void markAllPeersForFilterUpdate() {
-                bloom().markAllUpdatesNeeded();
+                // Null only while the tree is being built (it signs its first declaration, nothing more).
+                if (bloom() != null) {
+                    bloom().markAllUpdatesNeeded();
+                }
             }
 
             @Override
             public void markChangedFiltersOnly(final NodeAddr exclude) {
-                bloom().markChangedPeers(exclude);
+                if (bloom() != null) {
+                    bloom().markChangedPeers(exclude);
+                }
             }
 
             @Override
