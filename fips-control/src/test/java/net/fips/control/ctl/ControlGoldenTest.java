@@ -119,6 +119,51 @@ class ControlGoldenTest {
         assertEquals(new ConnectResult(npub, "[2001:db8::1]:2121", "tcp"), api.connects.get(0));
     }
 
+    /**
+     * The routing commands, rendered by the production {@code MeshJson} for a lone node, carry exactly the key sets
+     * of the reference's {@code show_tree}, {@code show_bloom}, {@code show_cache} and {@code show_routing}
+     * (operator spec §2.3; {@code show_routing}'s node-level keys such as {@code retries} and {@code forwarding}
+     * are added by the node and checked in {@code NodeMeshTest}).
+     */
+    @Test
+    void routingCommandsCarryTheReferenceKeys() throws Exception {
+        final JsonNode tree = ControlTestSupport.ask(server.path(), "{\"command\":\"show_tree\"}").get("data");
+        assertEquals(Set.of("my_node_addr", "root", "root_npub", "is_root", "depth", "my_coords", "parent",
+                "parent_display_name", "declaration_sequence", "declaration_signed", "peer_tree_count", "peers",
+                "stats"), keys(tree));
+        assertEquals(Set.of("accepted", "addr_mismatch", "ancestry_changed", "ancestry_invalid", "decode_error",
+                "flap_dampened", "loop_detected", "outbound_sign_failed", "parent_losses", "parent_switches",
+                "rate_limited", "received", "send_failed", "sent", "sig_failed", "stale", "unknown_peer"),
+                keys(tree.get("stats")));
+        assertEquals(FakeControlApi.SELF.nodeAddr().toString(), tree.get("root").asText());
+        assertTrue(tree.get("is_root").asBoolean());
+        assertEquals(FakeControlApi.SELF.npub(), tree.get("root_npub").asText());
+        assertEquals(1, tree.get("my_coords").size());
+        assertTrue(tree.get("declaration_signed").asBoolean());
+        final JsonNode bloom = ControlTestSupport.ask(server.path(), "{\"command\":\"show_bloom\"}").get("data");
+        assertEquals(Set.of("own_node_addr", "is_leaf_only", "sequence", "leaf_dependent_count", "leaf_dependents",
+                "peer_filters", "uptree_fill_ratio", "uptree_estimated_count", "stats"), keys(bloom));
+        assertEquals(Set.of("accepted", "debounce_suppressed", "decode_error", "fill_exceeded", "invalid", "non_v1",
+                "received", "send_failed", "sent", "stale", "unknown_peer"), keys(bloom.get("stats")));
+        assertTrue(bloom.get("uptree_fill_ratio").isNull(), "a root has no uptree filter");
+        final JsonNode cache = ControlTestSupport.ask(server.path(), "{\"command\":\"show_cache\"}").get("data");
+        assertEquals(Set.of("count", "max_entries", "fill_ratio", "default_ttl_ms", "expired", "avg_age_ms",
+                "entries"), keys(cache));
+        assertEquals(50_000, cache.get("max_entries").asInt());
+        assertEquals(300_000, cache.get("default_ttl_ms").asLong());
+        final JsonNode routing = ControlTestSupport.ask(server.path(), "{\"command\":\"show_routing\"}")
+                .get("data");
+        assertTrue(keys(routing).containsAll(Set.of("coord_cache_entries", "identity_cache_entries",
+                "pending_lookups", "recent_requests", "discovery", "error_signals")), keys(routing)::toString);
+        assertEquals(Set.of("req_backoff_suppressed", "req_bloom_miss", "req_decode_error", "req_dedup_cache_full",
+                "req_deduplicated", "req_duplicate", "req_fallback_forwarded", "req_forward_rate_limited",
+                "req_forwarded", "req_initiated", "req_no_tree_peer", "req_received", "req_target_is_us",
+                "req_ttl_exhausted", "resp_accepted", "resp_decode_error", "resp_forwarded", "resp_identity_miss",
+                "resp_no_route", "resp_proof_failed", "resp_received", "resp_timed_out"),
+                keys(routing.get("discovery")));
+        assertEquals(Set.of("coords_required", "mtu_exceeded", "path_broken"), keys(routing.get("error_signals")));
+    }
+
     private static Set<String> keys(final JsonNode obj) {
         final Set<String> s = new TreeSet<>();
         for (final Iterator<String> it = obj.fieldNames(); it.hasNext();) {

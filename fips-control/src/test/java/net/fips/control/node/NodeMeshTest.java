@@ -140,6 +140,14 @@ class NodeMeshTest {
         await(5_000, () -> ask(c, "show_routing").get("discovery").get("req_target_is_us").asLong() == 1,
                 () -> "C answered as the target: " + ask(c, "show_routing").get("discovery"));
 
+        final JsonNode routingB = ask(b, "show_routing");
+        for (final String k : List.of("coord_cache_entries", "identity_cache_entries", "pending_lookups",
+                "pending_tun_destinations", "pending_tun_packets", "recent_requests", "retries", "forwarding",
+                "discovery", "error_signals", "congestion")) {
+            assertTrue(routingB.has(k), () -> "show_routing lacks " + k + ": " + routingB);
+        }
+        assertEquals(24, routingB.get("forwarding").size());
+
         // Transit: A sends C's datagrams to B; B's data plane forwards them, TTL 64 -> 63.
         final Sender sender = new Sender(a, c, atC.seq);
         final long linkAB = peerOf(a, b).linkId();
