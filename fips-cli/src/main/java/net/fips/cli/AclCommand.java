@@ -11,7 +11,7 @@ final class AclCommand {
     @ParentCommand
     FipsCtl root;
 
-    @Command(name = "show", description = "Loaded peer ACL state.")
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Loaded peer ACL state.")
     int show() {
         return root.request("show_acl", null, TableView::acl);
     }

@@ -28,9 +28,9 @@ import picocli.CommandLine.Spec;
         subcommands = {ShowCommand.class, AclCommand.class, ConnectCommand.class, DisconnectCommand.class,
             KeygenCommand.class, CompletionCommand.class},
         footer = {"",
-            "Output: a readable table by default. --json prints the response's data as",
-            "pretty JSON, as the reference fipsctl does; scripts should use --json (the",
-            "table layout may change).",
+            "Output: a readable table on a terminal; when stdout is not a terminal (a pipe,",
+            "$(...), a file) the response's data as pretty JSON, as the reference fipsctl",
+            "prints it. --json and --table force either.",
             "Exit status: 0 ok; 1 the daemon refused the command (message on stderr) or a",
             "local check failed; 2 the daemon could not be reached (no socket, no",
             "permission, no answer); 64 bad usage.",
@@ -54,8 +54,18 @@ public final class FipsCtl implements Callable<Integer> {
     Path socket;
 
     @Option(names = "--json", scope = ScopeType.INHERIT,
-            description = "Print the response data as pretty JSON instead of a table.")
+            description = "Print the response data as pretty JSON (the default when stdout is not a terminal).")
     boolean json;
+
+    @Option(names = "--table", scope = ScopeType.INHERIT,
+            description = "Print a readable table even when stdout is not a terminal.")
+    boolean table;
+
+    /** Whether the process's stdout is a terminal; replaceable so tests can play either side. */
+    static java.util.function.BooleanSupplier stdoutIsTerminal = () -> {
+        final java.io.Console c = System.console();
+        return c != null && c.isTerminal();
+    };
 
     @Option(names = "--hosts-file", paramLabel = "FILE", hidden = true, defaultValue = "/etc/fips/hosts",
             description = "Hosts file for peer names (default: ${DEFAULT-VALUE}).")
@@ -102,6 +112,14 @@ public final class FipsCtl implements Callable<Integer> {
      * @param table   renders {@code data} as the default table view
      * @return the exit status
      */
+    /** @return true when output is JSON: --json, or no --table and stdout is not a terminal */
+    boolean asJson() {
+        if (json && table) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--json and --table exclude each other");
+        }
+        return json || !table && !stdoutIsTerminal.getAsBoolean();
+    }
+
     int request(final String command, final ObjectNode params, final Function<JsonNode, String> table) {
         final Path path = socket != null ? socket : ControlSocketPaths.defaultControlSocket();
         final ObjectNode response;
@@ -118,7 +136,7 @@ public final class FipsCtl implements Callable<Integer> {
             return EXIT_COMMAND_ERROR;
         }
         final JsonNode data = response.has("data") ? response.get("data") : response;
-        out().println(json ? ControlJson.pretty(data) : table.apply(data));
+        out().println(asJson() ? ControlJson.pretty(data) : table.apply(data));
         out().flush();
         return EXIT_OK;
     }

@@ -12,47 +12,47 @@ final class ShowCommand {
     @ParentCommand
     FipsCtl root;
 
-    @Command(name = "status", description = "Node status overview.")
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Node status overview.")
     int status() {
         return root.request("show_status", null, TableView::status);
     }
 
-    @Command(name = "peers", description = "Authenticated peers.")
+    @Command(name = "peers", mixinStandardHelpOptions = true, description = "Authenticated peers.")
     int peers() {
         return root.request("show_peers", null, TableView::peers);
     }
 
-    @Command(name = "links", description = "Active links.")
+    @Command(name = "links", mixinStandardHelpOptions = true, description = "Active links.")
     int links() {
         return root.request("show_links", null, TableView::links);
     }
 
-    @Command(name = "connections", description = "Pending handshake connections.")
+    @Command(name = "connections", mixinStandardHelpOptions = true, description = "Pending handshake connections.")
     int connections() {
         return root.request("show_connections", null, TableView::connections);
     }
 
-    @Command(name = "transports", description = "Transport instances.")
+    @Command(name = "transports", mixinStandardHelpOptions = true, description = "Transport instances.")
     int transports() {
         return root.request("show_transports", null, TableView::transports);
     }
 
-    @Command(name = "tree", description = "Spanning tree: root, parent, depth, coordinates, peers' positions.")
+    @Command(name = "tree", mixinStandardHelpOptions = true, description = "Spanning tree: root, parent, depth, coordinates, peers' positions.")
     int tree() {
         return root.request("show_tree", null, TableView::tree);
     }
 
-    @Command(name = "bloom", description = "Bloom filters: own sequence and each peer's inbound filter.")
+    @Command(name = "bloom", mixinStandardHelpOptions = true, description = "Bloom filters: own sequence and each peer's inbound filter.")
     int bloom() {
         return root.request("show_bloom", null, TableView::bloom);
     }
 
-    @Command(name = "cache", description = "Coordinate cache: known destinations' tree coordinates.")
+    @Command(name = "cache", mixinStandardHelpOptions = true, description = "Coordinate cache: known destinations' tree coordinates.")
     int cache() {
         return root.request("show_cache", null, TableView::cache);
     }
 
-    @Command(name = "routing", description = "Routing: pending lookups, forwarding, discovery and error counters.")
+    @Command(name = "routing", mixinStandardHelpOptions = true, description = "Routing: pending lookups, forwarding, discovery and error counters.")
     int routing() {
         return root.request("show_routing", null, TableView::routing);
     }

@@ -163,6 +163,58 @@ class FipsCtlTest {
         return runRaw(all.toArray(String[]::new));
     }
 
+    @org.junit.jupiter.api.BeforeEach
+    void onATerminal() {
+        // Tables are what a person at a terminal gets; the pipe case is tested separately.
+        FipsCtl.stdoutIsTerminal = () -> true;
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void realTerminalCheck() {
+        FipsCtl.stdoutIsTerminal = () -> System.console() != null && System.console().isTerminal();
+    }
+
+    @Test
+    void pipesGetTheReferencesPrettyJsonAndTableForcesATable() throws Exception {
+        FipsCtl.stdoutIsTerminal = () -> false;
+        final Result piped = run("show", "status");
+        assertEquals(0, piped.code(), piped.err());
+        assertEquals(run("show", "status", "--json").out(), piped.out());
+        assertEquals("running", ControlJson.MAPPER.readTree(piped.out()).get("state").asText());
+        final Result forced = run("show", "status", "--table");
+        assertTrue(forced.out().matches("(?s).*state:\\s+running.*"), forced.out());
+        final Result both = run("show", "status", "--table", "--json");
+        assertEquals(FipsCtl.EXIT_USAGE, both.code(), both.out() + both.err());
+        final JsonNode tree = ControlJson.MAPPER.readTree(run("show", "tree").out());
+        assertTrue(tree.get("is_root").asBoolean());
+    }
+
+    @Test
+    void everyLeafCommandHasHelp() {
+        for (final String[] leaf : new String[][] {{"show", "status"}, {"show", "peers"}, {"show", "links"},
+            {"show", "connections"}, {"show", "transports"}, {"show", "tree"}, {"show", "bloom"}, {"show", "cache"},
+            {"show", "routing"}, {"acl", "show"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
+            final String[] args = java.util.Arrays.copyOf(leaf, leaf.length + 1);
+            args[leaf.length] = "--help";
+            final Result r = runRaw(args);
+            assertEquals(0, r.code(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: fipsctl " + String.join(" ", leaf)), r.out());
+        }
+    }
+
+    @Test
+    void routingTables() throws Exception {
+        final Result tree = run("show", "tree");
+        assertEquals(0, tree.code(), tree.err());
+        assertTrue(tree.out().matches("(?s).*is_root:\\s+true.*"), tree.out());
+        assertTrue(tree.out().contains("(no peer has a tree position)"), tree.out());
+        assertTrue(run("show", "bloom").out().contains("own_node_addr:"));
+        assertTrue(run("show", "cache").out().contains("(no cached coordinates)"));
+        final Result routing = run("show", "routing");
+        assertTrue(routing.out().contains("(no lookups pending)") && routing.out().contains("discovery: req_"),
+                routing.out());
+    }
+
     private static Result runRaw(final String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
