@@ -156,6 +156,9 @@ final class TableView {
     }
 
     static String connect(final JsonNode d) {
+        if (d.path("already_connected").asBoolean(false)) {
+            return "already connected: " + text(d.get("npub")) + " (no dial started; see 'fipsctl show peers')";
+        }
         return "connect started: " + text(d.get("npub")) + " via " + text(d.get("transport")) + " "
                 + text(d.get("address")) + "\n(the handshake runs in the background; see 'fipsctl show peers')";
     }

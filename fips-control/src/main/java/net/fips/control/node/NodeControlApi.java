@@ -247,6 +247,9 @@ final class NodeControlApi implements ControlApi {
         if (!node.acl().decide(peer).allowed()) {
             throw new ControlException("peer denied by ACL: " + npub);
         }
+        if (node.linkSnapshot().peer(peer.npub()) != null) {
+            return new ConnectResult(npub, address, transport, true);
+        }
         final LinkConductor conductor = node.conductor();
         submit(() -> {
             final LinkConductor.ConnectResult r = conductor.connect(peer, tid, to);

@@ -101,6 +101,9 @@ class NodeMeshTest {
         final Node c = start(yaml(idC, pc, dir.resolve("c.sock"), NODE, new Peer(idB, "b", pb, true)),
                 new NodeOptions().localDelivery(atC));
         await(10_000, () -> linked(a, b) && linked(c, b), () -> "links up");
+        // An operator connect to a peer that is already linked says so and dials nothing.
+        assertEquals(Boolean.TRUE, a.controlApi().connect(idB.npub(), "127.0.0.1:" + pb, "udp").alreadyConnected());
+        assertEquals(0, a.linkSnapshot().pendingOutbound());
 
         // The tree: everyone ends with the smallest address as root; B is in the middle, so depths add up.
         await(10_000, () -> nodes.stream().allMatch(n -> n.meshSnapshot().root().equals(minAddr.toString())),
