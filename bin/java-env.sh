@@ -15,3 +15,22 @@ fips_find_java25() {
          "or set JAVA_HOME to it." >&2
     return 1
 }
+
+# Prints the path of the newest jar matching $1 (a glob under the checkout), building the project first when there
+# is none, when a source file or pom is newer than it (so a `git pull` never runs stale code), or when
+# FIPS_REBUILD=1. $2 names the caller in the build message.
+fips_fresh_jar() {
+    local root pattern who jar
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    pattern=$1
+    who=$2
+    jar=$(ls $root/$pattern 2>/dev/null | head -n1 || true)
+    if [ -z "$jar" ] || [ "${FIPS_REBUILD:-0}" = 1 ] \
+        || [ -n "$(find "$root" -maxdepth 4 \( -path "$root/*/src" -prune -o -name pom.xml \) -newer "$jar" -print -quit 2>/dev/null)" ] \
+        || [ -n "$(find "$root"/*/src -newer "$jar" -type f -print -quit 2>/dev/null)" ]; then
+        echo "$who: building (./mvnw -q -B -o package -DskipTests) ..." >&2
+        (cd "$root" && { ./mvnw -q -B -o package -DskipTests >&2 || ./mvnw -q -B package -DskipTests >&2; })
+        jar=$(ls $root/$pattern | head -n1)
+    fi
+    printf '%s\n' "$jar"
+}
