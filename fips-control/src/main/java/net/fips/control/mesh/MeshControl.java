@@ -262,9 +262,9 @@ public final class MeshControl implements LinkListener {
         if (peers.remove(a) == null) {
             return;
         }
+        // The reference clears lookup back-off on promotion and tree changes, not on removal.
         tree.removePeer(a, now);
         bloom.removePeer(a);
-        discovery.resetBackoff();
         dirty = true;
     }
 

@@ -45,9 +45,12 @@ final class MeshJson {
         for (final BloomSnapshot.PeerFilter pf : b.peerFilters()) {
             filters.put(pf.peer(), pf);
         }
+        // As the reference: before any peer has an RTT sample every peer costs 1.0; after, an unmeasured one has none.
+        final boolean noPeerHasCost = t.peers().stream().noneMatch(TreeSnapshot.Peer::hasCost);
         for (final TreeSnapshot.Peer p : t.peers()) {
             final BloomSnapshot.PeerFilter pf = filters.get(p.nodeAddr());
-            final Double eff = p.hasPosition() && p.hasCost() ? p.depth() + p.cost() : null;
+            final Double eff = p.hasPosition() && (p.hasCost() || noPeerHasCost)
+                    ? p.depth() + (p.hasCost() ? p.cost() : 1.0) : null;
             peers.put(p.nodeAddr().toString(), new MeshSnapshot.PeerRouting(p.hasPosition(),
                     p.hasPosition() ? p.depth() : null, p.isParent(), p.isChild(), pf != null && pf.hasFilter(),
                     pf == null ? 0 : pf.filterSequence(), eff));
