@@ -120,6 +120,9 @@ class NodeBetweenRawPeersTest {
         c.send(signed(idC, 1, tsC, addrC, List.of(new CoordEntry(addrC, 1, tsC))).encode());
         c.send(filterOf(1, addrC).encode());
         await(5_000, () -> latestRoot(c).equals(addrA), () -> "B's announce with root A at C: " + c.trees);
+        // C's root is larger than B's: B echoes its declaration back (routing-session §1.3 step 7), limited to one
+        // announce per peer per 500 ms, so after the one sent on promotion.
+        await(5_000, () -> c.trees.size() >= 2, () -> "B's root-disagreement echo to C: " + c.trees);
         // Seeing B's smaller root, C adopts B: ancestry [C, B's ancestry...] (copied verbatim, §1.2).
         final TreeAnnounce bAtC = c.trees.getLast();
         final List<CoordEntry> ancestryC = new ArrayList<>();
@@ -248,7 +251,8 @@ class NodeBetweenRawPeersTest {
         assertEquals(burst - errors, dp.counter(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED), "the rest suppressed");
         assertEquals(DATAGRAMS, c.datagrams.size(), "nothing for D reached C");
 
-        // ---- 5. Both links are still up and nothing on the wire broke the spec.
+        // ---- 5. Both links are still up (the raw peers answer B's heartbeats) and nothing broke the spec.
+        await(5_000, () -> a.heartbeats.get() >= 1 && c.heartbeats.get() >= 1, () -> "B's heartbeats");
         assertEquals(2, b.linkSnapshot().peers().size(), NodeTestSupport.describe(b));
         assertNull(a.problem.get());
         assertNull(c.problem.get());
