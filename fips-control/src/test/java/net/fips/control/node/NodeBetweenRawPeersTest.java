@@ -156,6 +156,9 @@ class NodeBetweenRawPeersTest {
         assertEquals(addrA, lastAtA.parent());
         assertEquals(rootA.ancestry().getFirst(), lastAtA.ancestry().get(1), "A's entry copied verbatim");
         assertEquals(lastAtA.sequence(), lastAtA.ancestry().getFirst().sequence(), "own entry carries own sequence");
+        final TreeAnnounce lastAtC = c.trees.getLast();
+        assertEquals(List.of(addrB, addrA), lastAtC.coords().addrs(), "C sees B under A");
+        assertEquals(lastAtA.sequence(), lastAtC.sequence(), "both peers hold B's current declaration");
         // The reference starts at sequence 1; ours deliberately starts at the wall clock in ms (SpanningTree,
         // routing-session §10.1), which a reference receiver accepts the same way (it only compares sequences).
         assertTrue(a.trees.getFirst().sequence() >= 1, "start-up sequence");
@@ -254,6 +257,11 @@ class NodeBetweenRawPeersTest {
         // ---- 5. Both links are still up (the raw peers answer B's heartbeats) and nothing broke the spec.
         await(5_000, () -> a.heartbeats.get() >= 1 && c.heartbeats.get() >= 1, () -> "B's heartbeats");
         assertEquals(2, b.linkSnapshot().peers().size(), NodeTestSupport.describe(b));
+        for (final DataPlaneCounter bad : List.of(DataPlaneCounter.DROP_AUTH_FAILED, DataPlaneCounter.DROP_REPLAY,
+                DataPlaneCounter.DROP_BAD_PAYLOAD_LEN, DataPlaneCounter.DROP_SHORT_PLAINTEXT,
+                DataPlaneCounter.DROP_MALFORMED_DATAGRAM, DataPlaneCounter.DROP_UNKNOWN_INDEX)) {
+            assertEquals(0, dp.counter(bad), bad + ": B accepted every frame of the raw peers");
+        }
         assertNull(a.problem.get());
         assertNull(c.problem.get());
     }
