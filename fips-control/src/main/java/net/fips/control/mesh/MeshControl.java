@@ -375,8 +375,8 @@ public final class MeshControl implements LinkListener {
             errorCounters[ErrorCounter.NO_ROUTE_BACK.ordinal()]++;
             return;
         }
-        final int pathMtu = Math.min(PATH_MTU_MAX, r.peer().linkMtu());
-        final SessionDatagram dg = new SessionDatagram(settings.defaultTtl(), pathMtu, self, origin, fsp);
+        // As the reference's SessionDatagram::new: path_mtu starts at u16::MAX; only later hops fold it.
+        final SessionDatagram dg = new SessionDatagram(settings.defaultTtl(), PATH_MTU_MAX, self, origin, fsp);
         if (links.send(r.peer().addr(), dg.encode())) {
             errorCounters[(known != null ? ErrorCounter.PATH_BROKEN : ErrorCounter.COORDS_REQUIRED).ordinal()]++;
         }
