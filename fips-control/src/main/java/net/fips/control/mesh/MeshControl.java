@@ -362,7 +362,9 @@ public final class MeshControl implements LinkListener {
 
     private void sendErrorSignal(final NodeAddr origin, final NodeAddr dest,
                                  final DataPlaneEvent.RoutingErrorKind kind) {
-        final Coords known = kind == DataPlaneEvent.RoutingErrorKind.PATH_BROKEN ? cache.get(dest, now) : null;
+        // As the reference: PathBroken whenever the cache holds unexpired coordinates for dest now, whatever the
+        // worker's (possibly older) table view saw; the kind only says which the worker expected.
+        final Coords known = cache.get(dest, now);
         final byte[] fsp;
         if (known != null) {
             fsp = new PathBroken(dest, self, known).encode();

@@ -1,6 +1,7 @@
 package net.fips.control.mesh;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,8 +13,10 @@ import org.junit.jupiter.api.Test;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.CoordsRequired;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.PathBroken;
 import net.fips.dataplane.wire.SessionDatagram;
 
 /**
@@ -72,5 +75,23 @@ class MeshControlErrorSignalTest {
         final CoordsRequired cr = CoordsRequired.decode(dg.payload(), 0, dg.payload().length).valueOrNull();
         assertEquals(FAR, cr.destAddr());
         assertEquals(self.nodeAddr(), cr.reporter());
+    }
+
+    @Test
+    void pathBrokenWheneverTheCacheHoldsTheDestination() {
+        final long t = 1_000_000_000L;
+        mesh.onPeerUp(origin.toPeer(), 1, 0, t);
+        final Coords farCoords = Coords.of(FAR, NodeAddr.of(0, 5));
+        mesh.warm(FAR, farCoords, t);
+        // The worker's view did not have the entry yet; the reference decides on the cache when it signals.
+        mesh.onRoutingEvent(new DataPlaneEvent.RoutingError(origin.nodeAddr(), FAR,
+                DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED), t);
+
+        final SessionDatagram dg = lastDatagramTo(origin.nodeAddr());
+        final PathBroken pb = assertInstanceOf(PathBroken.class,
+                PathBroken.decode(dg.payload(), 0, dg.payload().length).valueOrNull());
+        assertEquals(FAR, pb.destAddr());
+        assertEquals(farCoords, pb.lastKnownCoords());
+        assertEquals(1, mesh.errorSignals("path_broken"));
     }
 }
