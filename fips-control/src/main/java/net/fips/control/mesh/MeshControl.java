@@ -362,7 +362,9 @@ public final class MeshControl implements LinkListener {
 
     private void sendErrorSignal(final NodeAddr origin, final NodeAddr dest,
                                  final DataPlaneEvent.RoutingErrorKind kind) {
-        final Coords known = kind == DataPlaneEvent.RoutingErrorKind.PATH_BROKEN ? cache.get(dest, now) : null;
+        // As the reference: PathBroken whenever the cache holds unexpired coordinates for dest now, whatever the
+        // worker's (possibly older) table view saw; the kind only says which the worker expected.
+        final Coords known = cache.get(dest, now);
         final byte[] fsp;
         if (known != null) {
             fsp = new PathBroken(dest, self, known).encode();
@@ -375,8 +377,8 @@ public final class MeshControl implements LinkListener {
             errorCounters[ErrorCounter.NO_ROUTE_BACK.ordinal()]++;
             return;
         }
-        final int pathMtu = Math.min(PATH_MTU_MAX, r.peer().linkMtu());
-        final SessionDatagram dg = new SessionDatagram(settings.defaultTtl(), pathMtu, self, origin, fsp);
+        // As the reference's SessionDatagram::new: path_mtu starts at u16::MAX; only later hops fold it.
+        final SessionDatagram dg = new SessionDatagram(settings.defaultTtl(), PATH_MTU_MAX, self, origin, fsp);
         if (links.send(r.peer().addr(), dg.encode())) {
             errorCounters[(known != null ? ErrorCounter.PATH_BROKEN : ErrorCounter.COORDS_REQUIRED).ordinal()]++;
         }

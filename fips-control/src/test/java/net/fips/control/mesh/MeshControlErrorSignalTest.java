@@ -1,0 +1,97 @@
+package net.fips.control.mesh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+import net.fips.control.identity.IdentityFormatException;
+import net.fips.control.identity.NodeIdentity;
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.wire.Coords;
+import net.fips.dataplane.wire.CoordsRequired;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.PathBroken;
+import net.fips.dataplane.wire.SessionDatagram;
+
+/**
+ * The error signal a transit originates for a routing failure reported by the data plane (routing-session §4.5):
+ * a new SessionDatagram from us to the failed datagram's source, ttl 64 and path_mtu 65535 (the reference's
+ * {@code SessionDatagram::new}; only later hops fold it), carrying PathBroken when the coordinate cache holds the
+ * destination at that moment, else CoordsRequired.
+ */
+class MeshControlErrorSignalTest {
+    private static final int LINK_MTU = 1280;
+    private static final NodeAddr FAR = NodeAddr.of(0x7777_0000_0000_0000L, 1);
+
+    private record Sent(NodeAddr peer, byte[] message) {
+    }
+
+    private static NodeIdentity identity(final byte fill) {
+        final byte[] secret = new byte[32];
+        Arrays.fill(secret, fill);
+        try {
+            return NodeIdentity.fromSecret(secret);
+        } catch (final IdentityFormatException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private final NodeIdentity self = identity((byte) 0x11);
+    private final NodeIdentity origin = identity((byte) 0x22);
+    private final List<Sent> sent = new ArrayList<>();
+    private final MeshControl mesh = new MeshControl(self, MeshSettings.defaults(),
+            (peer, msg) -> sent.add(new Sent(peer, msg)), MeshControl.TablePublisher.NONE, new Random(1),
+            () -> 1_784_470_000_000L, (k, d, sig) -> false, transport -> LINK_MTU, 0);
+
+    private SessionDatagram lastDatagramTo(final NodeAddr peer) {
+        for (int i = sent.size() - 1; i >= 0; i--) {
+            final Sent s = sent.get(i);
+            if (s.peer().equals(peer) && s.message().length > 0 && s.message()[0] == 0x00) {
+                return SessionDatagram.decode(s.message(), 0, s.message().length).valueOrNull();
+            }
+        }
+        throw new AssertionError("no SessionDatagram sent to " + peer);
+    }
+
+    @Test
+    void errorDatagramStartsWithFullPathMtuAndDefaultTtl() {
+        final long t = 1_000_000_000L;
+        mesh.onPeerUp(origin.toPeer(), 1, 0, t);
+        mesh.onRoutingEvent(new DataPlaneEvent.RoutingError(origin.nodeAddr(), FAR,
+                DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED), t);
+
+        final SessionDatagram dg = lastDatagramTo(origin.nodeAddr());
+        assertEquals(self.nodeAddr(), dg.src());
+        assertEquals(origin.nodeAddr(), dg.dest());
+        assertEquals(64, dg.ttl());
+        // Not folded with our link MTU: the reference sends the error with u16::MAX.
+        assertEquals(0xFFFF, dg.pathMtu());
+        final CoordsRequired cr = CoordsRequired.decode(dg.payload(), 0, dg.payload().length).valueOrNull();
+        assertEquals(FAR, cr.destAddr());
+        assertEquals(self.nodeAddr(), cr.reporter());
+    }
+
+    @Test
+    void pathBrokenWheneverTheCacheHoldsTheDestination() {
+        final long t = 1_000_000_000L;
+        mesh.onPeerUp(origin.toPeer(), 1, 0, t);
+        final Coords farCoords = Coords.of(FAR, NodeAddr.of(0, 5));
+        mesh.warm(FAR, farCoords, t);
+        // The worker's view did not have the entry yet; the reference decides on the cache when it signals.
+        mesh.onRoutingEvent(new DataPlaneEvent.RoutingError(origin.nodeAddr(), FAR,
+                DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED), t);
+
+        final SessionDatagram dg = lastDatagramTo(origin.nodeAddr());
+        final PathBroken pb = assertInstanceOf(PathBroken.class,
+                PathBroken.decode(dg.payload(), 0, dg.payload().length).valueOrNull());
+        assertEquals(FAR, pb.destAddr());
+        assertEquals(farCoords, pb.lastKnownCoords());
+        assertEquals(1, mesh.errorSignals("path_broken"));
+    }
+}
