@@ -412,8 +412,8 @@ public final class MeshControl implements LinkListener {
             final BloomFilter f = bloom.inboundFilter(a);
             final ForwardingTable.TreeRole role = a.equals(parent) ? ForwardingTable.TreeRole.PARENT
                     : tree.isTreePeer(a) ? ForwardingTable.TreeRole.CHILD : ForwardingTable.TreeRole.NONE;
-            // Peers without an RTT sample rank after every measured one (the reference's unknown cost).
-            final double cost = Double.isNaN(p.cost) ? Double.MAX_VALUE : p.cost;
+            // Before its first RTT sample a peer's link cost is the reference's default, 1.0.
+            final double cost = Double.isNaN(p.cost) ? 1.0 : p.cost;
             b.peer(new ForwardingTable.Peer(a, p.linkId, pc == null || pc.isEmpty() ? null : new Coords(pc),
                     f == null ? null : f.toBytes(), f == null ? 0 : f.hashCount(), cost, p.linkMtu, true, role));
         }
