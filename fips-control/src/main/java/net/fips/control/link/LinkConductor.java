@@ -34,8 +34,10 @@ import net.fips.dataplane.wire.NodeAddr;
  * and a seeded generator is deterministic.
  *
  * <p>Periodic work runs on a 1-second tick, as in the reference, in the reference's order: handshake timeouts,
- * handshake and rekey retransmissions, reconnect retries, pending TreeAnnounces and FilterAnnounces, MMP reports,
- * heartbeats and liveness, then rekey (cutover, drain, trigger). Several reference behaviours are deliberately
+ * handshake and rekey retransmissions, reconnect retries, the listener's routing slot (tree and bloom maintenance),
+ * MMP reports, heartbeats and liveness, rekey (cutover, drain, trigger), then the listener's lookup slot. The link
+ * layer itself consumes only handshakes, MMP reports, Heartbeat and Disconnect; every other link message goes to the
+ * {@link LinkListener} (counted, and otherwise ignored, without one). Several reference behaviours are deliberately
  * reproduced, including the quirks the spec records: rekey cutover is tick-driven on both sides, a msg1 on a session
  * younger than 30 s is a duplicate, and the stored msg2 is never cleared.
  *
@@ -117,15 +119,14 @@ public final class LinkConductor {
      * @param startupEpoch 8 random bytes drawn once per process (crypto-link §2.6)
      * @param dataPlane    where commands go
      * @param stats        per-link statistics by link id (null for an unknown link)
-     * @param random       all randomness: indices, ephemerals, jitter, signature aux
+     * @param random       all randomness: indices, ephemerals, jitter
      * @param config       settings
      * @param filter       the peer ACL
      * @param nowNanos     the current time of the control clock
-     * @param unixSeconds  wall-clock seconds at start, the timestamp of our root TreeAnnounce
      */
     public LinkConductor(final NodeIdentity identity, final byte[] startupEpoch, final DataPlaneCommands dataPlane,
                          final LongFunction<LinkStats> stats, final Random random, final LinkConfig config,
-                         final PeerFilter filter, final long nowNanos, final long unixSeconds) {
+                         final PeerFilter filter, final long nowNanos) {
         if (startupEpoch == null || startupEpoch.length != HandshakeState.EPOCH_BYTES) {
             throw new IllegalArgumentException("startup epoch must be 8 bytes");
         }
@@ -151,7 +152,7 @@ public final class LinkConductor {
         this.nextTick = nowNanos;
         this.handshakes = new Handshakes(this);
         this.maintenance = new Maintenance(this);
-        this.announces = new Announces(this, unixSeconds);
+        this.announces = new Announces(this);
         publish();
     }
 
@@ -261,9 +262,6 @@ public final class LinkConductor {
         final LinkListener l = listener;
         if (l != null) {
             work += l.onRoutingTick(now);
-        } else {
-            work += announces.sendPendingTreeAnnounces();
-            work += announces.sendPendingFilters();
         }
         work += announces.sendMmpReports();
         work += maintenance.checkHeartbeats();
@@ -350,9 +348,10 @@ public final class LinkConductor {
     }
 
     /**
-     * Installs the layer above (routing). With a listener the link layer no longer sends its own stand-alone root
-     * TreeAnnounce and own-address filter: TreeAnnounce and FilterAnnounce, like every other message it does not
-     * consume, go to the listener, which owns them. Without one (link-layer tests) the stand-alone behaviour stays.
+     * Installs the layer above (spanning tree, bloom filters, discovery, routing). The listener hears peer up and
+     * down, RTT samples, the tick's routing and lookup slots, and every link message this layer does not consume
+     * (TreeAnnounce, FilterAnnounce, LookupRequest, LookupResponse, unknown types). Without one those messages are
+     * counted as {@link LinkCounter#OTHER_LINK_MESSAGES} and dropped.
      *
      * @param l the listener; null to remove it
      */
@@ -405,11 +404,6 @@ public final class LinkConductor {
     /** @return our node address */
     public NodeAddr nodeAddr() {
         return ourAddr;
-    }
-
-    /** @return the announces part, to replace our own TreeAnnounce or filter once routing exists */
-    public Announces announces() {
-        return announces;
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -470,7 +464,7 @@ public final class LinkConductor {
         return nextLinkId++;
     }
 
-    /** Forgets an established peer: its data-plane link, all its indices, its announces (reference
+    /** Forgets an established peer: its data-plane link and all its indices (reference
      * {@code remove_active_peer}). Sends nothing. */
     void removePeer(final PeerLink peer) {
         if (peers.get(peer.nodeAddr) != peer) {

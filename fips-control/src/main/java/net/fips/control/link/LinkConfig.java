@@ -27,8 +27,6 @@ package net.fips.control.link;
  * @param maxPendingInbound            concurrent msg1 being processed (1000)
  * @param maxPeers                     established peers (128)
  * @param maxConnections               pending outbound handshakes (256)
- * @param treeAnnounceMinIntervalNanos per-peer TreeAnnounce limiter (500 ms)
- * @param filterDebounceNanos          per-peer FilterAnnounce limiter (500 ms)
  */
 public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkDeadTimeoutNanos,
                          long handshakeTimeoutNanos, long handshakeResendIntervalNanos, double handshakeResendBackoff,
@@ -36,8 +34,7 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
                          long rekeyAfterMessages, int rekeyJitterSeconds, long drainWindowNanos,
                          long rekeyDampeningNanos, long rekeyMinSessionAgeNanos, long retryBaseNanos,
                          long retryMaxBackoffNanos, int maxRetries, int maxRetriesPerTick, int msg1Burst,
-                         double msg1RatePerSecond, int maxPendingInbound, int maxPeers, int maxConnections,
-                         long treeAnnounceMinIntervalNanos, long filterDebounceNanos) {
+                         double msg1RatePerSecond, int maxPendingInbound, int maxPeers, int maxConnections) {
 
     private static final long MS = 1_000_000L;
     private static final long S = 1_000_000_000L;
@@ -45,7 +42,7 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
     /** @return the reference's defaults */
     public static LinkConfig defaults() {
         return new LinkConfig(S, 10 * S, 30 * S, 30 * S, 1000 * MS, 2.0, 5, true, 120, 65536, 15, 10 * S, 30 * S,
-                30 * S, 5 * S, 300 * S, 5, 16, 100, 10.0, 1000, 128, 256, 500 * MS, 500 * MS);
+                30 * S, 5 * S, 300 * S, 5, 16, 100, 10.0, 1000, 128, 256);
     }
 
     /** @return a copy with rekey switched on or off */
@@ -54,8 +51,7 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
                 handshakeResendIntervalNanos, handshakeResendBackoff, handshakeMaxResends, enabled, rekeyAfterSeconds,
                 rekeyAfterMessages, rekeyJitterSeconds, drainWindowNanos, rekeyDampeningNanos,
                 rekeyMinSessionAgeNanos, retryBaseNanos, retryMaxBackoffNanos, maxRetries, maxRetriesPerTick,
-                msg1Burst, msg1RatePerSecond, maxPendingInbound, maxPeers, maxConnections,
-                treeAnnounceMinIntervalNanos, filterDebounceNanos);
+                msg1Burst, msg1RatePerSecond, maxPendingInbound, maxPeers, maxConnections);
     }
 
     /** @return a copy with another established-peer cap */
@@ -64,8 +60,7 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
                 handshakeResendIntervalNanos, handshakeResendBackoff, handshakeMaxResends, rekeyEnabled,
                 rekeyAfterSeconds, rekeyAfterMessages, rekeyJitterSeconds, drainWindowNanos, rekeyDampeningNanos,
                 rekeyMinSessionAgeNanos, retryBaseNanos, retryMaxBackoffNanos, maxRetries, maxRetriesPerTick,
-                msg1Burst, msg1RatePerSecond, maxPendingInbound, peers, maxConnections,
-                treeAnnounceMinIntervalNanos, filterDebounceNanos);
+                msg1Burst, msg1RatePerSecond, maxPendingInbound, peers, maxConnections);
     }
 
     /**
@@ -83,8 +78,7 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
                 handshakeResendIntervalNanos, handshakeResendBackoff, handshakeMaxResends, rekeyEnabled,
                 rekeyAfterSeconds, rekeyAfterMessages, jitterSeconds, drainWindowNanos, dampeningNanos,
                 minSessionAgeNanos, retryBaseNanos, retryMaxBackoffNanos, maxRetries, maxRetriesPerTick,
-                msg1Burst, msg1RatePerSecond, maxPendingInbound, maxPeers, maxConnections,
-                treeAnnounceMinIntervalNanos, filterDebounceNanos);
+                msg1Burst, msg1RatePerSecond, maxPendingInbound, maxPeers, maxConnections);
     }
 
     /** Retransmission gap after the {@code count}-th resend: {@code interval * backoff^count}. */

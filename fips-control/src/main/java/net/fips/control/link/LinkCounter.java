@@ -56,24 +56,6 @@ public enum LinkCounter {
     HEARTBEATS_SENT,
     /** Heartbeats received. */
     HEARTBEATS_RECEIVED,
-    /** TreeAnnounces sent. */
-    TREE_ANNOUNCES_SENT,
-    /** TreeAnnounces accepted as fresh. */
-    TREE_ANNOUNCES_ACCEPTED,
-    /** TreeAnnounces dropped: undecodable, wrong sender, bad signature or semantics. */
-    TREE_ANNOUNCES_INVALID,
-    /** TreeAnnounces not newer than the stored one. */
-    TREE_ANNOUNCES_STALE,
-    /** FilterAnnounces sent. */
-    FILTER_ANNOUNCES_SENT,
-    /** FilterAnnounces accepted. */
-    FILTER_ANNOUNCES_ACCEPTED,
-    /** FilterAnnounces that did not decode. */
-    FILTER_ANNOUNCES_INVALID,
-    /** FilterAnnounces not newer than the stored one. */
-    FILTER_ANNOUNCES_STALE,
-    /** FilterAnnounces over the false-positive cap (anti-poison). */
-    FILTER_ANNOUNCES_POISONED,
     /** MMP reports sent (sender and receiver). */
     MMP_REPORTS_SENT,
     /** MMP reports received and decoded. */

@@ -4,9 +4,7 @@ import java.net.InetSocketAddress;
 
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.noise.HandshakeState;
-import net.fips.dataplane.wire.FilterAnnounce;
 import net.fips.dataplane.wire.NodeAddr;
-import net.fips.dataplane.wire.TreeAnnounce;
 
 /**
  * An established peer as the control thread tracks it: the current session's indices (the data plane holds the
@@ -59,18 +57,6 @@ final class PeerLink {
 
     boolean heartbeatSent;
     long lastHeartbeatNanos;
-
-    TreeAnnounce peerTree;
-    long peerTreeSequence;
-    boolean hasPeerTreeSequence;
-    FilterAnnounce peerFilter;
-    long peerFilterSequence;
-    boolean treeAnnouncePending;
-    boolean treeAnnounceSent;
-    long lastTreeAnnounceNanos;
-    boolean filterPending;
-    boolean filterSent;
-    long lastFilterNanos;
 
     final Mmp mmp = new Mmp();
 

@@ -30,18 +30,11 @@ package net.fips.control.link;
  * @param sendCounter        current session's send counter
  * @param highestCounterIn   highest counter accepted on the current session
  * @param srttMicros         smoothed RTT from MMP, or -1 before the first sample
- * @param treeSequence       sequence of the peer's last accepted TreeAnnounce, or -1
- * @param treeRoot           root the peer advertises (hex), or null
- * @param treeDepth          the peer's depth, or -1
- * @param filterSequence     sequence of the peer's last accepted FilterAnnounce, or -1
- * @param filterFill         fill ratio of that filter, or -1
  */
 public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
                            boolean rekeyInProgress, boolean draining, long rekeys, long linkAgeMs, long sessionAgeMs,
                            long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
-                           long srttMicros,
-                           long treeSequence, String treeRoot, int treeDepth, long filterSequence,
-                           double filterFill) {
+                           long srttMicros) {
 }

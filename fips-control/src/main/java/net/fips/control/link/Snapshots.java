@@ -25,12 +25,7 @@ final class Snapshots {
                 s == null ? 0 : s.packetsIn(), s == null ? 0 : s.bytesIn(), s == null ? 0 : s.packetsOut(),
                 s == null ? 0 : s.bytesOut(), s == null ? 0 : s.dropsIn(), s == null ? 0 : s.sendCounter(),
                 s == null ? 0 : s.highestCounterIn(),
-                p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros,
-                p.hasPeerTreeSequence ? p.peerTreeSequence : -1,
-                p.peerTree == null ? null : p.peerTree.root().toString(),
-                p.peerTree == null ? -1 : p.peerTree.depth(),
-                p.peerFilter == null ? -1 : p.peerFilter.sequence(),
-                p.peerFilter == null ? -1 : p.peerFilter.filter().fillRatio());
+                p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros);
     }
 
     static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {

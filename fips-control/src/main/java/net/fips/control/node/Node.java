@@ -177,7 +177,7 @@ public final class Node implements AutoCloseable {
             final Random random = options.randomOrSecure();
             final long now = clock.getAsLong();
             final LinkConductor conductor = new LinkConductor(identity, epoch, dataPlane, dataPlane::linkStats,
-                    random, linkConfig, filter, now, System.currentTimeMillis() / 1000);
+                    random, linkConfig, filter, now);
             final List<UdpTransport> mtus = List.copyOf(transports);
             final MeshControl mesh = new MeshControl(identity, MeshSettings.from(nc), conductor::send,
                     dataPlane::setForwardingTable, random, System::currentTimeMillis, SchnorrTreeCrypto.verifier(),

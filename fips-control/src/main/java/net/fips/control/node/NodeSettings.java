@@ -34,8 +34,7 @@ final class NodeSettings {
                 d.rekeyMinSessionAgeNanos(), times(n.retry().baseIntervalSecs(), S),
                 times(n.retry().maxBackoffSecs(), S), n.retry().maxRetries(), d.maxRetriesPerTick(),
                 n.rateLimit().handshakeBurst(), n.rateLimit().handshakeRate(), n.limits().maxPendingInbound(),
-                n.limits().maxPeers(), n.limits().maxConnections(), times(n.tree().announceMinIntervalMs(), MS),
-                times(n.bloom().updateDebounceMs(), MS));
+                n.limits().maxPeers(), n.limits().maxConnections());
     }
 
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */

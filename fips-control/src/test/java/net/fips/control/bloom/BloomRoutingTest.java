@@ -152,6 +152,9 @@ class BloomRoutingTest {
         assertEquals(filterOf(A), bloom.inboundFilter(A));
         assertEquals(FilterOutcome.UNKNOWN_PEER, bloom.onFilterAnnounce(B, FilterAnnounce.v1(9, filterOf(B)), 0));
         assertEquals(FilterOutcome.DECODE_ERROR, bloom.onFilterAnnounce(A, new byte[] {0x20, 1, 2}, 0));
+        // Cut inside the filter body: undecodable, and the stored filter and sequence stay.
+        final byte[] truncated = java.util.Arrays.copyOf(FilterAnnounce.v1(6, filterOf(A, B)).encode(), 500);
+        assertEquals(FilterOutcome.DECODE_ERROR, bloom.onFilterAnnounce(A, truncated, 0));
         final byte[] sc0 = new FilterAnnounce(9, 0, BloomFilter.withParams(4096, 5)).encode();
         assertEquals(FilterOutcome.NON_V1, bloom.onFilterAnnounce(A, sc0, 0));
         assertEquals(FilterOutcome.NON_V1, bloom.onFilterAnnounce(A, new FilterAnnounce(9, 0,
@@ -159,9 +162,9 @@ class BloomRoutingTest {
         assertEquals(1, bloom.counter(BloomCounter.ACCEPTED));
         assertEquals(2, bloom.counter(BloomCounter.STALE));
         assertEquals(1, bloom.counter(BloomCounter.UNKNOWN_PEER));
-        assertEquals(1, bloom.counter(BloomCounter.DECODE_ERROR));
+        assertEquals(2, bloom.counter(BloomCounter.DECODE_ERROR));
         assertEquals(2, bloom.counter(BloomCounter.NON_V1));
-        assertEquals(7, bloom.counter(BloomCounter.RECEIVED));
+        assertEquals(8, bloom.counter(BloomCounter.RECEIVED));
         assertEquals(5, bloom.inboundSequence(A));
     }
 

@@ -68,8 +68,7 @@ final class LinkFixture {
         final byte[] epoch = new byte[8];
         r.nextBytes(epoch);
         final PairedDataPlanes.Side side = net.newSide(name, port);
-        final LinkConductor c = new LinkConductor(id, epoch, side, side::stats, r, config, filter, net.now,
-                1_700_000_000L);
+        final LinkConductor c = new LinkConductor(id, epoch, side, side::stats, r, config, filter, net.now);
         side.conductor = c;
         return new Node(id, epoch, side, c);
     }
@@ -88,8 +87,7 @@ final class LinkFixture {
         r.nextBytes(epoch);
         final PairedDataPlanes.Side side = net.new Side(name, address);
         net.sides.put(address, side);
-        final LinkConductor c = new LinkConductor(id, epoch, side, side::stats, r, config, filter, net.now,
-                1_700_000_000L);
+        final LinkConductor c = new LinkConductor(id, epoch, side, side::stats, r, config, filter, net.now);
         side.conductor = c;
         return new Node(id, epoch, side, c);
     }

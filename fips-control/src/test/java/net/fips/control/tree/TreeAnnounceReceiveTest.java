@@ -92,14 +92,17 @@ class TreeAnnounceReceiveTest {
     void staleAnnounceUpdatesOnlyTheDisplayCopy() {
         final TreeHarness h = new TreeHarness(5, 4, 4, BARE);
         h.add(2);
-        assertEquals(TreeAnnounceOutcome.ACCEPTED, h.receive(2, 10, h.path(0)));
+        final byte[] accepted = h.announce(2, 10, h.path(0)).encode();
+        assertEquals(TreeAnnounceOutcome.ACCEPTED, h.tree.onTreeAnnounce(h.addr(2), accepted, h.now));
         final long seq = h.tree.sequence();
+        // A byte-exact replay of the accepted announce is valid but not newer.
+        assertEquals(TreeAnnounceOutcome.STALE, h.tree.onTreeAnnounce(h.addr(2), accepted.clone(), h.now));
         assertEquals(TreeAnnounceOutcome.STALE, h.receive(2, 10, h.path(1, 0)));
         assertEquals(TreeAnnounceOutcome.STALE, h.receive(2, 9, h.path(1, 0)));
         assertEquals(List.of(h.addr(2), h.addr(0)), h.tree.peerCoords(h.addr(2)), "tree state unchanged");
         assertEquals(3, h.tree.peerLastSeenAnnounce(h.addr(2)).ancestry().size(), "display copy is the latest");
         assertEquals(seq, h.tree.sequence());
-        assertEquals(2, h.tree.counter(TreeCounter.STALE));
+        assertEquals(3, h.tree.counter(TreeCounter.STALE));
         // Forgetting the peer forgets its stored sequence: a lower one is accepted after re-promotion.
         h.tree.removePeer(h.addr(2), h.now);
         h.add(2);
