@@ -13,7 +13,8 @@ import net.fips.control.mesh.MeshSettings;
  *
  * <p>Scenarios: {@code converge} (all links up at t = 0), {@code churn} (after convergence, a tenth of the nodes
  * lose all their links, the rest re-converge, then they come back), {@code partition} (after convergence the mesh
- * is cut into two halves, each converges to its own root, then the cut heals). {@code converged_sim_s} is the
+ * is cut between the half of the nodes nearest to node 0 and the rest, which may fall apart into several
+ * components; each component converges to its own root, then the cut heals). {@code converged_sim_s} is the
  * simulated time of the last convergence of the scenario, measured from the event that disturbed the mesh;
  * lookups run at the end, between random pairs.
  */
@@ -244,7 +245,10 @@ public final class FipsSim {
         return afterReturn;
     }
 
-    /** The mesh is cut into two halves (by a breadth-first half); each converges alone; the cut heals. */
+    /**
+     * Every link between the breadth-first half around node 0 (connected) and the other nodes goes down; each
+     * resulting component (the far side may fall apart) converges alone; then the cut heals.
+     */
     private static long partition(final Simulator sim, final Topology t, final long limit, final long step,
                                   final PrintStream progress) {
         final int n = sim.nodes().size();
