@@ -1,5 +1,7 @@
 package net.fips.dataplane.tun;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -42,18 +44,20 @@ public final class TunReader {
      *
      * @param segment  the slot's memory (native, e.g. the packet pool)
      * @param offset   where the packet starts in {@code segment}
-     * @param capacity room from {@code offset}; give at least the device MTU, a longer packet is truncated by the
-     *                 kernel and counted in {@link #truncated()}
-     * @return the packet length, or {@code -errno}: {@code -EAGAIN} when nothing is queued, see
+     * @param capacity room from {@code offset}; give at least the device MTU
+     * @return the packet length, or {@code -errno}: {@code -EAGAIN} when nothing is queued; {@code -EMSGSIZE} for a
+     *         packet longer than {@code capacity} (the kernel hands over only what fits and reports that much, so a
+     *         read that fills the slot is checked against the IP header's length; the packet is consumed and
+     *         counted in {@link #truncated()}); see
      *         {@link TunDevice#isDeviceGone} for the errors that mean the device was deleted
      */
     public int read(final MemorySegment segment, final long offset, final int capacity) {
         iov.set(segment, offset, capacity);
         final long rc = Syscalls.readv(cs, fd, iov.segment(), 1);
         if (rc >= 0) {
-            if (rc > capacity) {
-                truncated++;
-                return capacity;
+            if (rc == capacity && declaredLength(segment, offset, capacity) > capacity) {
+                truncated++;   // the kernel copied what fitted and says nothing: the IP header tells
+                return -Errno.EMSGSIZE;
             }
             packets++;
             bytes += rc;
@@ -63,6 +67,22 @@ public final class TunReader {
             errors++;
         }
         return (int) rc;
+    }
+
+    /** @return the length the IPv6/IPv4 header declares, or 0 when it cannot tell */
+    private static int declaredLength(final MemorySegment m, final long off, final int n) {
+        if (n < 4) {
+            return 0;
+        }
+        final int version = (m.get(JAVA_BYTE, off) & 0xff) >>> 4;
+        if (version == 6 && n >= 6) {
+            final int plen = ((m.get(JAVA_BYTE, off + 4) & 0xff) << 8) | (m.get(JAVA_BYTE, off + 5) & 0xff);
+            return plen == 0 ? 0 : 40 + plen;   // 0: a jumbogram, not ours to judge
+        }
+        if (version == 4) {
+            return ((m.get(JAVA_BYTE, off + 2) & 0xff) << 8) | (m.get(JAVA_BYTE, off + 3) & 0xff);
+        }
+        return 0;
     }
 
     /**
@@ -115,7 +135,7 @@ public final class TunReader {
         return bytes;
     }
 
-    /** @return packets longer than the slot (cut to the slot by the kernel) */
+    /** @return packets longer than the slot (reported as {@code -EMSGSIZE}) */
     public long truncated() {
         return truncated;
     }

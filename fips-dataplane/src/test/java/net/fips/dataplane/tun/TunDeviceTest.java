@@ -122,6 +122,10 @@ class TunDeviceTest {
         assertTrue(open.contains("name=fips0") && open.contains("mtu=1400") && open.contains("rule=true"), open);
         final String second = expect(out, "SECOND-NOREPLACE ");
         assertTrue(second.contains("reason=NAME_IN_USE") && second.contains("in use"), second);
+        final String wake = expect(out, "WAKE ");
+        assertTrue(wake.startsWith("WAKE rc=0 "), "wakeup() ends receive(-1) with 0: " + wake);
+        final String small = expect(out, "SMALL-SLOT ");
+        assertEquals("SMALL-SLOT rc=-90 truncated=1", small, "a 648-byte packet into a 256-byte slot is EMSGSIZE");
         expect(out, "AWAIT-GO");
 
         // What the kernel now holds, as iproute2 sees it.

@@ -64,6 +64,27 @@ public final class TunProbe {
             } catch (TunException e) {
                 System.out.println("SECOND-NOREPLACE reason=" + e.reason() + " message=" + e.getMessage());
             }
+            // wakeup() ends an unbounded wait; packets the kernel queued meanwhile (RS, MLD) come first.
+            dev.wakeup();
+            int drained = 0;
+            int woke;
+            while ((woke = dev.reader().receive(pool, 0, SLOT, -1)) > 0 && drained < 64) {
+                drained++;
+            }
+            System.out.println("WAKE rc=" + woke + " drained=" + drained);
+            // A packet longer than the slot is reported, not handed over cut short.
+            try (DatagramSocket s = new DatagramSocket()) {
+                final byte[] big = new byte[600];
+                s.send(new DatagramPacket(big, big.length, new InetSocketAddress(InetAddress.getByName(PEER), 7)));
+            }
+            int small = 0;
+            for (int i = 0; i < 64; i++) {
+                small = dev.reader().receive(pool, 0, 256, 3000);
+                if (small < 0 || small == 0) {
+                    break;
+                }
+            }
+            System.out.println("SMALL-SLOT rc=" + small + " truncated=" + dev.reader().truncated());
             System.out.println("AWAIT-GO");
             if (!"GO".equals(in.readLine())) {
                 throw new IllegalStateException("expected GO");
@@ -78,6 +99,7 @@ public final class TunProbe {
             }
             int skipped = 0;
             boolean found = false;
+            final long before = dev.reader().packets();
             final long slot = SLOT;
             for (int i = 0; i < 64 && !found; i++) {
                 final int n = dev.reader().receive(pool, slot, SLOT, 3000);
@@ -100,7 +122,7 @@ public final class TunProbe {
                 System.out.println("READ version=" + version + " nh=" + nh + " len=" + n + " plen=" + payloadLength
                         + " src=" + TunDevice.hostAddress((Inet6Address) src) + " dst="
                         + TunDevice.hostAddress((Inet6Address) dst) + " dport=" + dport + " match="
-                        + payload.equals(token) + " skipped=" + skipped + " counted=" + dev.reader().packets());
+                        + payload.equals(token) + " skipped=" + skipped + " counted=" + (dev.reader().packets() - before));
             }
 
             // Inbound: a packet written into the device is delivered to a local socket on our address.
