@@ -86,7 +86,8 @@ public final class RtNetlink implements AutoCloseable {
     private int length;
     private boolean closed;
 
-    private RtNetlink(final int fd, final Arena arena) {
+    /** For tests: any datagram descriptor standing in for the netlink socket. */
+    RtNetlink(final int fd, final Arena arena) {
         this.fd = fd;
         this.arena = arena;
         this.out = arena.allocate(SEND_BYTES, 8);
