@@ -48,6 +48,25 @@ public final class Errno {
     /** Operation now in progress. */
     public static final int EINPROGRESS = linux_h.EINPROGRESS();
 
+    /** No such file or directory. */
+    public static final int ENOENT = linux_h.ENOENT();
+    /** No such device or address. */
+    public static final int ENXIO = linux_h.ENXIO();
+    /** Bad address (a blocked TUN read may fail with it when the device is deleted). */
+    public static final int EFAULT = linux_h.EFAULT();
+    /** Device or resource busy (TUNSETIFF on a TUN device another descriptor holds). */
+    public static final int EBUSY = linux_h.EBUSY();
+    /** File exists (netlink: the address, route or rule is already there). */
+    public static final int EEXIST = linux_h.EEXIST();
+    /** Not a directory (a path component of a device path is a file). */
+    public static final int ENOTDIR = linux_h.ENOTDIR();
+    /** No such device. */
+    public static final int ENODEV = linux_h.ENODEV();
+    /** File descriptor in bad state (a TUN read after its device was deleted). */
+    public static final int EBADFD = linux_h.EBADFD();
+    /** Connection timed out (also: no netlink acknowledgement in time). */
+    public static final int ETIMEDOUT = linux_h.ETIMEDOUT();
+
     /** {@code -EAGAIN}, as returned by the hot-path wrappers. */
     public static final int EAGAIN_NEGATIVE = -EAGAIN;
     /** {@code -EINTR}. */

@@ -21,7 +21,8 @@ import net.fips.ffm.linux.gen.linux_h;
  * errno-capturing downcalls for the libc system calls the node uses.
  *
  * <p>Two conventions. Hot-path calls ({@link #recvmmsg}, {@link #sendmmsg}, {@link #sendmsg}, {@link #recvmsg},
- * {@link #poll}, {@link #read}, {@link #write}, {@link #epollWait}) take the caller's {@link CallState} and return
+ * {@link #poll}, {@link #read}, {@link #write}, {@link #readv}, {@link #writev}, {@link #epollWait}) take the
+ * caller's {@link CallState} and return
  * the result, or {@code -errno} on failure; they never allocate or throw for kernel errors. Control-path calls
  * ({@link #socket}, {@link #bind}, {@link #setsockoptInt}, ...) throw {@link ErrnoException} naming the call, what
  * it acted on and the kernel's reason.
@@ -51,6 +52,8 @@ public final class Syscalls {
     private static final MethodHandle CLOSE = errnoHandle(linux_h::close$address, linux_h::close$descriptor);
     private static final MethodHandle READ = errnoHandle(linux_h::read$address, linux_h::read$descriptor);
     private static final MethodHandle WRITE = errnoHandle(linux_h::write$address, linux_h::write$descriptor);
+    private static final MethodHandle READV = errnoHandle(linux_h::readv$address, linux_h::readv$descriptor);
+    private static final MethodHandle WRITEV = errnoHandle(linux_h::writev$address, linux_h::writev$descriptor);
     private static final MethodHandle RECVMMSG =
             errnoHandle(linux_h::recvmmsg$address, linux_h::recvmmsg$descriptor);
     private static final MethodHandle SENDMMSG =
@@ -230,6 +233,34 @@ public final class Syscalls {
     public static long write(final CallState cs, final int fd, final MemorySegment buf, final long count) {
         try {
             final long rc = (long) WRITE.invokeExact(cs.segment, fd, buf, count);
+            return rc >= 0 ? rc : -cs.errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code readv(fd, iov, iovcnt)}: with one {@link IoVec}, a read into any offset of a pool without a slice.
+     *
+     * @return bytes read, or {@code -errno}
+     */
+    public static long readv(final CallState cs, final int fd, final MemorySegment iov, final int iovcnt) {
+        try {
+            final long rc = (long) READV.invokeExact(cs.segment, fd, iov, iovcnt);
+            return rc >= 0 ? rc : -cs.errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code writev(fd, iov, iovcnt)}.
+     *
+     * @return bytes written, or {@code -errno}
+     */
+    public static long writev(final CallState cs, final int fd, final MemorySegment iov, final int iovcnt) {
+        try {
+            final long rc = (long) WRITEV.invokeExact(cs.segment, fd, iov, iovcnt);
             return rc >= 0 ? rc : -cs.errno();
         } catch (Throwable t) {
             throw rethrow(t);

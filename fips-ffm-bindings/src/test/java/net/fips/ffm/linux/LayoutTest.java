@@ -144,6 +144,57 @@ class LayoutTest {
         assertEquals(2, linux_h.BDADDR_LE_RANDOM());
     }
 
+    /** What TunIoctl and RtNetlink build on (transports.md §7.1/§7.2; values from linux/netlink.h, rtnetlink.h). */
+    @Test
+    void tunAndRtnetlink() {
+        assertEquals(0, ifreq.ifr_ifrn$offset());
+        assertEquals(0x0001, TunIoctl.IFF_TUN);
+        assertEquals(0x1000, TunIoctl.IFF_NO_PI);
+        assertEquals(0x8000, TunIoctl.IFF_TUN_EXCL);
+        assertEquals(0, linux_h.NETLINK_ROUTE());
+        assertEquals(2, linux_h.NLMSG_ERROR());
+        assertEquals(0x1, linux_h.NLM_F_REQUEST());
+        assertEquals(0x4, linux_h.NLM_F_ACK());
+        assertEquals(0x200, linux_h.NLM_F_EXCL());
+        assertEquals(0x400, linux_h.NLM_F_CREATE());
+        assertEquals(16, RtNetlink.RTM_NEWLINK);
+        assertEquals(17, RtNetlink.RTM_DELLINK);
+        assertEquals(20, RtNetlink.RTM_NEWADDR);
+        assertEquals(24, RtNetlink.RTM_NEWROUTE);
+        assertEquals(32, RtNetlink.RTM_NEWRULE);
+        assertEquals(33, RtNetlink.RTM_DELRULE);
+        assertEquals(254, RtNetlink.RT_TABLE_MAIN);
+        assertEquals(4, linux_h.IFLA_MTU());
+        assertEquals(1, linux_h.IFA_ADDRESS());
+        assertEquals(2, linux_h.IFA_LOCAL());
+        assertEquals(1, linux_h.RTA_DST());
+        assertEquals(4, linux_h.RTA_OIF());
+        assertEquals(1, linux_h.FRA_DST());
+        assertEquals(6, linux_h.FRA_PRIORITY());
+        assertEquals(15, linux_h.FRA_TABLE());
+        assertEquals(1, linux_h.IFF_UP());
+        assertEquals(4, linux_h.RTPROT_STATIC());
+        assertEquals(0, linux_h.RT_SCOPE_UNIVERSE());
+        assertEquals(1, linux_h.RTN_UNICAST());
+        assertEquals(1, linux_h.FR_ACT_TO_TBL());
+        assertEquals(0, nlmsgerr.error$offset());
+        assertEquals(4, nlmsghdr.nlmsg_type$offset());
+        assertEquals(6, nlmsghdr.nlmsg_flags$offset());
+        assertEquals(8, nlmsghdr.nlmsg_seq$offset());
+        assertEquals(1, ifaddrmsg.ifa_prefixlen$offset());
+        assertEquals(4, ifaddrmsg.ifa_index$offset());
+        assertEquals(8, ifinfomsg.ifi_flags$offset());
+        assertEquals(12, ifinfomsg.ifi_change$offset());
+        assertEquals(1, rtmsg.rtm_dst_len$offset());
+        assertEquals(4, rtmsg.rtm_table$offset());
+        assertEquals(5, rtmsg.rtm_protocol$offset());
+        assertEquals(6, rtmsg.rtm_scope$offset());
+        assertEquals(7, rtmsg.rtm_type$offset());
+        assertEquals(1, fib_rule_hdr.dst_len$offset());
+        assertEquals(4, fib_rule_hdr.table$offset());
+        assertEquals(7, fib_rule_hdr.action$offset());
+    }
+
     @Test
     void errnoValues() {
         assertEquals(11, Errno.EAGAIN);
@@ -155,6 +206,15 @@ class LayoutTest {
         assertEquals(115, Errno.EINPROGRESS);
         assertEquals(77, linux_h.EBADFD());
         assertEquals(19, linux_h.ENODEV());
+        assertEquals(2, Errno.ENOENT);
+        assertEquals(6, Errno.ENXIO);
+        assertEquals(14, Errno.EFAULT);
+        assertEquals(16, Errno.EBUSY);
+        assertEquals(17, Errno.EEXIST);
+        assertEquals(19, Errno.ENODEV);
+        assertEquals(20, Errno.ENOTDIR);
+        assertEquals(77, Errno.EBADFD);
+        assertEquals(110, Errno.ETIMEDOUT);
     }
 
     @Test

@@ -1,0 +1,43 @@
+package net.fips.ffm.linux;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+
+import net.fips.ffm.linux.gen.iovec;
+
+/**
+ * A preallocated single {@code struct iovec { void *iov_base; size_t iov_len; }} (16 bytes), re-pointed per call
+ * at a region of an off-heap segment, so {@link Syscalls#readv}/{@link Syscalls#writev} can read or write one
+ * packet at any offset of a pool without making a slice per packet. The base is written as a raw address
+ * ({@code segment.address() + offset}), like {@link MmsgVector}: the segment must be native and stay alive
+ * for the call.
+ */
+public final class IoVec {
+    private static final long BASE = iovec.iov_base$offset();
+    private static final long LEN = iovec.iov_len$offset();
+
+    private final MemorySegment segment;
+
+    /** @param allocator the owner's arena */
+    public IoVec(final SegmentAllocator allocator) {
+        this.segment = allocator.allocate(iovec.layout());
+    }
+
+    /**
+     * Points the vector at {@code length} bytes of {@code target} from {@code offset}.
+     *
+     * @throws IndexOutOfBoundsException if the region is not inside {@code target}
+     */
+    public void set(final MemorySegment target, final long offset, final long length) {
+        java.util.Objects.checkFromIndexSize(offset, length, target.byteSize());
+        segment.set(JAVA_LONG, BASE, target.address() + offset);
+        segment.set(JAVA_LONG, LEN, length);
+    }
+
+    /** @return the native {@code struct iovec} */
+    public MemorySegment segment() {
+        return segment;
+    }
+}
