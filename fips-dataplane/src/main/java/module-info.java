@@ -13,4 +13,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.pool;
     exports net.fips.dataplane.engine;
     exports net.fips.dataplane.route;
+    exports net.fips.dataplane.ipv6;
 }
