@@ -139,6 +139,23 @@ public final class Ipv6Packet {
         return seg.get(BE_LONG, off + DST_OFFSET + 8);
     }
 
+    /**
+     * Marks congestion experienced, as the receive path does when the FMP frame carrying the packet had CE set: an
+     * ECN-capable packet (ECN field, the low 2 bits of the traffic class = bits 5-4 of byte 1, is ECT(0) 0b10,
+     * ECT(1) 0b01 or already CE) gets ECN = CE 0b11; a Not-ECT packet (0b00) is left alone. No checksum covers the
+     * traffic class. The caller has checked that at least 2 bytes exist.
+     *
+     * @return true when the packet is ECN-capable (and now carries CE)
+     */
+    public static boolean markEcnCe(final MemorySegment seg, final long off) {
+        final byte b1 = seg.get(ValueLayout.JAVA_BYTE, off + 1);
+        if ((b1 & 0x30) == 0) {
+            return false;
+        }
+        seg.set(ValueLayout.JAVA_BYTE, off + 1, (byte) (b1 | 0x30));
+        return true;
+    }
+
     /** True when the destination is a FIPS address: first byte {@code 0xfd} ({@code fd00::/8}). */
     public static boolean isFipsDestination(final MemorySegment seg, final long off) {
         return isFipsAddress(dstHi(seg, off));

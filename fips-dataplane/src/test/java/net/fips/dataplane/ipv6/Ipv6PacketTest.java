@@ -48,6 +48,24 @@ class Ipv6PacketTest {
     }
 
     @Test
+    void ceMarkingOnlyTouchesEcnCapablePackets() {
+        final int[][] cases = {{0x00, 0x00}, {0x01, 0x03}, {0x02, 0x03}, {0x03, 0x03}, {0xA8, 0xA8}, {0xAA, 0xAB},
+            {0xFD, 0xFF}};
+        for (final int[] c : cases) {
+            final byte[] p = TestPackets.ipv6(c[0], 0xFEDCB, 17, 64, new byte[16], new byte[16], new byte[0]);
+            final byte[] before = p.clone();
+            final boolean marked = Ipv6Packet.markEcnCe(MemorySegment.ofArray(p), 0);
+            assertEquals((c[0] & 3) != 0, marked);
+            assertEquals(c[1], Ipv6Packet.trafficClass(MemorySegment.ofArray(p), 0));
+            assertEquals(0xFEDCB, Ipv6Packet.flowLabel(MemorySegment.ofArray(p), 0));
+            assertEquals(6, Ipv6Packet.version(MemorySegment.ofArray(p), 0));
+            for (int i = 2; i < p.length; i++) {
+                assertEquals(before[i], p[i]);
+            }
+        }
+    }
+
+    @Test
     void fipsDestinationAndIdentityKey() {
         final NodeAddr node = NodeAddr.ofHex("e606a3d8531734db915fd56934470f7f");
         final long hi = Ipv6Packet.fipsAddressHi(node.hi());
