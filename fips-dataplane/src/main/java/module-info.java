@@ -14,4 +14,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.engine;
     exports net.fips.dataplane.route;
     exports net.fips.dataplane.tun;
+    exports net.fips.dataplane.ipv6;
 }
