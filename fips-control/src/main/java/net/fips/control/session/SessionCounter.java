@@ -4,6 +4,8 @@ package net.fips.control.session;
 public enum SessionCounter {
     /** FSP messages that did not parse (prefix, carrier or error signal). */
     MALFORMED,
+    /** Messages whose handling threw unexpectedly (a bug; caught and dropped, never propagated). */
+    INTERNAL_ERROR,
     /** Handshake carriers whose Noise message had the wrong length. */
     BAD_HANDSHAKE_LENGTH,
     /** Encrypted phase-0 messages handed to {@link Sessions#onFspMessage} (they belong to the data plane). */

@@ -374,7 +374,7 @@ public final class Sessions {
             };
         } catch (final RuntimeException ex) {
             // Defensive: codecs report errors as values; nothing here should throw on bad input.
-            count(SessionCounter.MALFORMED);
+            count(SessionCounter.INTERNAL_ERROR);
             return true;
         }
     }
@@ -386,6 +386,14 @@ public final class Sessions {
      */
     public void onInnerMessage(final NodeAddr remote, final byte[] plaintext, final long nowNanos) {
         count(SessionCounter.INNER_MESSAGES);
+        try {
+            innerMessage(remote, plaintext, nowNanos);
+        } catch (final RuntimeException ex) {
+            count(SessionCounter.INTERNAL_ERROR);
+        }
+    }
+
+    private void innerMessage(final NodeAddr remote, final byte[] plaintext, final long nowNanos) {
         final FspInnerHeader h = new FspInnerHeader();
         if (plaintext == null || !(h.wrap(plaintext, 0, plaintext.length) instanceof WireResult.Ok)) {
             count(SessionCounter.MALFORMED);
