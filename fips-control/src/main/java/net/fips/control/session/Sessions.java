@@ -67,9 +67,22 @@ import net.fips.dataplane.wire.WireResult;
  * ({@link #onInnerMessage}). Single control thread; not thread-safe; starts no threads. Time is the caller's
  * {@code nowNanos}; ephemerals and rekey jitter come from the injected sources. Bad input is counted
  * ({@link SessionCounter}) and dropped, never thrown.
+ *
+ * <p>Deliberate differences from the reference (none changes a wire byte an honest Rust peer depends on):
+ * <ul>
+ * <li>A Noise read that fails (forged or stale Ack / msg3) leaves the entry as it was instead of deleting it,
+ * because {@code HandshakeState} reads are all-or-nothing.</li>
+ * <li>msg3 is re-sent on a repeated Ack (§10.2); the responder binds the msg3 key to src_addr (§10.3); a Setup
+ * with a new msg1 replaces an {@code AWAITING_MSG3} attempt instead of getting the stale Ack (§10.15).</li>
+ * <li>A repeat of the very Setup that created an established responder session is ignored (the reference would
+ * treat it as a rekey or replace the session).</li>
+ * <li>The initiator becomes established even when its msg3 could not be routed; the responder's Ack resends then
+ * trigger msg3 resends.</li>
+ * </ul>
  */
 public final class Sessions {
     private static final int PATH_MTU_START = 0xFFFF;
+    private static final long NANOS_PER_SEC = 1_000_000_000L;
 
     /**
      * A read-only view of one entry.
@@ -684,9 +697,10 @@ public final class Sessions {
     // Rekey (§5.7)
 
     private long rekeyInterval() {
-        final long j = config.rekeyJitterNanos();
-        final long jitter = j == 0 ? 0 : (long) ((random.nextDouble() * 2 - 1) * j);
-        return config.rekeyAfterNanos() + jitter;
+        // whole seconds, uniform in [-j, +j], as the reference draws it
+        final int j = (int) (config.rekeyJitterNanos() / NANOS_PER_SEC);
+        final long jitterSecs = j == 0 ? 0 : random.nextInt(2 * j + 1) - j;
+        return config.rekeyAfterNanos() + jitterSecs * NANOS_PER_SEC;
     }
 
     private void rekeyStart(final Entry e, final long now) {
