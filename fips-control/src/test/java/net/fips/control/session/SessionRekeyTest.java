@@ -180,4 +180,28 @@ final class SessionRekeyTest {
         assertTrue(b.events.closed.contains("REPLACED"));
         assertArrayEquals(a.events.established.get(1).sendKey(), b.events.established.get(1).recvKey());
     }
+
+    @Test
+    void useOfPreviousKeysExtendsTheDrain() {
+        final SessionBus bus = established(39);
+        final SessionBus.Node a = bus.node(0);
+        final SessionBus.Node b = bus.node(1);
+        a.sessions.noteSendCounter(b.addr, 70_000);
+        for (int i = 0; i < 3; i++) {
+            second(bus);
+        }
+        assertEquals(1, a.events.cutovers.size());
+        // a late frame on the old keys 8 s after cutover keeps them for another 10 s
+        for (int i = 0; i < 8; i++) {
+            second(bus);
+        }
+        a.sessions.onPreviousKeysUsed(b.addr, bus.now);
+        for (int i = 0; i < 9; i++) {
+            second(bus);
+        }
+        assertTrue(a.events.previousExpired.isEmpty());
+        second(bus);
+        second(bus);
+        assertEquals(1, a.events.previousExpired.size());
+    }
 }

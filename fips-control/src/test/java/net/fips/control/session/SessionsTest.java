@@ -559,4 +559,34 @@ final class SessionsTest {
         assertFalse(bus.node(0).sessions.onFspMessage(NodeAddr.of(1, 2), FspHeader.build(0, 0, 0), bus.now));
         assertEquals(1, bus.node(0).sessions.counter(SessionCounter.ENCRYPTED_NOT_HANDLED));
     }
+
+    @Test
+    void responderWithoutRouteBackStoresNothing() {
+        final SessionBus bus = new SessionBus(2, 19).link(0, 1);
+        final SessionBus.Node a = bus.node(0);
+        final SessionBus.Node b = bus.node(1);
+        a.knows(b);
+        bus.drop = d -> true;
+        a.sessions.initiate(b.addr, bus.now);
+        bus.drain();
+        final byte[] setup = a.sent.getFirst().payload();
+        bus.unlink(0, 1);
+        b.sessions.onFspMessage(a.addr, setup, bus.now);
+        assertNull(b.sessions.state(a.addr));
+        assertEquals(1, b.sessions.counter(SessionCounter.NO_ROUTE));
+        assertEquals(0, b.sessions.counter(SessionCounter.ACKS_SENT));
+    }
+
+    @Test
+    void removeDeletesEntryAndQueue() {
+        final SessionBus bus = new SessionBus(2, 20).link(0, 1);
+        final SessionBus.Node a = bus.node(0);
+        a.knows(bus.node(1));
+        bus.drop = d -> true;
+        a.sessions.send(bus.node(1).addr, PKT, bus.now);
+        assertTrue(a.sessions.remove(bus.node(1).addr, bus.now));
+        assertFalse(a.sessions.remove(bus.node(1).addr, bus.now));
+        assertEquals(0, a.sessions.queuedDestinations());
+        assertEquals(List.of("REMOVED"), a.events.closed);
+    }
 }
