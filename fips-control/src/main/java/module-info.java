@@ -23,5 +23,6 @@ module net.fips.control {
     exports net.fips.control.bloom;
     exports net.fips.control.discovery;
     exports net.fips.control.mesh;
+    exports net.fips.control.dns;
 
 }

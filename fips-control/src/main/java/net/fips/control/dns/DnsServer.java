@@ -1,0 +1,191 @@
+package net.fips.control.dns;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@code .fips} responder's UDP server (operator.md §4.6): one blocking {@link DatagramChannel} served by one
+ * daemon platform thread. This is control-plane traffic, not the packet path; work per datagram is bounded (one
+ * 512-byte receive buffer, as the reference, so a longer datagram is cut to 512 bytes; one decode; one reply).
+ *
+ * <p>Per datagram: the {@link ArrivalFilter} may drop it; otherwise the hosts file is polled (the reference stats
+ * it on every query), the {@link DnsResponder} decides and the reply is sent to the source. Nothing a client
+ * sends can stop the loop: malformed queries are counted, send failures are counted.
+ *
+ * <p>Arrival interface: a plain {@link DatagramChannel} cannot read {@code IPV6_PKTINFO}, so this server hands
+ * {@link ArrivalFilter#UNKNOWN_IFINDEX} to the filter and the reference's fips0 rule fails open, as the reference
+ * does without PKTINFO. The default bind {@code [::1]} is unaffected (the kernel never delivers a fips0 packet to
+ * {@code ::1}); a receive path that reads PKTINFO can feed {@link #handle} with the real index.
+ */
+public final class DnsServer implements AutoCloseable {
+    /** The reference's default bind address, {@code [::1]:5354}. */
+    public static final InetSocketAddress DEFAULT_BIND =
+            new InetSocketAddress(InetAddress.ofLiteral("::1"), 5354);
+    /** The receive buffer, as the reference's. */
+    public static final int RECEIVE_BUFFER = 512;
+
+    /**
+     * Counts since start.
+     *
+     * @param queries   datagrams received
+     * @param answered  AAAA answers sent
+     * @param noData    NOERROR replies without answers
+     * @param nxdomain  NXDOMAIN replies
+     * @param malformed datagrams dropped because they did not decode or had no question
+     * @param dropped   datagrams dropped by the arrival filter
+     * @param sendErrors replies the socket refused
+     */
+    public record Counters(long queries, long answered, long noData, long nxdomain, long malformed, long dropped,
+            long sendErrors) {
+    }
+
+    private final DatagramChannel channel;
+    private final DnsResponder responder;
+    private final HostsFile hosts;
+    private final ArrivalFilter filter;
+    private final InetSocketAddress local;
+    private final Thread thread;
+    private final AtomicLong queries = new AtomicLong();
+    private final AtomicLong answered = new AtomicLong();
+    private final AtomicLong noData = new AtomicLong();
+    private final AtomicLong nxdomain = new AtomicLong();
+    private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong sendErrors = new AtomicLong();
+    private volatile boolean closed;
+
+    private DnsServer(final DatagramChannel channel, final DnsResponder responder, final HostsFile hosts,
+            final ArrivalFilter filter) throws IOException {
+        this.channel = channel;
+        this.responder = responder;
+        this.hosts = hosts;
+        this.filter = filter;
+        this.local = (InetSocketAddress) channel.getLocalAddress();
+        this.thread = Thread.ofPlatform().daemon().name("fips-dns-" + local.getPort()).unstarted(this::loop);
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @param bind      where to listen ({@link #DEFAULT_BIND}; port 0 picks a free port)
+     * @param responder the decisions
+     * @param hosts     the hosts file to poll before each query, or null when the resolver needs none
+     * @param filter    the arrival filter ({@link ArrivalFilter#NONE} or {@link ArrivalFilter#meshInterface})
+     * @return the running server
+     * @throws IOException when the address cannot be bound
+     */
+    public static DnsServer start(final InetSocketAddress bind, final DnsResponder responder, final HostsFile hosts,
+            final ArrivalFilter filter) throws IOException {
+        Objects.requireNonNull(bind, "bind");
+        Objects.requireNonNull(responder, "responder");
+        Objects.requireNonNull(filter, "filter");
+        // The default family is dual-stack on Linux (IPV6_V6ONLY off), as the reference's socket.
+        final DatagramChannel ch = DatagramChannel.open();
+        try {
+            ch.setOption(StandardSocketOptions.SO_REUSEADDR, false);
+            ch.bind(bind);
+            final DnsServer s = new DnsServer(ch, responder, hosts, filter);
+            s.thread.start();
+            return s;
+        } catch (final IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /** @return the bound address (with the real port when 0 was asked for) */
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    /** @return the counts so far */
+    public Counters counters() {
+        return new Counters(queries.get(), answered.get(), noData.get(), nxdomain.get(), malformed.get(),
+                dropped.get(), sendErrors.get());
+    }
+
+    private void loop() {
+        final ByteBuffer in = ByteBuffer.allocate(RECEIVE_BUFFER);
+        while (!closed) {
+            in.clear();
+            final SocketAddress from;
+            try {
+                from = channel.receive(in);
+            } catch (final ClosedChannelException e) {
+                return;
+            } catch (final IOException e) {
+                if (closed || !channel.isOpen()) {
+                    return;
+                }
+                continue; // e.g. a port-unreachable report for an earlier reply
+            }
+            if (from instanceof InetSocketAddress src) {
+                handle(in.array(), in.position(), src, ArrivalFilter.UNKNOWN_IFINDEX);
+            }
+        }
+    }
+
+    /**
+     * Serves one datagram as the loop does: filter, hosts poll, respond, send, count. The loop's thread calls it;
+     * a receive path that knows the arrival interface may call it instead (one thread at a time).
+     *
+     * @param datagram       the bytes (first {@code length} used)
+     * @param length         how many
+     * @param source         where it came from, and where the reply goes
+     * @param arrivalIfIndex the arrival interface, or {@link ArrivalFilter#UNKNOWN_IFINDEX}
+     * @return what the responder decided ({@link DnsResponder.Kind#DROPPED} for a filtered datagram too)
+     */
+    public DnsResponder.Kind handle(final byte[] datagram, final int length, final InetSocketAddress source,
+            final int arrivalIfIndex) {
+        queries.incrementAndGet();
+        if (filter.drop(source, arrivalIfIndex)) {
+            dropped.incrementAndGet();
+            return DnsResponder.Kind.DROPPED;
+        }
+        if (hosts != null) {
+            hosts.poll();
+        }
+        final DnsResponder.Result r = responder.respond(datagram, 0, length);
+        switch (r.kind()) {
+            case DROPPED -> {
+                malformed.incrementAndGet();
+                return r.kind();
+            }
+            case ANSWERED -> answered.incrementAndGet();
+            case NO_DATA -> noData.incrementAndGet();
+            case NXDOMAIN -> nxdomain.incrementAndGet();
+        }
+        try {
+            channel.send(ByteBuffer.wrap(r.response()), source);
+        } catch (final IOException | RuntimeException e) {
+            sendErrors.incrementAndGet();
+        }
+        return r.kind();
+    }
+
+    /** Stops the loop and closes the socket; waits for the thread to end. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            channel.close();
+        } catch (final IOException e) {
+            // closing anyway
+        }
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(5_000);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
