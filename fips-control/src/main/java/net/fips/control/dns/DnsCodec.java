@@ -65,7 +65,7 @@ public final class DnsCodec {
     /**
      * Whether the reference's decoder accepts {@code qtype} in a question: the record types it implements
      * (A, NS, MD, MF, CNAME, SOA, MB, MG, MR, NULL, WKS, PTR, HINFO, MINFO, MX, TXT, RP, AFSDB, ISDN, RT, NSAP,
-     * NSAP-PTR, AAAA, LOC, NAPTR, KX, CERT, OPT, DS, IPSECKEY, RRSIG, NSEC, DNSKEY, DHCID, ZONEMD, SVCB, HTTPS,
+     * NSAP-PTR, AAAA, LOC, SRV, NAPTR, KX, CERT, OPT, DS, IPSECKEY, RRSIG, NSEC, DNSKEY, DHCID, ZONEMD, SVCB, HTTPS,
      * EUI48, EUI64, CAA) and the query-only IXFR, AXFR, MAILB, MAILA, ANY. Anything else makes it reject the
      * whole message.
      *
@@ -74,7 +74,7 @@ public final class DnsCodec {
      */
     public static boolean isKnownQtype(final int qtype) {
         return qtype >= 1 && qtype <= 23 && qtype != 19
-                || qtype == 28 || qtype == 29 || qtype >= 35 && qtype <= 37 || qtype == 41 || qtype == 43
+                || qtype == 28 || qtype == 29 || qtype == 33 || qtype >= 35 && qtype <= 37 || qtype == 41 || qtype == 43
                 || qtype >= 45 && qtype <= 49 || qtype >= 63 && qtype <= 65 || qtype == 108 || qtype == 109
                 || qtype == 257 || qtype >= 251 && qtype <= 255;
     }
