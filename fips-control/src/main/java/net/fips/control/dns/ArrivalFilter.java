@@ -39,4 +39,20 @@ public interface ArrivalFilter {
         final int mesh = meshIfIndex.getAsInt();
         return (source, ifindex) -> ifindex != UNKNOWN_IFINDEX && ifindex == mesh;
     }
+
+    /**
+     * {@link #meshInterface} for the TUN named {@code tunName}, its index looked up once now as the reference
+     * does at responder start; no filter when no such interface exists (TUN off or not up yet).
+     *
+     * @param tunName the TUN's name ({@code tun.name}, {@code fips0})
+     * @return the filter
+     */
+    static ArrivalFilter meshInterfaceNamed(final String tunName) {
+        try {
+            final java.net.NetworkInterface nif = java.net.NetworkInterface.getByName(tunName);
+            return meshInterface(nif == null ? OptionalInt.empty() : OptionalInt.of(nif.getIndex()));
+        } catch (final java.io.IOException | RuntimeException e) {
+            return NONE;
+        }
+    }
 }

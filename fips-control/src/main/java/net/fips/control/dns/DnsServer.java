@@ -47,6 +47,42 @@ public final class DnsServer implements AutoCloseable {
             long sendErrors) {
     }
 
+    /**
+     * The socket address {@code dns.bind_addr} and {@code dns.port} name, parsed as the reference does: a bare IP
+     * literal, IPv6 ({@code ::1}, {@code ::}) or dotted-quad IPv4, no brackets, no zone, no host name. The
+     * reference logs a warning and runs no responder when it does not parse.
+     *
+     * @param config the {@code dns} section
+     * @return the address, or empty when {@code bind_addr} is not an IP literal
+     */
+    public static java.util.Optional<InetSocketAddress> bindAddress(final net.fips.control.config.DnsConfig config) {
+        final String a = config.bindAddr();
+        if (config.port() < 0 || config.port() > 0xFFFF) {
+            return java.util.Optional.empty();
+        }
+        try {
+            if (a.indexOf(':') >= 0) {
+                if (a.indexOf('[') >= 0 || a.indexOf('%') >= 0) {
+                    return java.util.Optional.empty();
+                }
+                return java.util.Optional.of(new InetSocketAddress(java.net.Inet6Address.ofLiteral(a), config.port()));
+            }
+            final String[] parts = a.split("\\.", -1);
+            if (parts.length != 4) {
+                return java.util.Optional.empty();
+            }
+            for (final String p : parts) {
+                if (p.isEmpty() || p.length() > 3 || p.length() > 1 && p.charAt(0) == '0'
+                        || !p.chars().allMatch(c -> c >= '0' && c <= '9') || Integer.parseInt(p) > 255) {
+                    return java.util.Optional.empty();
+                }
+            }
+            return java.util.Optional.of(new InetSocketAddress(java.net.Inet4Address.ofLiteral(a), config.port()));
+        } catch (final IllegalArgumentException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     private final DatagramChannel channel;
     private final DnsResponder responder;
     private final HostsFile hosts;

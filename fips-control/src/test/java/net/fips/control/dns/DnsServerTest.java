@@ -173,6 +173,31 @@ class DnsServerTest {
     }
 
     @Test
+    void bindAddressFromConfigAsTheReferenceParsesIt() throws Exception {
+        assertEquals(java.util.Optional.of(DnsServer.DEFAULT_BIND),
+                DnsServer.bindAddress(net.fips.control.config.DnsConfig.DEFAULTS));
+        assertEquals(java.util.Optional.of(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 53)),
+                DnsServer.bindAddress(new net.fips.control.config.DnsConfig(true, "127.0.0.1", 53, 300)));
+        assertEquals(java.util.Optional.of(new InetSocketAddress(InetAddress.ofLiteral("::"), 5354)),
+                DnsServer.bindAddress(new net.fips.control.config.DnsConfig(true, "::", 5354, 300)));
+        for (final String bad : List.of("localhost", "[::1]", "fe80::1%lo", "127.1", "127.0.0.01", "1.2.3.256", "",
+                "::g")) {
+            assertEquals(java.util.Optional.empty(),
+                    DnsServer.bindAddress(new net.fips.control.config.DnsConfig(true, bad, 5354, 300)), bad);
+        }
+    }
+
+    @Test
+    void meshInterfaceByNameLooksUpTheIndex() throws Exception {
+        final java.net.NetworkInterface lo = java.net.NetworkInterface.getByName("lo");
+        Assumptions.assumeTrue(lo != null, "no interface named lo");
+        final InetSocketAddress src = new InetSocketAddress(InetAddress.ofLiteral("::1"), 1);
+        assertTrue(ArrivalFilter.meshInterfaceNamed("lo").drop(src, lo.getIndex()));
+        assertFalse(ArrivalFilter.meshInterfaceNamed("lo").drop(src, lo.getIndex() + 1));
+        assertFalse(ArrivalFilter.meshInterfaceNamed("fips-none-xyz").drop(src, lo.getIndex()));
+    }
+
+    @Test
     void closeReleasesThePort() throws Exception {
         start(null, ArrivalFilter.NONE);
         final InetSocketAddress bound = server.localAddress();
