@@ -4,6 +4,7 @@
  */
 module net.fips.control {
     requires transitive net.fips.dataplane;
+    requires net.fips.ffm;
     requires org.bouncycastle.provider;
     requires transitive com.fasterxml.jackson.databind;
     requires org.yaml.snakeyaml;

@@ -20,10 +20,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * it on every query), the {@link DnsResponder} decides and the reply is sent to the source. Nothing a client
  * sends can stop the loop: malformed queries are counted, send failures are counted.
  *
- * <p>Arrival interface: a plain {@link DatagramChannel} cannot read {@code IPV6_PKTINFO}, so this server hands
- * {@link ArrivalFilter#UNKNOWN_IFINDEX} to the filter and the reference's fips0 rule fails open, as the reference
- * does without PKTINFO. The default bind {@code [::1]} is unaffected (the kernel never delivers a fips0 packet to
- * {@code ::1}); a receive path that reads PKTINFO can feed {@link #handle} with the real index.
+ * <p>Arrival interface: for an IPv6 bind address the socket is opened as the reference's ({@code IPV6_V6ONLY=0},
+ * {@code IPV6_RECVPKTINFO}) through the FFM wrappers, and each datagram's arrival ifindex goes to the
+ * {@link ArrivalFilter}. For an IPv4 bind address, or where the native bindings are unavailable, a plain
+ * {@link DatagramChannel} is used and the filter sees {@link ArrivalFilter#UNKNOWN_IFINDEX}, so the fips0 rule
+ * fails open, as the reference does without a PKTINFO control message. See {@link #readsArrivalInterface()}.
  */
 public final class DnsServer implements AutoCloseable {
     /** The reference's default bind address, {@code [::1]:5354}. */
@@ -84,6 +85,7 @@ public final class DnsServer implements AutoCloseable {
     }
 
     private final DatagramChannel channel;
+    private final PktinfoUdpSocket pktinfo;
     private final DnsResponder responder;
     private final HostsFile hosts;
     private final ArrivalFilter filter;
@@ -98,13 +100,14 @@ public final class DnsServer implements AutoCloseable {
     private final AtomicLong sendErrors = new AtomicLong();
     private volatile boolean closed;
 
-    private DnsServer(final DatagramChannel channel, final DnsResponder responder, final HostsFile hosts,
-            final ArrivalFilter filter) throws IOException {
+    private DnsServer(final DatagramChannel channel, final PktinfoUdpSocket pktinfo, final DnsResponder responder,
+            final HostsFile hosts, final ArrivalFilter filter) throws IOException {
         this.channel = channel;
+        this.pktinfo = pktinfo;
         this.responder = responder;
         this.hosts = hosts;
         this.filter = filter;
-        this.local = (InetSocketAddress) channel.getLocalAddress();
+        this.local = pktinfo != null ? pktinfo.localAddress() : (InetSocketAddress) channel.getLocalAddress();
         this.thread = Thread.ofPlatform().daemon().name("fips-dns-" + local.getPort()).unstarted(this::loop);
     }
 
@@ -123,12 +126,18 @@ public final class DnsServer implements AutoCloseable {
         Objects.requireNonNull(bind, "bind");
         Objects.requireNonNull(responder, "responder");
         Objects.requireNonNull(filter, "filter");
+        if (bind.getAddress() instanceof java.net.Inet6Address && PktinfoUdpSocket.available()) {
+            final PktinfoUdpSocket sock = PktinfoUdpSocket.open(bind, RECEIVE_BUFFER);
+            final DnsServer s = new DnsServer(null, sock, responder, hosts, filter);
+            s.thread.start();
+            return s;
+        }
         // The default family is dual-stack on Linux (IPV6_V6ONLY off), as the reference's socket.
         final DatagramChannel ch = DatagramChannel.open();
         try {
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, false);
             ch.bind(bind);
-            final DnsServer s = new DnsServer(ch, responder, hosts, filter);
+            final DnsServer s = new DnsServer(ch, null, responder, hosts, filter);
             s.thread.start();
             return s;
         } catch (final IOException | RuntimeException e) {
@@ -148,7 +157,24 @@ public final class DnsServer implements AutoCloseable {
                 dropped.get(), sendErrors.get());
     }
 
+    /** @return whether the arrival interface of each query is known (IPv6 socket with {@code IPV6_PKTINFO}) */
+    public boolean readsArrivalInterface() {
+        return pktinfo != null;
+    }
+
     private void loop() {
+        if (pktinfo != null) {
+            try {
+                final byte[] buf = new byte[RECEIVE_BUFFER];
+                PktinfoUdpSocket.Datagram d;
+                while ((d = pktinfo.receive(buf)) != null) {
+                    handle(buf, d.length(), d.source(), d.arrivalIfIndex());
+                }
+            } finally {
+                pktinfo.release();
+            }
+            return;
+        }
         final ByteBuffer in = ByteBuffer.allocate(RECEIVE_BUFFER);
         while (!closed) {
             in.clear();
@@ -199,10 +225,16 @@ public final class DnsServer implements AutoCloseable {
             case NO_DATA -> noData.incrementAndGet();
             case NXDOMAIN -> nxdomain.incrementAndGet();
         }
-        try {
-            channel.send(ByteBuffer.wrap(r.response()), source);
-        } catch (final IOException | RuntimeException e) {
-            sendErrors.incrementAndGet();
+        if (pktinfo != null) {
+            if (!pktinfo.send(r.response(), source)) {
+                sendErrors.incrementAndGet();
+            }
+        } else {
+            try {
+                channel.send(ByteBuffer.wrap(r.response()), source);
+            } catch (final IOException | RuntimeException e) {
+                sendErrors.incrementAndGet();
+            }
         }
         return r.kind();
     }
@@ -211,10 +243,14 @@ public final class DnsServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        try {
-            channel.close();
-        } catch (final IOException e) {
-            // closing anyway
+        if (pktinfo != null) {
+            pktinfo.close(); // the loop thread frees the socket when it leaves
+        } else {
+            try {
+                channel.close();
+            } catch (final IOException e) {
+                // closing anyway
+            }
         }
         if (Thread.currentThread() != thread) {
             try {

@@ -198,6 +198,45 @@ class DnsServerTest {
     }
 
     @Test
+    void queriesArrivingOnTheMeshInterfaceAreDroppedByIfindex() throws Exception {
+        // As the reference's own test: treat loopback as "fips0" so that queries from ::1 arrive on it.
+        final java.net.NetworkInterface lo = java.net.NetworkInterface.getByName("lo");
+        Assumptions.assumeTrue(lo != null && loopback() instanceof java.net.Inet6Address,
+                "needs an IPv6 loopback interface named lo");
+        final List<Integer> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final ArrivalFilter mesh = ArrivalFilter.meshInterface(OptionalInt.of(lo.getIndex()));
+        final int[] passPort = {-1};
+        start(null, (src, ifindex) -> {
+            seen.add(ifindex);
+            // the second client's queries pass so that the test can tell when the first one was handled
+            return src.getPort() != passPort[0] && mesh.drop(src, ifindex);
+        });
+        Assumptions.assumeTrue(server.readsArrivalInterface(), "native bindings unavailable");
+        try (DatagramSocket probe = client(); DatagramSocket pass = client()) {
+            passPort[0] = pass.getLocalPort();
+            final byte[] q = DnsCodec.encodeQuery(1, true, NPUB_A + ".fips", 28, -1);
+            probe.send(new DatagramPacket(q, q.length, server.localAddress()));
+            exchange(pass, server.localAddress(), q);
+        }
+        assertEquals(List.of(lo.getIndex(), lo.getIndex()), seen, "PKTINFO reported lo for both");
+        assertEquals(1, server.counters().dropped());
+        assertEquals(1, server.counters().answered());
+    }
+
+    @Test
+    void ipv4BindUsesThePlainChannel() throws Exception {
+        final DnsResponder responder = new DnsResponder(n -> null, 300, p -> { });
+        server = DnsServer.start(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0), responder, null,
+                ArrivalFilter.NONE);
+        assertFalse(server.readsArrivalInterface());
+        try (DatagramSocket c = new DatagramSocket(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0))) {
+            c.setSoTimeout(TIMEOUT_MS);
+            final byte[] reply = exchange(c, server.localAddress(), DIG_QUERY);
+            assertEquals(0x8403, u16(reply, 2));
+        }
+    }
+
+    @Test
     void closeReleasesThePort() throws Exception {
         start(null, ArrivalFilter.NONE);
         final InetSocketAddress bound = server.localAddress();
