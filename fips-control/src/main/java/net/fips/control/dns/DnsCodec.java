@@ -22,6 +22,13 @@ import net.fips.control.dns.DnsFormatException.Problem;
  * authority and no additional records (no OPT). Names are compressed the way the reference's encoder does it:
  * each suffix already written (byte-exact, case-sensitive) becomes a pointer.
  *
+ * <p>Known differences from the reference, all on inputs no resolver sends: (1) the reference's reply also
+ * echoes any non-OPT answer, authority and additional records the query carried; this reply never does. (2) The
+ * reference decodes every record's RDATA by type and rejects the message when one is malformed; here records
+ * other than the first OPT are only bounds-checked. (3) A compression pointer chain without labels (a pointer to
+ * itself) makes the reference's decoder loop forever; here it is {@link Problem#POINTER_LOOP}. The qtype list is
+ * that of {@code simple-dns} 0.11.2's source (the reference locks 0.11.3).
+ *
  * <p>All methods are static and thread-safe. Bad input is a {@link DnsFormatException}, never another exception.
  */
 public final class DnsCodec {
