@@ -24,5 +24,6 @@ module net.fips.control {
     exports net.fips.control.discovery;
     exports net.fips.control.mesh;
     exports net.fips.control.session;
+    exports net.fips.control.dns;
 
 }

@@ -48,6 +48,10 @@ public final class Linux {
     public static final int SO_NO_CHECK = linux_h.SO_NO_CHECK();
     /** {@code IPV6_V6ONLY}. */
     public static final int IPV6_V6ONLY = linux_h.IPV6_V6ONLY();
+    /** {@code IPV6_RECVPKTINFO}: deliver an {@code IPV6_PKTINFO} cmsg (arrival address and ifindex). */
+    public static final int IPV6_RECVPKTINFO = linux_h.IPV6_RECVPKTINFO();
+    /** {@code IPV6_PKTINFO}: the cmsg type of {@code struct in6_pktinfo} (16-byte address, then the ifindex). */
+    public static final int IPV6_PKTINFO = linux_h.IPV6_PKTINFO();
     /** {@code UDP_SEGMENT}: GSO segment size (cmsg u16 or socket option). */
     public static final int UDP_SEGMENT = linux_h.UDP_SEGMENT();
     /** {@code UDP_GRO}: receive coalesced trains with the segment size as an int cmsg. */
