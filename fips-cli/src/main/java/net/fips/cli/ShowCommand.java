@@ -6,7 +6,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fipsctl show <what>}: the read-only queries. */
 @Command(name = "show", description = "Show node information.", mixinStandardHelpOptions = true,
         synopsisSubcommandLabel = "(status | peers | links | connections | transports | tree | bloom | cache"
-                + " | routing)")
+                + " | routing | identity-cache)")
 final class ShowCommand {
 
     @ParentCommand
@@ -50,6 +50,12 @@ final class ShowCommand {
     @Command(name = "cache", mixinStandardHelpOptions = true, description = "Coordinate cache: known destinations' tree coordinates.")
     int cache() {
         return root.request("show_cache", null, TableView::cache);
+    }
+
+    @Command(name = "identity-cache", mixinStandardHelpOptions = true,
+            description = "Known node keys: peers, lookup targets (later DNS answers).")
+    int identityCache() {
+        return root.request("show_identity_cache", null, TableView::identityCache);
     }
 
     @Command(name = "routing", mixinStandardHelpOptions = true, description = "Routing: pending lookups, forwarding, discovery and error counters.")

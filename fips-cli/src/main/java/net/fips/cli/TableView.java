@@ -135,6 +135,17 @@ final class TableView {
         return table(null, head) + "\n" + entries;
     }
 
+    static String identityCache(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode e : d.path("entries")) {
+            rows.add(new String[] {text(e.get("display_name")), text(e.get("npub")), text(e.get("ipv6_addr")),
+                text(e.get("age_ms"))});
+        }
+        final String head = "count: " + text(d.get("count")) + ", max_entries: " + text(d.get("max_entries"));
+        return rows.isEmpty() ? head + "\n(no known identities)" : head + "\n" + table(new String[] {"NAME", "NPUB",
+            "IPV6", "AGE_MS"}, rows).stripTrailing();
+    }
+
     static String routing(final JsonNode d) {
         final List<String[]> head = new ArrayList<>();
         for (final String k : List.of("coord_cache_entries", "identity_cache_entries", "recent_requests",

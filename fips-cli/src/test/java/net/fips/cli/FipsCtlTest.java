@@ -131,6 +131,11 @@ class FipsCtlTest {
         }
 
         @Override
+        public com.fasterxml.jackson.databind.JsonNode showIdentityCache() {
+            return lone().identityCache();
+        }
+
+        @Override
         public ConnectResult connect(final String npub, final String address, final String transport) {
             final ConnectResult r = new ConnectResult(npub, address, transport);
             connects.add(r);
@@ -193,7 +198,7 @@ class FipsCtlTest {
     void everyLeafCommandHasHelp() {
         for (final String[] leaf : new String[][] {{"show", "status"}, {"show", "peers"}, {"show", "links"},
             {"show", "connections"}, {"show", "transports"}, {"show", "tree"}, {"show", "bloom"}, {"show", "cache"},
-            {"show", "routing"}, {"acl", "show"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
+            {"show", "routing"}, {"show", "identity-cache"}, {"acl", "show"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
             final String[] args = java.util.Arrays.copyOf(leaf, leaf.length + 1);
             args[leaf.length] = "--help";
             final Result r = runRaw(args);
@@ -213,6 +218,8 @@ class FipsCtlTest {
         final Result routing = run("show", "routing");
         assertTrue(routing.out().contains("(no lookups pending)") && routing.out().contains("discovery: req_"),
                 routing.out());
+        final Result ids = run("show", "identity-cache");
+        assertTrue(ids.out().contains("(no known identities)") && ids.out().contains("max_entries:"), ids.out());
     }
 
     private static Result runRaw(final String... args) {

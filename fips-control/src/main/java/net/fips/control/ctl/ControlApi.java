@@ -50,6 +50,9 @@ public interface ControlApi {
     /** @return {@code show_routing} data: discovery, forwarding and error-signal state */
     JsonNode showRouting();
 
+    /** @return {@code show_identity_cache} data: the node keys this node knows (peers, lookups, later DNS) */
+    JsonNode showIdentityCache();
+
     /**
      * Starts an ephemeral dial (not written to config, no auto-reconnect). The server has already checked that
      * all three parameters are present strings.

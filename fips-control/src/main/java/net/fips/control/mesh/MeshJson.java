@@ -59,7 +59,8 @@ final class MeshJson {
                 ? m.bloomRouting().estimatedMeshSize().getAsLong() : null;
         return new MeshSnapshot(tree(m, t, names, nowNanos), bloom(b, names), cache(m.coordCache(), names, nowNanos, wallNowMs),
                 routing(m, names, nowNanos, wallNowMs), t.root().toString(), t.isRoot(), t.depth(), mesh, peers,
-                m.tree().counter(TreeCounter.PARENT_SWITCHES));
+                m.tree().counter(TreeCounter.PARENT_SWITCHES), identities(m.identityCache(), names, nowNanos,
+                        wallNowMs));
     }
 
     static ObjectNode tree(final MeshControl m, final TreeSnapshot t, final Function<NodeAddr, String> names,
@@ -160,6 +161,25 @@ final class MeshJson {
         }
         o.put("avg_age_ms", live.isEmpty() ? 0 : ageSum / live.size());
         o.set("entries", entries);
+        return o;
+    }
+
+    static ObjectNode identities(final IdentityCache c, final Function<NodeAddr, String> names, final long nowNanos,
+                                 final long wallNowMs) {
+        final ObjectNode o = F.objectNode();
+        final ArrayNode entries = o.putArray("entries");
+        for (final IdentityCache.Entry e : c.entries()) {
+            final long ageMs = Math.max(0, (nowNanos - e.lastSeenNanos()) / MS);
+            final ObjectNode eo = entries.addObject();
+            eo.put("node_addr", e.nodeAddr().toString());
+            eo.put("npub", e.identity().npub());
+            eo.put("display_name", names.apply(e.nodeAddr()));
+            eo.put("ipv6_addr", FipsAddress.fromNodeAddr(e.nodeAddr()).toString());
+            eo.put("last_seen_ms", wallNowMs - ageMs);
+            eo.put("age_ms", ageMs);
+        }
+        o.put("count", entries.size());
+        o.put("max_entries", c.capacity());
         return o;
     }
 

@@ -19,10 +19,11 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param meshSize      estimated mesh size, or null when no estimate is possible
  * @param peers         per-peer tree and filter facts for {@code show_peers}, by node_addr hex
  * @param parentSwitches parent switches so far
+ * @param identityCache {@code show_identity_cache} data
  */
 public record MeshSnapshot(JsonNode tree, JsonNode bloom, JsonNode cache, JsonNode routing, String root,
                            boolean isRoot, int depth, Long meshSize, Map<String, PeerRouting> peers,
-                           long parentSwitches) {
+                           long parentSwitches, JsonNode identityCache) {
 
     /**
      * One peer's routing facts.

@@ -128,6 +128,11 @@ final class NodeControlApi implements ControlApi {
     }
 
     @Override
+    public JsonNode showIdentityCache() {
+        return node.meshSnapshot().identityCache();
+    }
+
+    @Override
     public JsonNode showRouting() {
         final ObjectNode o = node.meshSnapshot().routing().deepCopy();
         o.put("pending_tun_destinations", 0);

@@ -162,6 +162,10 @@ class ControlGoldenTest {
                 "resp_no_route", "resp_proof_failed", "resp_received", "resp_timed_out"),
                 keys(routing.get("discovery")));
         assertEquals(Set.of("coords_required", "mtu_exceeded", "path_broken"), keys(routing.get("error_signals")));
+        final JsonNode ids = ControlTestSupport.ask(server.path(), "{\"command\":\"show_identity_cache\"}")
+                .get("data");
+        assertEquals(Set.of("entries", "count", "max_entries"), keys(ids));
+        assertEquals(10_000, ids.get("max_entries").asInt());
     }
 
     private static Set<String> keys(final JsonNode obj) {

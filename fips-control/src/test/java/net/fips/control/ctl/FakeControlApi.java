@@ -155,6 +155,11 @@ public class FakeControlApi implements ControlApi {
     }
 
     @Override
+    public JsonNode showIdentityCache() {
+        return lone().identityCache();
+    }
+
+    @Override
     public ConnectResult connect(final String npub, final String address, final String transport)
             throws ControlException {
         try {

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -131,6 +132,16 @@ class NodeMeshTest {
                 () -> "A has B's filter");
         assertTrue(a.learnIdentity(idC.toPeer()));
         assertTrue(a.lookup(idC.nodeAddr()));
+        await(5_000, () -> {
+            final JsonNode known = ask(a, "show_identity_cache");
+            boolean hasC = false;
+            for (final JsonNode e : known.get("entries")) {
+                hasC |= e.get("npub").asText().equals(idC.npub());
+                assertEquals(Set.of("node_addr", "npub", "display_name", "ipv6_addr", "last_seen_ms", "age_ms"),
+                        fields(e));
+            }
+            return hasC && known.get("count").asInt() == 2;
+        }, () -> "A knows B (peer) and C (learnt): " + ask(a, "show_identity_cache"));
         await(10_000, () -> cacheHas(a, idC.nodeAddr()), () -> "A cached C's coordinates: " + ask(a, "show_routing"));
         // The routing snapshots are rendered once per tick, so B's counters may trail A's cache by a tick.
         await(5_000, () -> {
@@ -162,6 +173,12 @@ class NodeMeshTest {
         assertEquals(0, b.dataPlane().counter(DataPlaneCounter.DATAGRAMS_DELIVERED), "none was for B");
         assertTrue(ask(b, "show_status").get("forwarding").get("forwarded_packets").asLong() >= sent);
         assertFalse(ask(b, "show_status").get("is_root").asBoolean() && !idB.nodeAddr().equals(minAddr));
+    }
+
+    private static Set<String> fields(final JsonNode o) {
+        final Set<String> s = new java.util.TreeSet<>();
+        o.fieldNames().forEachRemaining(s::add);
+        return s;
     }
 
     /** @return {parents, children} among the peers of a show_peers answer */
