@@ -31,4 +31,10 @@ public interface LinkStats {
 
     /** @return frames dropped for failed authentication or replay */
     long dropsIn();
+
+    /** @return of those, frames dropped by the replay window (replayed or too old) */
+    long replayDrops();
+
+    /** @return frames that failed authentication in a row since the last one that passed */
+    int consecutiveDecryptFailures();
 }

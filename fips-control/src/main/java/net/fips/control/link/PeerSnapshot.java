@@ -30,11 +30,13 @@ package net.fips.control.link;
  * @param sendCounter        current session's send counter
  * @param highestCounterIn   highest counter accepted on the current session
  * @param srttMicros         smoothed RTT from MMP, or -1 before the first sample
+ * @param replayDrops        of {@code dropsIn}, frames the replay window refused
+ * @param consecutiveDecryptFailures frames that failed authentication in a row, now
  */
 public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
                            boolean rekeyInProgress, boolean draining, long rekeys, long linkAgeMs, long sessionAgeMs,
                            long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
-                           long srttMicros) {
+                           long srttMicros, long replayDrops, int consecutiveDecryptFailures) {
 }

@@ -25,7 +25,8 @@ final class Snapshots {
                 s == null ? 0 : s.packetsIn(), s == null ? 0 : s.bytesIn(), s == null ? 0 : s.packetsOut(),
                 s == null ? 0 : s.bytesOut(), s == null ? 0 : s.dropsIn(), s == null ? 0 : s.sendCounter(),
                 s == null ? 0 : s.highestCounterIn(),
-                p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros);
+                p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros, s == null ? 0 : s.replayDrops(),
+                s == null ? 0 : s.consecutiveDecryptFailures());
     }
 
     static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {

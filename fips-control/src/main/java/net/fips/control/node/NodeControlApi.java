@@ -176,7 +176,8 @@ final class NodeControlApi implements ControlApi {
                     Connectivity.CONNECTED, p.linkId(), wallNow - p.linkAgeMs(), wallNow - p.lastReceivedAgoMs(),
                     r.hasTreePosition(), r.hasFilter(), r.filterSequence(), r.isParent(), r.isChild(),
                     p.address(), direction(p.direction()), "udp", r.treeDepth(), r.effectiveDepth(),
-                    new TrafficStats(p.packetsOut(), p.packetsIn(), p.bytesOut(), p.bytesIn()), 0, 0, null,
+                    new TrafficStats(p.packetsOut(), p.packetsIn(), p.bytesOut(), p.bytesIn()), p.replayDrops(),
+                    p.consecutiveDecryptFailures(), null,
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
                     p.kBit() == 1, LinkMmp.of(mode, srttMs, 0.0, 1.0, 0.0, 1.0, 1.0, null, null)));

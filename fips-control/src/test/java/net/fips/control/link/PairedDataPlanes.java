@@ -141,6 +141,7 @@ final class PairedDataPlanes {
         long packetsOut;
         long bytesOut;
         long dropsIn;
+        long replayDrops;
         int consecutiveFailures;
 
         DpLink(final LinkSpec spec, final long now) {
@@ -195,6 +196,16 @@ final class PairedDataPlanes {
         @Override
         public long dropsIn() {
             return dropsIn;
+        }
+
+        @Override
+        public long replayDrops() {
+            return replayDrops;
+        }
+
+        @Override
+        public int consecutiveDecryptFailures() {
+            return consecutiveFailures;
         }
     }
 
@@ -410,6 +421,7 @@ final class PairedDataPlanes {
             if (!addressed.window.check(counter)) {
                 replays++;
                 l.dropsIn++;
+                l.replayDrops++;
                 return;
             }
             final byte[] plain = open(addressed, p.bytes(), counter);

@@ -191,6 +191,13 @@ class NodeHostileInputTest {
         assertEquals(linkId, peerOf(a, b).linkId(), "same link");
         await(3000, () -> peerOf(a, b).dropsIn() >= 3, () -> "per-link drops: " + peerOf(a, b));
         assertEquals(0, a.linkSnapshot().counter(LinkCounter.DECRYPT_FAILURE_REMOVALS));
+        // show_peers reports the measured replay drops and the (ended) failure run, not constants.
+        // (The link snapshot is published on the 1 s tick, so wait for one taken after the traffic.)
+        await(3000, () -> a.controlApi().showPeers().getFirst().consecutiveDecryptFailures() == 0,
+                () -> "the authenticated traffic ended the failure run: " + a.controlApi().showPeers());
+        final var peer = a.controlApi().showPeers().getFirst();
+        assertTrue(peer.replaySuppressed() >= 1, peer::toString);
+        assertEquals(peerOf(a, b).replayDrops(), peer.replaySuppressed());
     }
 
     @Test

@@ -24,6 +24,8 @@ final class Link implements LinkStats {
     private static final VarHandle BYTES_OUT;
     private static final VarHandle HIGHEST_IN;
     private static final VarHandle DROPS_IN;
+    private static final VarHandle REPLAY_DROPS;
+    private static final VarHandle CONSECUTIVE_FAILURES;
 
     static {
         try {
@@ -37,6 +39,8 @@ final class Link implements LinkStats {
             BYTES_OUT = l.findVarHandle(Link.class, "bytesOut", long.class);
             HIGHEST_IN = l.findVarHandle(Link.class, "highestIn", long.class);
             DROPS_IN = l.findVarHandle(Link.class, "dropsIn", long.class);
+            REPLAY_DROPS = l.findVarHandle(Link.class, "replayDrops", long.class);
+            CONSECUTIVE_FAILURES = l.findVarHandle(Link.class, "publishedConsecutiveFailures", int.class);
         } catch (final ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -64,6 +68,8 @@ final class Link implements LinkStats {
     private long bytesOut;
     private long highestIn;
     private long dropsIn;
+    private long replayDrops;
+    private int publishedConsecutiveFailures;
 
     /**
      * @param sessionStartNanos the instant the control plane chose as the session's start (frame timestamps)
@@ -94,8 +100,25 @@ final class Link implements LinkStats {
         SEND_COUNTER.setOpaque(this, sendCounter);
     }
 
-    void onDropIn() {
+    /** A frame failed authentication; publishes the run of consecutive failures too. */
+    void onAuthFailure() {
         DROPS_IN.setOpaque(this, (long) DROPS_IN.getOpaque(this) + 1);
+        consecutiveFailures++;
+        CONSECUTIVE_FAILURES.setOpaque(this, consecutiveFailures);
+    }
+
+    /** A frame's counter was replayed or too old for the window. */
+    void onReplayDrop() {
+        DROPS_IN.setOpaque(this, (long) DROPS_IN.getOpaque(this) + 1);
+        REPLAY_DROPS.setOpaque(this, (long) REPLAY_DROPS.getOpaque(this) + 1);
+    }
+
+    /** A frame authenticated: the failure run ends. */
+    void resetFailures() {
+        if (consecutiveFailures != 0) {
+            consecutiveFailures = 0;
+            CONSECUTIVE_FAILURES.setOpaque(this, 0);
+        }
     }
 
     /** Publishes the session-level figures after a cutover. */
@@ -150,6 +173,16 @@ final class Link implements LinkStats {
     @Override
     public long dropsIn() {
         return (long) DROPS_IN.getOpaque(this);
+    }
+
+    @Override
+    public long replayDrops() {
+        return (long) REPLAY_DROPS.getOpaque(this);
+    }
+
+    @Override
+    public int consecutiveDecryptFailures() {
+        return (int) CONSECUTIVE_FAILURES.getOpaque(this);
     }
 
     @Override

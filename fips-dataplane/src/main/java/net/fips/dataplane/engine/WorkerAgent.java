@@ -325,7 +325,7 @@ final class WorkerAgent implements Agent {
             return;
         }
         if (!session.replay.check(counter)) {
-            link.onDropIn();
+            link.onReplayDrop();
             drop(slot, DataPlaneCounter.DROP_REPLAY);
             return;
         }
@@ -372,16 +372,16 @@ final class WorkerAgent implements Agent {
     }
 
     private void onAuthFailure(final Link link, final int slot) {
-        link.onDropIn();
+        link.onAuthFailure();
         drop(slot, DataPlaneCounter.DROP_AUTH_FAILED);
-        if (++link.consecutiveFailures == failureLimit) {
+        if (link.consecutiveFailures == failureLimit) {
             events.offer(new DataPlaneEvent.TooManyDecryptFailures(link.linkId));
         }
     }
 
     private void onAuthentic(final Link link, final int slot, final MemorySegment seg, final long off, final int len,
                              final int plaintext) {
-        link.consecutiveFailures = 0;
+        link.resetFailures();
         if (plaintext < INNER) {
             drop(slot, DataPlaneCounter.DROP_SHORT_PLAINTEXT);
             return;

@@ -181,6 +181,8 @@ class DataPlaneRawFrameTest {
         assertEquals(1, deliveries.delivered.get());
         assertEquals(0, dp.linkStats(LINK).highestCounterIn());
         assertEquals(3 + 1, dp.linkStats(LINK).dropsIn(), "3 auth failures + 1 replay");
+        assertEquals(1, dp.linkStats(LINK).replayDrops(), "the replay, published on its own");
+        assertEquals(3, dp.linkStats(LINK).consecutiveDecryptFailures());
         assertEquals(List.of(), events(DataPlaneEvent.TooManyDecryptFailures.class));
 
         // 3 consecutive failures so far; 17 more reach the limit of 20, a 21st does not report again.
@@ -190,6 +192,7 @@ class DataPlaneRawFrameTest {
             send(peer, bad);
         }
         pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 21);
+        assertEquals(21, dp.linkStats(LINK).consecutiveDecryptFailures());
         assertEquals(List.of(new DataPlaneEvent.TooManyDecryptFailures(LINK)),
                 events(DataPlaneEvent.TooManyDecryptFailures.class));
         assertNull(dp.agentFailure());
@@ -206,8 +209,10 @@ class DataPlaneRawFrameTest {
                 send(peer, bad);
             }
             pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 19L * (round + 1));
+            assertEquals(19, dp.linkStats(LINK).consecutiveDecryptFailures());
             send(peer, frame(RECV_KEY, 0, OUR, 1000 * round + 500, round));
             pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, round + 1);
+            assertEquals(0, dp.linkStats(LINK).consecutiveDecryptFailures(), "published as reset");
         }
         assertEquals(List.of(), events(DataPlaneEvent.TooManyDecryptFailures.class));
     }
