@@ -469,19 +469,12 @@ public final class Sessions {
                 }
             }
         }
-        final HandshakeState hs;
-        final byte[] ack;
-        try {
-            hs = HandshakeState.responder(HandshakeState.Pattern.XK, identity.secretKey(), startupEpoch, ephemerals);
-            hs.readMessage1(msg1);
-            ack = new SessionAck(0, host.selfCoords(), s.srcCoords(), hs.writeMessage2()).encode();
-        } catch (final NoiseException | RuntimeException ex) {
-            count(SessionCounter.HANDSHAKE_FAILED);
+        final Answer answer = answerSetup(src, s, msg1);
+        if (answer == null) {
             return;
         }
-        if (!route(src, ack)) {
-            return;
-        }
+        final HandshakeState hs = answer.hs();
+        final byte[] ack = answer.ack();
         count(SessionCounter.ACKS_SENT);
         host.cacheCoords(src, s.srcCoords());
         if (existing != null) {
@@ -749,19 +742,12 @@ public final class Sessions {
             count(SessionCounter.BAD_STATE);
             return;
         }
-        final HandshakeState hs;
-        final byte[] ack;
-        try {
-            hs = HandshakeState.responder(HandshakeState.Pattern.XK, identity.secretKey(), startupEpoch, ephemerals);
-            hs.readMessage1(msg1);
-            ack = new SessionAck(0, host.selfCoords(), s.srcCoords(), hs.writeMessage2()).encode();
-        } catch (final NoiseException | RuntimeException ex) {
-            count(SessionCounter.HANDSHAKE_FAILED);
+        final Answer answer = answerSetup(src, s, msg1);
+        if (answer == null) {
             return;
         }
-        if (!route(src, ack)) {
-            return;
-        }
+        final HandshakeState hs = answer.hs();
+        final byte[] ack = answer.ack();
         count(SessionCounter.REKEYS_ANSWERED);
         count(SessionCounter.ACKS_SENT);
         e.rekeyRespHs = hs;
@@ -996,6 +982,30 @@ public final class Sessions {
     private Coords destCoords(final NodeAddr dest) {
         final Coords c = host.coordsOf(dest);
         return c == null || c.isEmpty() ? host.selfCoords() : c;
+    }
+
+    /** A responder's reading of msg1 and the SessionAck that answers it. */
+    private record Answer(HandshakeState hs, byte[] ack) {
+    }
+
+    /**
+     * Reads a SessionSetup's msg1 as XK responder, writes msg2 into a SessionAck (our coordinates, the initiator's
+     * copied back) and routes it to {@code src}; shared by a new session and a rekey.
+     *
+     * @return the handshake and the ack sent, or null when the handshake failed (counted) or the ack had no route
+     */
+    private Answer answerSetup(final NodeAddr src, final SessionSetup setup, final byte[] msg1) {
+        final HandshakeState hs;
+        final byte[] ack;
+        try {
+            hs = HandshakeState.responder(HandshakeState.Pattern.XK, identity.secretKey(), startupEpoch, ephemerals);
+            hs.readMessage1(msg1);
+            ack = new SessionAck(0, host.selfCoords(), setup.srcCoords(), hs.writeMessage2()).encode();
+        } catch (final NoiseException | RuntimeException ex) {
+            count(SessionCounter.HANDSHAKE_FAILED);
+            return null;
+        }
+        return route(src, ack) ? new Answer(hs, ack) : null;
     }
 
     private boolean route(final NodeAddr dest, final byte[] fsp) {
