@@ -1,10 +1,7 @@
 package net.fips.dataplane.tun;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,10 +9,10 @@ import java.nio.file.Path;
 
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
-import net.fips.ffm.linux.CallState;
 import net.fips.ffm.linux.Linux;
 import net.fips.ffm.linux.RtNetlink;
 import net.fips.ffm.linux.Syscalls;
+import net.fips.ffm.linux.WakeFd;
 import net.fips.ffm.linux.TunIoctl;
 
 /**
@@ -57,7 +54,7 @@ public final class TunDevice implements AutoCloseable {
 
     private final Arena arena;
     private final int fd;
-    private final int wakeFd;
+    private final WakeFd wake;
     private final String name;
     private final int index;
     private final int mtu;
@@ -66,25 +63,20 @@ public final class TunDevice implements AutoCloseable {
     private final String policyRuleProblem;
     private final TunReader reader;
     private final TunWriter writer;
-    private final MemorySegment wakeValue;
-    private final CallState wakeState;
-    private boolean closed;
 
-    private TunDevice(final Arena arena, final int fd, final int wakeFd, final String name, final int index,
+    private TunDevice(final Arena arena, final int fd, final WakeFd wake, final String name, final int index,
                       final TunConfig cfg, final boolean ruleInstalled, final String ruleProblem) {
         this.arena = arena;
         this.fd = fd;
-        this.wakeFd = wakeFd;
+        this.wake = wake;
         this.name = name;
         this.index = index;
         this.mtu = cfg.mtu();
         this.address = cfg.address();
         this.policyRuleInstalled = ruleInstalled;
         this.policyRuleProblem = ruleProblem;
-        this.reader = new TunReader(arena, fd, wakeFd);
+        this.reader = new TunReader(arena, fd, wake.fd());
         this.writer = new TunWriter(arena, fd);
-        this.wakeValue = arena.allocate(JAVA_LONG);
-        this.wakeState = CallState.allocate(arena);
     }
 
     /**
@@ -111,7 +103,7 @@ public final class TunDevice implements AutoCloseable {
         } catch (ErrnoException e) {
             throw openFailure(path, e);
         }
-        int wakeFd = -1;
+        WakeFd wake = null;
         try (RtNetlink nl = RtNetlink.open()) {
             replaceOrRefuse(nl, config);
             final String actual;
@@ -154,15 +146,13 @@ public final class TunDevice implements AutoCloseable {
                     ruleProblem = e.errno() == Errno.EEXIST ? "already present" : e.getMessage();
                 }
             }
-            wakeFd = Syscalls.eventfd(0, Linux.EFD_NONBLOCK | Linux.EFD_CLOEXEC);
-            return new TunDevice(Arena.ofShared(), fd, wakeFd, actual, index, config, ruleInstalled, ruleProblem);
+            wake = WakeFd.open();
+            return new TunDevice(Arena.ofShared(), fd, wake, actual, index, config, ruleInstalled, ruleProblem);
         } catch (TunException e) {
-            closeQuietly(fd);
-            closeQuietly(wakeFd);
+            closeOnFailure(fd, wake);
             throw e;
         } catch (ErrnoException | RuntimeException e) {
-            closeQuietly(fd);
-            closeQuietly(wakeFd);
+            closeOnFailure(fd, wake);
             throw new TunException(classify(e), "configure " + name, errnoOf(e),
                     "TUN device " + name + ": " + e.getMessage(), e);
         }
@@ -313,13 +303,10 @@ public final class TunDevice implements AutoCloseable {
         return pct < 0 ? s : s.substring(0, pct);
     }
 
-    private static void closeQuietly(final int fd) {
-        if (fd >= 0) {
-            try {
-                Syscalls.close(fd);
-            } catch (ErrnoException ignored) {
-                // Already failing or closing; nothing better to report.
-            }
+    private static void closeOnFailure(final int fd, final WakeFd wake) {
+        Syscalls.closeQuietly(fd);
+        if (wake != null) {
+            wake.close();
         }
     }
 
@@ -344,13 +331,7 @@ public final class TunDevice implements AutoCloseable {
 
     /** Wakes a reader blocked in {@link TunReader#awaitReadable} or {@link TunReader#receive} (any thread). */
     public void wakeup() {
-        synchronized (wakeValue) {
-            if (closed) {
-                return;
-            }
-            wakeValue.set(JAVA_LONG, 0, 1L);
-            Syscalls.write(wakeState, wakeFd, wakeValue, Long.BYTES);
-        }
+        wake.wake();
     }
 
     /** @return the interface name the kernel gave the device */
@@ -391,14 +372,10 @@ public final class TunDevice implements AutoCloseable {
     /** Closes the descriptor, which deletes the interface with its address and route. Idempotent. */
     @Override
     public void close() {
-        synchronized (wakeValue) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (!wake.closeOnce()) {
+            return;
         }
-        closeQuietly(fd);
-        closeQuietly(wakeFd);
+        Syscalls.closeQuietly(fd);
         arena.close();
     }
 

@@ -1,7 +1,5 @@
 package net.fips.dataplane.udp;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,11 +8,11 @@ import java.net.InetSocketAddress;
 
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
-import net.fips.ffm.linux.CallState;
 import net.fips.ffm.linux.Linux;
 import net.fips.ffm.linux.SockAddrException;
 import net.fips.ffm.linux.SockAddrs;
 import net.fips.ffm.linux.Syscalls;
+import net.fips.ffm.linux.WakeFd;
 
 /**
  * A UDP socket for FMP packets on Linux, driven through FFM: {@code recvmmsg} batches straight into the caller's
@@ -33,7 +31,7 @@ import net.fips.ffm.linux.Syscalls;
 public final class UdpTransport implements AutoCloseable {
     private final Arena arena;
     private final int fd;
-    private final int wakeFd;
+    private final WakeFd wake;
     private final boolean ipv6;
     private final int mtu;
     private final InetSocketAddress localAddress;
@@ -44,16 +42,13 @@ public final class UdpTransport implements AutoCloseable {
     private final UdpCounters counters;
     private final UdpReceiver receiver;
     private final UdpSender sender;
-    private final MemorySegment wakeValue;
-    private final CallState wakeState;
-    private boolean closed;
 
-    private UdpTransport(final Arena arena, final int fd, final int wakeFd, final boolean ipv6,
+    private UdpTransport(final Arena arena, final int fd, final WakeFd wake, final boolean ipv6,
                          final UdpTransportConfig cfg, final InetSocketAddress localAddress, final int rcvBuf,
                          final int sndBuf, final boolean groActive, final String groProblem) {
         this.arena = arena;
         this.fd = fd;
-        this.wakeFd = wakeFd;
+        this.wake = wake;
         this.ipv6 = ipv6;
         this.mtu = cfg.mtuBytes();
         this.localAddress = localAddress;
@@ -62,10 +57,8 @@ public final class UdpTransport implements AutoCloseable {
         this.groActive = groActive;
         this.groProblem = groProblem;
         this.counters = new UdpCounters();
-        this.receiver = new UdpReceiver(arena, fd, wakeFd, cfg.batch(), groActive, counters);
+        this.receiver = new UdpReceiver(arena, fd, wake.fd(), cfg.batch(), groActive, counters);
         this.sender = new UdpSender(arena, fd, cfg.batch(), cfg.mtuBytes(), cfg.sendTimeoutMs(), cfg.gso(), counters);
-        this.wakeValue = arena.allocate(JAVA_LONG);
-        this.wakeState = CallState.allocate(arena);
     }
 
     /**
@@ -88,7 +81,7 @@ public final class UdpTransport implements AutoCloseable {
         final int fd = Syscalls.socket(ipv6 ? Linux.AF_INET6 : Linux.AF_INET,
                 Linux.SOCK_DGRAM | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC, Linux.IPPROTO_UDP);
         final Arena arena = Arena.ofShared();
-        int wakeFd = -1;
+        WakeFd wake = null;
         try {
             if (cfg.reusePort()) {
                 // The reference ignores failures here; so do we (the bind below reports what matters).
@@ -127,11 +120,13 @@ public final class UdpTransport implements AutoCloseable {
             } catch (SockAddrException e) {
                 throw new UdpTransportException("UDP " + where + ": getsockname gave " + e.getMessage(), e);
             }
-            wakeFd = Syscalls.eventfd(0, Linux.EFD_NONBLOCK | Linux.EFD_CLOEXEC);
-            return new UdpTransport(arena, fd, wakeFd, ipv6, cfg, local, rcvBuf, sndBuf, gro, groProblem);
+            wake = WakeFd.open();
+            return new UdpTransport(arena, fd, wake, ipv6, cfg, local, rcvBuf, sndBuf, gro, groProblem);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(fd);
-            closeQuietly(wakeFd);
+            Syscalls.closeQuietly(fd);
+            if (wake != null) {
+                wake.close();
+            }
             arena.close();
             throw e;
         }
@@ -155,15 +150,6 @@ public final class UdpTransport implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(final int fd) {
-        if (fd >= 0) {
-            try {
-                Syscalls.close(fd);
-            } catch (ErrnoException ignored) {
-                // Already failing; the original error is the one to report.
-            }
-        }
-    }
 
     /**
      * Encodes a destination once for this socket's family (IPv4 becomes IPv4-mapped on a dual-stack socket).
@@ -224,13 +210,7 @@ public final class UdpTransport implements AutoCloseable {
 
     /** Wakes a receiver blocked in {@link #receive} (safe from any thread). */
     public void wakeup() {
-        synchronized (wakeValue) {
-            if (closed) {
-                return;
-            }
-            wakeValue.set(JAVA_LONG, 0, 1L);
-            Syscalls.write(wakeState, wakeFd, wakeValue, Long.BYTES);
-        }
+        wake.wake();
     }
 
     /** @return the bound address (the real port after a {@code :0} bind) */
@@ -291,14 +271,10 @@ public final class UdpTransport implements AutoCloseable {
     /** Closes the socket and frees all native buffers. Idempotent. */
     @Override
     public void close() {
-        synchronized (wakeValue) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (!wake.closeOnce()) {
+            return;
         }
-        closeQuietly(fd);
-        closeQuietly(wakeFd);
+        Syscalls.closeQuietly(fd);
         arena.close();
     }
 

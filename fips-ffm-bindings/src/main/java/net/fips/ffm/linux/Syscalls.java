@@ -519,6 +519,22 @@ public final class Syscalls {
     }
 
     /**
+     * Closes a descriptor on a path that is already failing or shutting down, where a close error has nobody to be
+     * reported to; a negative {@code fd} (never opened) is ignored.
+     *
+     * @param fd the descriptor, or -1
+     */
+    public static void closeQuietly(final int fd) {
+        if (fd >= 0) {
+            try {
+                close(fd);
+            } catch (final ErrnoException ignored) {
+                // the caller's original error, or the shutdown, is what matters
+            }
+        }
+    }
+
+    /**
      * Closes a descriptor.
      *
      * @throws ErrnoException e.g. EBADF for a descriptor that is not open

@@ -71,7 +71,7 @@ public final class UdpOffloadProbe {
             Syscalls.getsockname(fd, addr);
             return fd;
         } catch (Exception e) {
-            closeQuietly(fd);
+            Syscalls.closeQuietly(fd);
             throw e;
         }
     }
@@ -107,8 +107,8 @@ public final class UdpOffloadProbe {
                 return "a GSO train of " + SEGMENT + " + " + TAIL + " bytes arrived as " + first + ", " + second
                         + " (negative = errno, 0 = nothing within " + POLL_MS + " ms)";
             } finally {
-                closeQuietly(rx);
-                closeQuietly(tx);
+                Syscalls.closeQuietly(rx);
+                Syscalls.closeQuietly(tx);
             }
         }
     }
@@ -139,17 +139,7 @@ public final class UdpOffloadProbe {
                 final int on = Syscalls.getsockoptInt(fd, Linux.SOL_UDP, Linux.UDP_GRO, "UDP_GRO on 127.0.0.1");
                 return on != 0 ? "ok: UDP_GRO accepted" : "UDP_GRO reads back as 0 after setting it";
             } finally {
-                closeQuietly(fd);
-            }
-        }
-    }
-
-    private static void closeQuietly(final int fd) {
-        if (fd >= 0) {
-            try {
-                Syscalls.close(fd);
-            } catch (ErrnoException ignored) {
-                // Nothing useful to do about a failed close in a probe.
+                Syscalls.closeQuietly(fd);
             }
         }
     }
