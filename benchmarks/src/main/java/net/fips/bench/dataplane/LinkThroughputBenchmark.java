@@ -87,20 +87,11 @@ public class LinkThroughputBenchmark {
                         + "B auth failures %d, B rx %s%n", mode, sent, delivered.get(), lost, refused,
                 a.counter(DataPlaneCounter.FRAMES_OUT), b.counter(DataPlaneCounter.FRAMES_IN),
                 b.counter(DataPlaneCounter.DROP_AUTH_FAILED), b.transport(0).counters());
-        System.out.printf("A drops: %s; B drops: %s%n", drops(a), drops(b));
+        System.out.printf("A drops: %s; B drops: %s%n", Links.drops(a), Links.drops(b));
         a.close();
         b.close();
     }
 
-    private static String drops(final DataPlane dp) {
-        final StringBuilder sb = new StringBuilder();
-        for (final DataPlaneCounter c : DataPlaneCounter.values()) {
-            if (c.name().startsWith("DROP_") && dp.counter(c) != 0) {
-                sb.append(c).append('=').append(dp.counter(c)).append(' ');
-            }
-        }
-        return sb.isEmpty() ? "none" : sb.toString().trim();
-    }
 
     /** Offers {@link #BATCH} datagrams, then waits for the window to open. */
     @Benchmark

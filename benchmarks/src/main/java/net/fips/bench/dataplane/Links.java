@@ -9,6 +9,7 @@ import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
@@ -26,6 +27,17 @@ final class Links {
     }
 
     /** @return the cipher factory for a mode: {@code link} = the default backend, {@code raw} = no crypto */
+    /** @return the data plane's non-zero DROP_* counters as {@code NAME=n ...}, or {@code none} (teardown reports) */
+    static String drops(final DataPlane dp) {
+        final StringBuilder sb = new StringBuilder();
+        for (final DataPlaneCounter c : DataPlaneCounter.values()) {
+            if (c.name().startsWith("DROP_") && dp.counter(c) != 0) {
+                sb.append(c).append('=').append(dp.counter(c)).append(' ');
+            }
+        }
+        return sb.isEmpty() ? "none" : sb.toString().trim();
+    }
+
     static Supplier<AeadCipher> ciphers(final String mode) {
         return switch (mode) {
             case "link" -> AeadCiphers::create;

@@ -110,22 +110,14 @@ public class TransitThroughputBenchmark {
                         + "B no-route %d%n", workers, sent, delivered.get(), lost,
                 b.counter(DataPlaneCounter.FORWARDED), b.counter(DataPlaneCounter.HANDOFFS),
                 b.counter(DataPlaneCounter.DROP_NO_ROUTE));
-        System.out.printf("drops: A %s; B %s; C %s; B rx %s; C rx %s%n", drops(a), drops(b), drops(c),
+        System.out.printf("drops: A %s; B %s; C %s; B rx %s; C rx %s%n", Links.drops(a), Links.drops(b),
+                Links.drops(c),
                 b.transport(0).counters(), c.transport(0).counters());
         a.close();
         b.close();
         c.close();
     }
 
-    private static String drops(final DataPlane dp) {
-        final StringBuilder sb = new StringBuilder();
-        for (final DataPlaneCounter k : DataPlaneCounter.values()) {
-            if (k.name().startsWith("DROP_") && dp.counter(k) != 0) {
-                sb.append(k).append('=').append(dp.counter(k)).append(' ');
-            }
-        }
-        return sb.isEmpty() ? "none" : sb.toString().trim();
-    }
 
     /** Offers {@link #BATCH} datagrams, then waits for the window to open. */
     @Benchmark
