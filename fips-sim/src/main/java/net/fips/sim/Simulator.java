@@ -134,6 +134,8 @@ public final class Simulator {
     final MeshSettings settings;
     final SimSignatures signatures;
     final List<Node> nodes = new ArrayList<>();
+    /** The nodes by address (fixed once built). */
+    final Map<NodeAddr, Node> byAddr = new HashMap<>();
     final Map<Long, Link> links = new HashMap<>();
     final Topology topology;
     long messagesSent;
@@ -157,7 +159,9 @@ public final class Simulator {
         this.settings = settings;
         this.signatures = new SimSignatures(config.verifyCache());
         for (int i = 0; i < topology.nodes(); i++) {
-            nodes.add(new Node(i, identity(random)));
+            final Node n = new Node(i, identity(random));
+            nodes.add(n);
+            byAddr.put(n.addr(), n);
         }
         for (final Node n : nodes) {
             final long phase = (long) (random.nextDouble() * SECOND);
@@ -332,10 +336,6 @@ public final class Simulator {
         for (final Node n : nodes) {
             min.merge(comp[n.index], n.addr(), (x, y) -> x.compareTo(y) <= 0 ? x : y);
         }
-        final Map<NodeAddr, Node> byAddr = new HashMap<>();
-        for (final Node n : nodes) {
-            byAddr.put(n.addr(), n);
-        }
         for (final Node n : nodes) {
             final MeshControl m = n.mesh;
             if (!m.root().equals(min.get(comp[n.index]))) {
@@ -445,10 +445,6 @@ public final class Simulator {
             return new Route(src, dst, false, 0, shortest, "not discovered");
         }
         final Coords srcCoords = s.mesh.coords();
-        final Map<NodeAddr, Node> byAddr = new HashMap<>();
-        for (final Node n : nodes) {
-            byAddr.put(n.addr(), n);
-        }
         Node at = s;
         int hops = 0;
         final boolean[] seen = new boolean[nodes.size()];
