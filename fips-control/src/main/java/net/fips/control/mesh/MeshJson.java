@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -32,6 +33,8 @@ final class MeshJson {
     /** The reference prints an unreachable tree distance as Rust's {@code usize::MAX}. */
     private static final BigInteger USIZE_MAX = new BigInteger("18446744073709551615");
     private static final long MS = 1_000_000L;
+    /** The reference's JSON names are the snake_case forms of our record components. */
+    private static final PropertyNamingStrategies.NamingBase SNAKE = new PropertyNamingStrategies.SnakeCaseStrategy();
 
     private MeshJson() {
     }
@@ -213,24 +216,12 @@ final class MeshJson {
         final ObjectNode o = F.objectNode();
         for (final var c : DiscoveryStats.class.getRecordComponents()) {
             try {
-                o.put(snake(c.getName()), (long) c.getAccessor().invoke(s));
+                o.put(SNAKE.translate(c.getName()), (long) c.getAccessor().invoke(s));
             } catch (final ReflectiveOperationException e) {
                 throw new IllegalStateException(e);
             }
         }
         return o;
-    }
-
-    private static String snake(final String camel) {
-        final StringBuilder sb = new StringBuilder();
-        for (final char ch : camel.toCharArray()) {
-            if (Character.isUpperCase(ch)) {
-                sb.append('_').append(Character.toLowerCase(ch));
-            } else {
-                sb.append(ch);
-            }
-        }
-        return sb.toString();
     }
 
     private static ArrayNode addrs(final List<NodeAddr> list) {
