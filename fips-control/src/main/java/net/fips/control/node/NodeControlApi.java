@@ -180,7 +180,7 @@ final class NodeControlApi implements ControlApi {
                     p.consecutiveDecryptFailures(), null,
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
-                    p.kBit() == 1, LinkMmp.of(mode, srttMs, 0.0, 1.0, 0.0, 1.0, 1.0, null, null)));
+                    p.kBit() == 1, LinkMmp.of(mode, srttMs, null, null, null, null, null, null, null)));
         }
         return out;
     }
