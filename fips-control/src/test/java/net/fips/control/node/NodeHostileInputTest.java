@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.link.LinkCounter;
+import net.fips.control.link.PeerSnapshot;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.control.node.NodeTestSupport.Sender;
 import net.fips.control.node.NodeTestSupport.SequenceCheck;
@@ -129,6 +130,11 @@ class NodeHostileInputTest {
         }
     }
 
+    private static long receiverIndexOf(final byte[] frame) {
+        return Integer.toUnsignedLong(ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN)
+                .getInt(FmpEstablishedHeader.RECEIVER_IDX_OFFSET));
+    }
+
     private static long counterOf(final byte[] frame) {
         return ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).getLong(FmpEstablishedHeader.COUNTER_OFFSET);
     }
@@ -152,12 +158,22 @@ class NodeHostileInputTest {
         final Node b = start(yaml(idB, freePort(), dir.resolve("b.sock"), NODE,
                 new Peer(idA, "a", relay.port(), true)), new NodeOptions());
         await(5000, () -> NodeTestSupport.linked(a, b), () -> "link up");
+        // Under load b may have re-sent its dial; let it settle so the link (and its index) no longer changes.
+        await(5000, () -> b.linkSnapshot().pendingOutbound() == 0, () -> "b's dial settled");
         final long linkId = peerOf(a, b).linkId();
 
-        // A genuine frame that a has already accepted.
-        await(5000, () -> relay.lastFrameToTarget.get() != null, () -> "a frame from b");
-        final byte[] genuine = relay.lastFrameToTarget.get();
-        await(5000, () -> peerOf(a, b).highestCounterIn() >= counterOf(genuine), () -> "a accepted it");
+        // A genuine frame of the current session that a has already accepted.
+        final AtomicReference<byte[]> accepted = new AtomicReference<>();
+        await(5000, () -> {
+            final byte[] f = relay.lastFrameToTarget.get();
+            final PeerSnapshot now = peerOf(a, b);
+            if (f != null && receiverIndexOf(f) == now.ourIndex() && now.highestCounterIn() >= counterOf(f)) {
+                accepted.set(f);
+                return true;
+            }
+            return false;
+        }, () -> "a accepted a frame of its current session from b: " + peerOf(a, b));
+        final byte[] genuine = accepted.get();
 
         final InetSocketAddress toA = new InetSocketAddress("127.0.0.1", pa);
         try (DatagramChannel attacker = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
