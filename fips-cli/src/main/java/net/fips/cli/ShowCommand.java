@@ -6,7 +6,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fipsctl show <what>}: the read-only queries. */
 @Command(name = "show", description = "Show node information.", mixinStandardHelpOptions = true,
         synopsisSubcommandLabel = "(status | peers | links | connections | transports | tree | bloom | cache"
-                + " | routing | identity-cache)")
+                + " | routing | identity-cache | sessions | mmp)")
 final class ShowCommand {
 
     @ParentCommand
@@ -56,6 +56,18 @@ final class ShowCommand {
             description = "Known node keys: peers, lookup targets (later DNS answers).")
     int identityCache() {
         return root.request("show_identity_cache", null, TableView::identityCache);
+    }
+
+    @Command(name = "sessions", mixinStandardHelpOptions = true,
+            description = "End-to-end sessions: state, initiator, K bit, warm-up, traffic.")
+    int sessions() {
+        return root.request("show_sessions", null, TableView::sessions);
+    }
+
+    @Command(name = "mmp", mixinStandardHelpOptions = true,
+            description = "Measurement metrics per peer (link layer) and per session (session layer).")
+    int mmp() {
+        return root.request("show_mmp", null, TableView::mmp);
     }
 
     @Command(name = "routing", mixinStandardHelpOptions = true, description = "Routing: pending lookups, forwarding, discovery and error counters.")

@@ -146,6 +146,37 @@ final class TableView {
             "IPV6", "AGE_MS"}, rows).stripTrailing();
     }
 
+    static String sessions(final JsonNode d) {
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode e : d.path("sessions")) {
+            final JsonNode st = e.path("stats");
+            rows.add(new String[] {text(e.get("display_name")), text(e.get("remote_addr")), text(e.get("state")),
+                text(e.get("is_initiator")), text(e.has("current_k_bit") ? e.get("current_k_bit") : null),
+                text(st.get("packets_sent")), text(st.get("packets_recv")), text(st.get("bytes_sent")),
+                text(st.get("bytes_recv"))});
+        }
+        return rows.isEmpty() ? "(no sessions)" : table(new String[] {"NAME", "REMOTE", "STATE", "INITIATOR", "K",
+            "PKTS_OUT", "PKTS_IN", "BYTES_OUT", "BYTES_IN"}, rows).stripTrailing();
+    }
+
+    static String mmp(final JsonNode d) {
+        final List<String[]> peers = new ArrayList<>();
+        for (final JsonNode e : d.path("peers")) {
+            final JsonNode l = e.path("link_layer");
+            peers.add(new String[] {text(e.get("display_name")), text(e.get("mode")), text(l.get("srtt_ms")),
+                text(l.get("loss_rate")), text(l.get("etx")), text(l.get("goodput_bps"))});
+        }
+        final List<String[]> sessions = new ArrayList<>();
+        for (final JsonNode e : d.path("sessions")) {
+            final JsonNode l = e.path("session_layer");
+            sessions.add(new String[] {text(e.get("display_name")), text(e.get("mode")), text(l.get("path_mtu")),
+                text(l.get("loss_rate")), text(l.get("etx"))});
+        }
+        return (peers.isEmpty() ? "(no peers)" : table(new String[] {"PEER", "MODE", "SRTT_MS", "LOSS", "ETX",
+            "GOODPUT_BPS"}, peers).stripTrailing()) + "\n\n" + (sessions.isEmpty() ? "(no sessions)"
+                : table(new String[] {"SESSION", "MODE", "PATH_MTU", "LOSS", "ETX"}, sessions).stripTrailing());
+    }
+
     static String routing(final JsonNode d) {
         final List<String[]> head = new ArrayList<>();
         for (final String k : List.of("coord_cache_entries", "identity_cache_entries", "recent_requests",

@@ -3,6 +3,7 @@ package net.fips.dataplane;
 import java.net.InetSocketAddress;
 
 import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * What the control plane may ask of the data plane. Called from the control thread only; every method is
@@ -57,4 +58,58 @@ public interface DataPlaneCommands {
      * {@link DataPlaneEvent.RoutingEvent}s; {@code null} (the initial state) delivers every SessionDatagram locally.
      */
     void setForwardingTable(ForwardingTable table);
+
+    // ------------------------------------------------------------------ end-to-end sessions (FSP)
+
+    /**
+     * A session became established: the worker owning {@code spec.remote()} seals outbound IPv6 packets for that
+     * node and opens its DataPackets from now on. Replaces an existing session to the same node.
+     */
+    void addSession(SessionSpec spec);
+
+    /** A completed session rekey: the new keys become the pending generation (receive by trial only). */
+    void installSessionPending(NodeAddr remote, byte[] sendKey, byte[] recvKey);
+
+    /**
+     * Promotes the pending generation (the K bit flips, the counter restarts, timestamps count from
+     * {@code sessionStartNanos}); the old current keeps receiving as previous. No-op without a pending generation:
+     * the data plane then already promoted it on an authenticated frame and said so in
+     * {@link DataPlaneEvent.SessionKeysAuthenticated}.
+     */
+    void cutoverSession(NodeAddr remote, long sessionStartNanos);
+
+    /** Ends the drain window of the previous generation. */
+    void dropSessionPrevious(NodeAddr remote);
+
+    /** Forgets the session and all its keys. */
+    void removeSession(NodeAddr remote);
+
+    /**
+     * Coordinate warm-up (routing-session.md §5.4): the next {@code packets} DataPackets carry {@code cpCoords}
+     * (the encoded source ‖ destination coordinates of the CP flag) in clear, or are preceded by a standalone
+     * CoordsWarmup when they would not fit the MTU. A negative {@code packets} only refreshes the coordinates.
+     */
+    void setSessionWarmup(NodeAddr remote, byte[] cpCoords, int packets);
+
+    /** Lowers the session's path MTU (PathMtuNotification, MtuExceeded); never raises it. */
+    void lowerSessionPathMtu(NodeAddr remote, int pathMtu);
+
+    /**
+     * Seals one session-layer message other than a DataPacket (a CoordsWarmup with {@code withCoords}, an MMP report,
+     * a PathMtuNotification) on the current generation and routes it. A session that does not exist makes this a
+     * counted drop.
+     *
+     * @param msgType the FSP inner msg_type
+     * @param body    the message body after the inner header
+     */
+    void sendSessionMessage(NodeAddr remote, int msgType, byte[] body, boolean withCoords);
+
+    /**
+     * Sends an IPv6 packet as if it had been read from the TUN device (the packets a session queued while it was
+     * being set up). Counted drop when the worker's queue is full.
+     */
+    void sendIpv6(byte[] packet);
+
+    /** Writes an IPv6 packet (an ICMPv6 error built by the control plane) to the IPv6 side (the TUN device). */
+    void writeIpv6(byte[] packet);
 }

@@ -96,4 +96,57 @@ public sealed interface DataPlaneEvent {
             Objects.requireNonNull(kind, "kind");
         }
     }
+
+    /** What the session path reports for the session layer (routing-session.md §5); only with the path on. */
+    sealed interface SessionEvent extends DataPlaneEvent {
+    }
+
+    /**
+     * An IPv6 packet for a FIPS address for which the worker holds no established session (routing-session.md
+     * §5.2 steps 1, 3, 4): the control plane looks the destination up, starts or continues the handshake and
+     * queues the packet, or answers with ICMPv6 Destination Unreachable.
+     *
+     * @param packet the whole IPv6 packet
+     */
+    record OutboundWithoutSession(byte[] packet) implements SessionEvent {
+    }
+
+    /**
+     * An FSP message addressed to us that the data plane does not handle itself: a handshake message (SessionSetup,
+     * SessionAck, SessionMsg3) or a plaintext error signal (CoordsRequired, PathBroken, MtuExceeded).
+     *
+     * @param src the datagram's src_addr
+     * @param fsp the FSP message (the datagram's payload)
+     */
+    record SessionMessageReceived(NodeAddr src, byte[] fsp) implements SessionEvent {
+    }
+
+    /**
+     * A decrypted session message other than a DataPacket (MMP reports, PathMtuNotification, CoordsWarmup).
+     *
+     * @param src       the remote node
+     * @param plaintext {@code ts u32 ‖ msg_type ‖ inner_flags ‖ body}
+     */
+    record SessionInnerReceived(NodeAddr src, byte[] plaintext) implements SessionEvent {
+    }
+
+    /**
+     * A frame from {@code remote} authenticated with keys the control plane is waiting to hear about: the pending
+     * generation (the data plane cut over at {@code sessionStartNanos}: {@code cutOver} true) or, first after a
+     * cutover the control plane ordered, the new current generation ({@code cutOver} false).
+     */
+    record SessionKeysAuthenticated(NodeAddr remote, boolean cutOver, long sessionStartNanos)
+            implements SessionEvent {
+    }
+
+    /** A frame authenticated with the previous generation (at most one event per session per second). */
+    record SessionPreviousKeysUsed(NodeAddr remote) implements SessionEvent {
+    }
+
+    /**
+     * An established session's packet found no route (at most one event per session per 100 ms): the control
+     * plane starts discovery for {@code remote}.
+     */
+    record SessionNoRoute(NodeAddr remote) implements SessionEvent {
+    }
 }

@@ -107,9 +107,6 @@ public final class ConfigLoader {
         final TunConfig d = TunConfig.DEFAULTS;
         final TunConfig tun = new TunConfig(r.bool("enabled", d.enabled()), r.string("name", d.name()),
                 (int) r.integer("mtu", d.mtu(), 1280, 0xFFFF));
-        if (tun.enabled()) {
-            r.warn("enabled", "not supported yet (no TUN adapter is created)");
-        }
         r.finish();
         return tun;
     }
@@ -118,10 +115,6 @@ public final class ConfigLoader {
         final DnsConfig d = DnsConfig.DEFAULTS;
         final DnsConfig dns = new DnsConfig(r.bool("enabled", d.enabled()), r.string("bind_addr", d.bindAddr()),
                 r.u16("port", d.port()), r.integer("ttl", d.ttl(), 0, 0xFFFF_FFFFL));
-        // The reference runs the responder by default; only an explicit request is worth a warning.
-        if (Boolean.TRUE.equals(r.raw("enabled"))) {
-            r.warn("enabled", "not supported yet (no .fips DNS responder runs)");
-        }
         r.finish();
         return dns;
     }

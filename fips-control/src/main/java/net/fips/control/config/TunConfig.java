@@ -3,8 +3,7 @@ package net.fips.control.config;
 import java.util.Objects;
 
 /**
- * {@code tun.*} (operator.md §1.11). Parsed and checked; creating the adapter is not supported yet, so
- * {@code enabled: true} only produces a warning.
+ * {@code tun.*} (operator.md §1.11): whether the node opens its IPv6 adapter (the TUN device), its name and MTU.
  *
  * @param enabled {@code enabled} (false)
  * @param name    {@code name} (fips0)

@@ -53,6 +53,16 @@ public interface ControlApi {
     /** @return {@code show_identity_cache} data: the node keys this node knows (peers, lookups, later DNS) */
     JsonNode showIdentityCache();
 
+    /** @return {@code show_sessions} data ({@code sessions[]}) */
+    default JsonNode showSessions() {
+        throw new UnsupportedOperationException("show_sessions");
+    }
+
+    /** @return {@code show_mmp} data ({@code peers[]}, {@code sessions[]}) */
+    default JsonNode showMmp() {
+        throw new UnsupportedOperationException("show_mmp");
+    }
+
     /**
      * Starts an ephemeral dial (not written to config, no auto-reconnect). The server has already checked that
      * all three parameters are present strings.

@@ -20,7 +20,7 @@ public final class ControlDispatcher {
     /** Commands this dispatcher serves, in the order {@code fipsctl} lists them. */
     public static final List<String> COMMANDS = List.of("show_status", "show_peers", "show_links",
             "show_connections", "show_transports", "show_acl", "show_tree", "show_bloom", "show_cache", "show_routing",
-            "show_identity_cache", "connect", "disconnect");
+            "show_identity_cache", "show_sessions", "show_mmp", "connect", "disconnect");
 
     // Trailing tokens after the object are an error in the reference (serde rejects trailing characters).
     private static final ObjectReader READER = ControlJson.MAPPER.reader()
@@ -87,6 +87,8 @@ public final class ControlDispatcher {
             case "show_cache" -> ok(api::showCache);
             case "show_routing" -> ok(api::showRouting);
             case "show_identity_cache" -> ok(api::showIdentityCache);
+            case "show_sessions" -> ok(api::showSessions);
+            case "show_mmp" -> ok(api::showMmp);
             case "connect" -> {
                 final JsonNode p = requireParams(command, params);
                 final String npub = requireString(p, "npub");

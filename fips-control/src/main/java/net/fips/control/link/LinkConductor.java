@@ -229,6 +229,9 @@ public final class LinkConductor {
             // Only raised with a forwarding table installed; the routing layer handles them, not the link layer.
             case DataPlaneEvent.RoutingEvent r -> {
             }
+            // Only raised with the session path on; the session layer handles them.
+            case DataPlaneEvent.SessionEvent s -> {
+            }
         }
         dirty = true;
         publish();

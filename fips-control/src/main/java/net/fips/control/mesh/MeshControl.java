@@ -385,6 +385,29 @@ public final class MeshControl implements LinkListener {
     }
 
     /**
+     * Routes a SessionDatagram this node originates (a session handshake message, routing-session §5.2): next hop
+     * over the current table, then sent on that peer's link.
+     *
+     * @return false when there is no route or the link refused it
+     */
+    public boolean routeOriginated(final SessionDatagram datagram, final long nowNanos) {
+        advance(nowNanos);
+        final NextHop.Route r = router.route(table(), datagram.dest(), now);
+        if (!r.found()) {
+            return false;
+        }
+        return links.send(r.peer().addr(), datagram.encode());
+    }
+
+    /** Removes {@code addr} from the coordinate cache (PathBroken at the source, routing-session §5.5). */
+    public void forgetCoords(final NodeAddr addr, final long nowNanos) {
+        advance(nowNanos);
+        if (cache.remove(addr)) {
+            dirty = true;
+        }
+    }
+
+    /**
      * Publishes a new forwarding table if anything it holds changed since the last one. The control loop calls it
      * after every pass.
      */

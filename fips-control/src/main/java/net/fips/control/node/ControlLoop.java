@@ -14,6 +14,7 @@ import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkCounter;
 import net.fips.control.mesh.MeshControl;
 import net.fips.control.mesh.MeshSnapshot;
+import net.fips.control.session.SessionLayer;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.udp.UdpTransport;
@@ -39,7 +40,11 @@ final class ControlLoop implements Runnable {
 
     private final LinkConductor conductor;
     private final MeshControl mesh;
+    private final SessionLayer sessions;
     private volatile MeshSnapshot meshSnapshot;
+    private volatile com.fasterxml.jackson.databind.node.ObjectNode sessionsSnapshot;
+    private volatile com.fasterxml.jackson.databind.node.ArrayNode sessionsMmpSnapshot;
+    private final String sessionMmpMode;
     private final DataPlane dataPlane;
     private final List<UdpTransport> transports;
     private final AclWatcher acl;
@@ -55,11 +60,14 @@ final class ControlLoop implements Runnable {
     private final Consumer<DataPlaneEvent> toConductor;
     private final Function<NodeAddr, String> names;
 
-    ControlLoop(final LinkConductor conductor, final MeshControl mesh, final DataPlane dataPlane,
+    ControlLoop(final LinkConductor conductor, final MeshControl mesh, final SessionLayer sessions,
+                final DataPlane dataPlane,
                 final List<UdpTransport> transports, final AclWatcher acl, final LongSupplier clock,
-                final boolean shared, final long tickNanos, final Function<NodeAddr, String> names) {
+                final boolean shared, final long tickNanos, final Function<NodeAddr, String> names,
+                final String sessionMmpMode) {
         this.conductor = conductor;
         this.mesh = mesh;
+        this.sessions = sessions;
         this.names = names;
         this.dataPlane = dataPlane;
         this.transports = List.copyOf(transports);
@@ -71,11 +79,15 @@ final class ControlLoop implements Runnable {
         this.toConductor = e -> {
             if (e instanceof DataPlaneEvent.RoutingEvent r) {
                 mesh.onRoutingEvent(r, now);
+            } else if (sessions != null && sessions.onEvent(e, now)) {
+                return;
             } else {
                 conductor.onEvent(e, now);
             }
         };
+        this.sessionMmpMode = sessionMmpMode;
         this.meshSnapshot = mesh.snapshot(names, clock.getAsLong(), System.currentTimeMillis());
+        renderSessions(clock.getAsLong());
     }
 
     /** Starts the thread; the conductor belongs to it from now on. */
@@ -104,6 +116,34 @@ final class ControlLoop implements Runnable {
     /** @return the routing layers (control thread only: use through {@link #submit}) */
     MeshControl mesh() {
         return mesh;
+    }
+
+    private void renderSessions(final long nowNanos) {
+        if (sessions == null) {
+            final com.fasterxml.jackson.databind.node.ObjectNode empty =
+                    com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+            empty.putArray("sessions");
+            sessionsSnapshot = empty;
+            sessionsMmpSnapshot = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+            return;
+        }
+        sessionsSnapshot = sessions.renderSessions(names, nowNanos, System.currentTimeMillis());
+        sessionsMmpSnapshot = sessions.renderMmp(names, sessionMmpMode);
+    }
+
+    /** @return show_sessions data of the last tick (any thread; do not modify) */
+    com.fasterxml.jackson.databind.node.ObjectNode sessionsSnapshot() {
+        return sessionsSnapshot;
+    }
+
+    /** @return the session half of show_mmp of the last tick (any thread; do not modify) */
+    com.fasterxml.jackson.databind.node.ArrayNode sessionsMmpSnapshot() {
+        return sessionsMmpSnapshot;
+    }
+
+    /** @return the session layer (control thread only), or null when the node runs without it */
+    SessionLayer sessions() {
+        return sessions;
     }
 
     /** @return the routing layers' snapshot of the last tick (any thread) */
@@ -155,6 +195,7 @@ final class ControlLoop implements Runnable {
                     nextTick = now + tickNanos;
                     // Rendered once per tick: show_tree and friends are at most one tick old, as in the reference.
                     meshSnapshot = mesh.snapshot(names, now, System.currentTimeMillis());
+                    renderSessions(now);
                 }
                 mesh.flush();
                 if (now - nextAclPoll >= 0) {

@@ -36,7 +36,16 @@ import net.fips.control.link.PeerFilter;
 import net.fips.control.mesh.MeshControl;
 import net.fips.control.mesh.MeshSettings;
 import net.fips.control.mesh.MeshSnapshot;
+import net.fips.control.dns.ArrivalFilter;
+import net.fips.control.dns.DnsResponder;
+import net.fips.control.dns.DnsServer;
+import net.fips.control.dns.FipsNameResolver;
+import net.fips.control.dns.HostsFile;
+import net.fips.control.session.SessionConfig;
+import net.fips.control.session.SessionLayer;
 import net.fips.control.tree.SchnorrTreeCrypto;
+import net.fips.dataplane.tun.TunDevice;
+import net.fips.dataplane.tun.TunException;
 import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
@@ -80,6 +89,8 @@ public final class Node implements AutoCloseable {
     private final long startedWallMs;
     private volatile NodeState state = NodeState.STARTING;
     private ControlSocketServer server;
+    private TunDevice tun;
+    private DnsServer dns;
     private boolean closed;
 
     private Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved,
@@ -133,6 +144,16 @@ public final class Node implements AutoCloseable {
         new SecureRandom().nextBytes(epoch);
 
         final List<UdpTransport> transports = openTransports(cfg.udp());
+        final boolean sessionPath = !options.localDeliverySet();
+        TunDevice tun = null;
+        if (cfg.tun().enabled() && sessionPath) {
+            try {
+                tun = openTun(cfg.tun(), identity);
+            } catch (final NodeStartException e) {
+                transports.forEach(UdpTransport::close);
+                throw e;
+            }
+        }
         DataPlane dataPlane = null;
         ControlLoop loop = null;
         Node node = null;
@@ -142,12 +163,17 @@ public final class Node implements AutoCloseable {
             for (final UdpTransport t : transports) {
                 maxMtu = Math.max(maxMtu, t.mtu());
             }
+            if (tun != null) {
+                maxMtu = Math.max(maxMtu, tun.mtu());
+            }
             final LoopHolder holder = new LoopHolder();
             final DataPlaneContext ctx = new DataPlaneContext()
                     .maxMtuBytes(maxMtu)
                     .workerCount(loaded.environment().encryptWorkers().orElse(DataPlaneContext.WORKER_COUNT_DEFAULT))
                     .cipherSupplier(AeadCiphers::create)
                     .localDelivery(options.localDelivery())
+                    .sessionPath(sessionPath)
+                    .ipv6SinkSupplier(options.ipv6Sink())
                     .nanoClock(clock)
                     .threadingMode(options.threadingMode())
                     .eventSignal(holder::wakeup);
@@ -160,6 +186,9 @@ public final class Node implements AutoCloseable {
             dataPlane = new DataPlane(ctx);
             for (final UdpTransport t : transports) {
                 dataPlane.addTransport(t);
+            }
+            if (tun != null) {
+                dataPlane.attachTun(tun);
             }
             dataPlane.start();
 
@@ -183,18 +212,26 @@ public final class Node implements AutoCloseable {
                     dataPlane::setForwardingTable, random, System::currentTimeMillis, SchnorrTreeCrypto.verifier(),
                     id -> id >= 0 && id < mtus.size() ? mtus.get(id).mtu() : DataPlaneContext.MAX_MTU_BYTES_DEFAULT,
                     now);
-            conductor.setLinkListener(mesh);
+            final DataPlane dp = dataPlane;
+            final SessionLayer sessions = sessionPath ? new SessionLayer(sessionConfig(nc), identity, epoch, mesh,
+                    dataPlane, dp::sessionStats, tun != null, random, now) : null;
+            conductor.setLinkListener(sessions == null ? mesh : new SessionAwareLinks(mesh, sessions));
             addConfiguredPeers(cfg.peers(), conductor, transports);
 
             final Map<String, String> displayNames = new LinkedHashMap<>();
             aliases.forEach((alias, npub) -> displayNames.put(npub, alias));
-            loop = new ControlLoop(conductor, mesh, dataPlane, transports, acl, clock,
+            loop = new ControlLoop(conductor, mesh, sessions, dataPlane, transports, acl, clock,
                     options.threadingMode() == ThreadingMode.SHARED, linkConfig.tickNanos(),
-                    addr -> displayName(mesh, displayNames, addr, clock.getAsLong()));
+                    addr -> displayName(mesh, displayNames, addr, clock.getAsLong()),
+                    nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             holder.loop = loop;
             node = new Node(loaded, options, resolved, epoch, transports, dataPlane, conductor, acl, loop,
                     displayNames, now);
+            node.tun = tun;
             loop.start();
+            if (sessionPath && cfg.dns().enabled()) {
+                node.startDns(cfg, aclDir.resolve("hosts"), HostAliases.of(aliases));
+            }
             if (nc.control().enabled()) {
                 node.startControlSocket(Path.of(nc.control().socketPath()));
             }
@@ -212,6 +249,9 @@ public final class Node implements AutoCloseable {
                     dataPlane.close();
                 } else {
                     transports.forEach(UdpTransport::close);
+                }
+                if (tun != null) {
+                    tun.close();
                 }
             }
             throw e;
@@ -232,6 +272,55 @@ public final class Node implements AutoCloseable {
         }
         final String alias = aliases.get(e.identity().npub());
         return alias != null ? alias : e.identity().shortNpub();
+    }
+
+    /** The session layer's settings from {@code node.session} and {@code node.rekey}. */
+    static SessionConfig sessionConfig(final NodeConfig nc) {
+        final SessionConfig d = SessionConfig.defaults();
+        final NodeConfig.Session s = nc.session();
+        final NodeConfig.Rekey r = nc.rekey();
+        final long second = 1_000_000_000L;
+        final long rekeyAfter = Math.max(1, r.afterSecs()) * second;
+        // The reference's +-15 s jitter, kept below a quarter of a short test interval.
+        final long jitter = Math.min(d.rekeyJitterNanos(), rekeyAfter / 4 / second * second);
+        return new SessionConfig(s.idleTimeoutSecs() * second, d.handshakeTimeoutNanos(), d.resendBaseNanos(),
+                d.maxResends(), s.pendingPacketsPerDest(), s.pendingMaxDestinations(), s.coordsWarmupPackets(),
+                s.coordsResponseIntervalMs() * 1_000_000L, s.defaultTtl(), r.enabled(), rekeyAfter, jitter,
+                r.afterMessages(), Math.min(d.rekeyDampeningNanos(), rekeyAfter / 2),
+                Math.min(d.rekeyCutoverNanos(), rekeyAfter / 4), Math.min(d.rekeyDrainNanos(), rekeyAfter / 2));
+    }
+
+    private static TunDevice openTun(final net.fips.control.config.TunConfig t, final NodeIdentity identity)
+            throws NodeStartException {
+        final java.net.Inet6Address address = identity.address().toInet6Address();
+        try {
+            final TunDevice d = TunDevice.open(net.fips.dataplane.tun.TunConfig.of(address).withName(t.name())
+                    .withMtu(t.mtu()));
+            return d;
+        } catch (final TunException e) {
+            throw new NodeStartException("cannot open the TUN device " + t.name() + ": " + e.getMessage()
+                    + " (set tun.enabled: false to run as a pure router)", false, e);
+        }
+    }
+
+    private void startDns(final FipsConfig cfg, final Path hostsPath, final HostAliases base) {
+        final Optional<InetSocketAddress> bind = DnsServer.bindAddress(cfg.dns());
+        if (bind.isEmpty()) {
+            LOG.log(Level.WARNING, "dns.bind_addr {0} is not an IP address; no .fips DNS responder runs",
+                    cfg.dns().bindAddr());
+            return;
+        }
+        final HostsFile hosts = new HostsFile(hostsPath, base);
+        final DnsResponder responder = new DnsResponder(FipsNameResolver.hostsThenNpub(hosts::aliases),
+                cfg.dns().ttl(), this::learnIdentity);
+        try {
+            dns = DnsServer.start(bind.get(), responder, hosts,
+                    tun == null ? ArrivalFilter.NONE : ArrivalFilter.meshInterfaceNamed(tun.name()));
+            LOG.log(Level.INFO, ".fips DNS responder on {0}", UdpAddresses.format(dns.localAddress()));
+        } catch (final IOException e) {
+            LOG.log(Level.WARNING, "cannot start the .fips DNS responder on {0}: {1}",
+                    UdpAddresses.format(bind.get()), e.getMessage());
+        }
     }
 
     /** Lets the data plane's event signal reach a control loop that is created after the data plane. */
@@ -328,6 +417,7 @@ public final class Node implements AutoCloseable {
                     String.valueOf(transports.get(i).mtu()));
         }
         LOG.log(Level.INFO, "control socket: {0}", server == null ? "disabled" : server.path());
+        LOG.log(Level.INFO, "TUN: {0}", tun == null ? "disabled (pure router)" : tun.toString());
     }
 
     private String describeSource() {
@@ -367,6 +457,16 @@ public final class Node implements AutoCloseable {
         return transports.stream().map(UdpTransport::localAddress).toList();
     }
 
+    /** @return the TUN device's name, or empty when the node runs without one */
+    public Optional<String> tunName() {
+        return Optional.ofNullable(tun).map(TunDevice::name);
+    }
+
+    /** @return the .fips DNS responder's address, or empty when none runs */
+    public Optional<InetSocketAddress> dnsAddress() {
+        return Optional.ofNullable(dns).map(DnsServer::localAddress);
+    }
+
     /** @return the control socket path, or empty when the socket is disabled */
     public Optional<Path> controlSocketPath() {
         return Optional.ofNullable(server).map(ControlSocketServer::path);
@@ -393,6 +493,9 @@ public final class Node implements AutoCloseable {
      * @return false when the control thread's queue is full
      */
     boolean learnIdentity(final net.fips.control.identity.PeerIdentity peer) {
+        if (peer == null) {
+            return false;
+        }
         return loop.submit(() -> loop.mesh().learnIdentity(peer, options.nanoClock().getAsLong()));
     }
 
@@ -482,8 +585,14 @@ public final class Node implements AutoCloseable {
         if (server != null) {
             server.close();
         }
+        if (dns != null) {
+            dns.close();
+        }
         loop.stop(sayGoodbye);
         dataPlane.close();
+        if (tun != null) {
+            tun.close();
+        }
         state = NodeState.STOPPED;
         LOG.log(Level.INFO, "node stopped");
         if (loop.loopErrors() > 0) {

@@ -83,8 +83,10 @@ final class NodeControlApi implements ControlApi {
         final ForwardingCounters fwd = forwarding();
         final MeshSnapshot mesh = node.meshSnapshot();
         return new StatusSnapshot(node.options().version(), id.npub(), id.nodeAddr().toString(),
-                id.address().toString(), node.state(), nc.leafOnly(), snap.peers().size(), 0, snap.peers().size(),
-                node.transports().size(), snap.pendingOutbound(), TunState.DISABLED, null, ipv6Mtu,
+                id.address().toString(), node.state(), nc.leafOnly(), snap.peers().size(),
+                node.loop().sessionsSnapshot().path("sessions").size(), snap.peers().size(),
+                node.transports().size(), snap.pendingOutbound(),
+                node.tunName().isPresent() ? TunState.ACTIVE : TunState.DISABLED, node.tunName().orElse(null), ipv6Mtu,
                 node.controlSocketPath().map(Object::toString).orElse(nc.control().socketPath()), self.pid(),
                 self.info().command().orElse(null), node.uptimeNanos() / 1_000_000_000L, mesh.meshSize(),
                 nc.identity().persistent() || nc.identity().nsec().isPresent(), mesh.root(), mesh.isRoot(),
@@ -183,6 +185,41 @@ final class NodeControlApi implements ControlApi {
                     p.kBit() == 1, LinkMmp.of(mode, srttMs, null, null, null, null, null, null, null)));
         }
         return out;
+    }
+
+    @Override
+    public JsonNode showSessions() {
+        return node.loop().sessionsSnapshot();
+    }
+
+    /**
+     * {@code show_mmp}: link layer per peer (what show_peers measures: SRTT; loss, ETX, goodput, delivery ratios and
+     * CE counts are not measured and null), session layer per established session.
+     */
+    @Override
+    public JsonNode showMmp() {
+        final String mode = node.config().config().node().mmp().mode().name().toLowerCase(java.util.Locale.ROOT);
+        final ObjectNode data = ControlJson.MAPPER.createObjectNode();
+        final com.fasterxml.jackson.databind.node.ArrayNode peers = data.putArray("peers");
+        for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
+            final ObjectNode o = peers.addObject();
+            o.put("peer", p.nodeAddr());
+            o.put("display_name", displayName(p.npub()));
+            o.put("mode", mode);
+            final ObjectNode l = o.putObject("link_layer");
+            l.putNull("loss_rate");
+            l.putNull("etx");
+            l.putNull("goodput_bps");
+            l.put("spin_bit_role", "unknown");
+            if (p.srttMicros() >= 0) {
+                l.put("srtt_ms", p.srttMicros() / 1000.0);
+            }
+            l.putNull("delivery_ratio_forward");
+            l.putNull("delivery_ratio_reverse");
+            l.putNull("ecn_ce_count");
+        }
+        data.set("sessions", node.loop().sessionsMmpSnapshot());
+        return data;
     }
 
     @Override

@@ -17,6 +17,8 @@ import net.fips.dataplane.engine.ThreadingMode;
  */
 public final class NodeOptions {
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
+    private boolean localDeliverySet;
+    private java.util.function.Supplier<net.fips.dataplane.Ipv6Sink> ipv6Sink;
     private ThreadingMode threadingMode = ThreadingMode.DEDICATED;
     private LongSupplier nanoClock = System::nanoTime;
     private Random random;
@@ -33,6 +35,7 @@ public final class NodeOptions {
     /** @param hook receives SessionDatagrams that arrive on any link (on a data-plane thread; must not block) */
     public NodeOptions localDelivery(final LocalDelivery hook) {
         this.localDelivery = Objects.requireNonNull(hook, "hook");
+        this.localDeliverySet = true;
         return this;
     }
 
@@ -93,6 +96,24 @@ public final class NodeOptions {
 
     LocalDelivery localDelivery() {
         return localDelivery;
+    }
+
+    /**
+     * @param sink one IPv6 sink per data-plane worker for the packets sessions deliver when the node has no TUN
+     *             device (tests); with a TUN device the device is the sink
+     */
+    public NodeOptions ipv6Sink(final java.util.function.Supplier<net.fips.dataplane.Ipv6Sink> sink) {
+        this.ipv6Sink = Objects.requireNonNull(sink, "sink");
+        return this;
+    }
+
+    java.util.function.Supplier<net.fips.dataplane.Ipv6Sink> ipv6Sink() {
+        return ipv6Sink;
+    }
+
+    /** A test hook that takes every SessionDatagram for us instead of the session layer. */
+    boolean localDeliverySet() {
+        return localDeliverySet;
     }
 
     ThreadingMode threadingMode() {

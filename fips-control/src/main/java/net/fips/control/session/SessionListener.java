@@ -52,6 +52,14 @@ public interface SessionListener {
     }
 
     /**
+     * The coordinate warm-up counter of the established session with {@code remote} was (re)armed to {@code packets}
+     * (establishment, CoordsRequired, PathBroken, a verified LookupResponse): the data plane should carry our and
+     * the destination's current coordinates on that many DataPackets.
+     */
+    default void onWarmupReset(final NodeAddr remote, final int packets, final long nowNanos) {
+    }
+
+    /**
      * A smaller path MTU toward {@code dest} was reported (MtuExceeded or PathMtuNotification): lower the session's
      * estimate and tighten the MSS-clamp entry (never loosen).
      */

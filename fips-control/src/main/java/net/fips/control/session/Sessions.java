@@ -282,6 +282,7 @@ public final class Sessions {
             }
         } else if (e.state == SessionState.ESTABLISHED) {
             e.warmup = config.warmupPackets();
+            listener.onWarmupReset(target, e.warmup, nowNanos);
         }
     }
 
@@ -651,7 +652,7 @@ public final class Sessions {
                 if (identities.contains(c.destAddr())) {
                     listener.onLookupNeeded(c.destAddr(), now);
                 }
-                resetWarmup(c.destAddr());
+                resetWarmup(c.destAddr(), now);
             }
             case PathBroken p -> {
                 warmupReaction(p.destAddr(), now);
@@ -659,7 +660,7 @@ public final class Sessions {
                 if (identities.contains(p.destAddr())) {
                     listener.onLookupNeeded(p.destAddr(), now);
                 }
-                resetWarmup(p.destAddr());
+                resetWarmup(p.destAddr(), now);
             }
             case MtuExceeded m -> listener.onPathMtu(m.destAddr(), m.mtu(), now);
         }
@@ -679,10 +680,11 @@ public final class Sessions {
         listener.onCoordsWarmupNeeded(dest, now);
     }
 
-    private void resetWarmup(final NodeAddr dest) {
+    private void resetWarmup(final NodeAddr dest, final long now) {
         final Entry e = sessions.get(dest);
         if (e != null && e.state == SessionState.ESTABLISHED) {
             e.warmup = config.warmupPackets();
+            listener.onWarmupReset(dest, e.warmup, now);
         }
     }
 
@@ -953,6 +955,33 @@ public final class Sessions {
         final ArrayDeque<byte[]> q = queued.get(remote);
         return new SessionSnapshot(remote, e.state, e.initiator, e.warmup, e.resendCount, e.keyEpoch,
                 e.rekeyHs != null || e.rekeyRespHs != null || e.pending, q == null ? 0 : q.size());
+    }
+
+    /** @return the remote addresses of every entry (any state), in no particular order */
+    public List<NodeAddr> remotes() {
+        return List.copyOf(sessions.keySet());
+    }
+
+    /**
+     * Facts show_sessions prints beyond {@link #snapshot}.
+     *
+     * @param sessionStartNanos when the current key generation started (0 while not established)
+     * @param lastActivityNanos the last handshake activity or DataPacket
+     * @param draining          a previous key generation is still accepted
+     * @param npub              the remote's npub when its key is known, else null
+     */
+    public record SessionDetail(long sessionStartNanos, long lastActivityNanos, boolean draining, String npub) {
+    }
+
+    /** @return details of the entry for {@code remote}, or null */
+    public SessionDetail detail(final NodeAddr remote) {
+        final Entry e = sessions.get(remote);
+        if (e == null) {
+            return null;
+        }
+        final long last = e.state == SessionState.ESTABLISHED ? Math.max(e.lastData, e.lastActivity) : e.lastActivity;
+        return new SessionDetail(e.state == SessionState.ESTABLISHED ? e.sessionStart : 0, last,
+                e.previousExpires != 0, e.peer == null ? null : e.peer.npub());
     }
 
     /** @return the number of session entries (any state) */

@@ -211,6 +211,58 @@ final class PairedDataPlanes {
 
     /** One node's data plane. */
     final class Side implements DataPlaneCommands {
+
+        // The link-layer tests drive no sessions: these commands are not part of this fake.
+        @Override
+        public void addSession(final net.fips.dataplane.SessionSpec spec) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void installSessionPending(final net.fips.dataplane.wire.NodeAddr r, final byte[] s, final byte[] v) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void cutoverSession(final net.fips.dataplane.wire.NodeAddr r, final long start) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void dropSessionPrevious(final net.fips.dataplane.wire.NodeAddr r) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void removeSession(final net.fips.dataplane.wire.NodeAddr r) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void setSessionWarmup(final net.fips.dataplane.wire.NodeAddr r, final byte[] cp, final int n) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void lowerSessionPathMtu(final net.fips.dataplane.wire.NodeAddr r, final int mtu) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void sendSessionMessage(final net.fips.dataplane.wire.NodeAddr r, final int t, final byte[] b,
+                                       final boolean cp) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void sendIpv6(final byte[] packet) {
+            throw new UnsupportedOperationException("sessions");
+        }
+
+        @Override
+        public void writeIpv6(final byte[] packet) {
+            throw new UnsupportedOperationException("sessions");
+        }
         final String name;
         final InetSocketAddress address;
         final Map<Long, DpLink> links = new HashMap<>();

@@ -17,7 +17,13 @@ import java.util.function.Consumer;
 import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.LinkStats;
+import net.fips.dataplane.SessionSpec;
+import net.fips.dataplane.SessionStats;
+import net.fips.dataplane.ipv6.Ipv6Packet;
+import net.fips.dataplane.tun.TunDevice;
+import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.pool.MpscSlotRing;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
@@ -73,6 +79,10 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private final ForwardingTableHolder routes = new ForwardingTableHolder();
     private final List<UdpTransport> transportList = new ArrayList<>();
     private final Map<Long, Link> links = new ConcurrentHashMap<>();
+    private final Map<NodeAddr, FspSession> sessions = new ConcurrentHashMap<>();
+    private final Arena tunArena = Arena.ofShared();
+    private TunDevice tun;
+    private TunRxAgent tunRx;
     private final List<Counters> counters = new ArrayList<>();
     private final List<Agent> agents = new ArrayList<>();
     private final List<AgentRunner> runners = new ArrayList<>();
@@ -115,6 +125,26 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         return transportList.size() - 1;
     }
 
+    /**
+     * Attaches the TUN device as the IPv6 side of the session path: a receive agent reads it and hands packets to
+     * the workers, and each worker writes decrypted packets to it with its own writer. The data plane does not
+     * close the device (its opener does, after {@link #close()}).
+     *
+     * @throws IllegalStateException after {@link #start()}, or when the session path is off
+     */
+    public synchronized void attachTun(final TunDevice device) {
+        if (state != State.NEW) {
+            throw new IllegalStateException("the TUN device is attached before start()");
+        }
+        if (!ctx.sessionPath()) {
+            throw new IllegalStateException("the TUN device needs the session path (DataPlaneContext.sessionPath)");
+        }
+        if (device.mtu() > pool.maxMtuBytes()) {
+            throw new IllegalArgumentException("TUN MTU " + device.mtu() + " exceeds the pool's " + pool.maxMtuBytes());
+        }
+        this.tun = Objects.requireNonNull(device);
+    }
+
     /** Builds the agents and, in {@link ThreadingMode#DEDICATED}, starts their threads. */
     public synchronized void start() {
         if (state != State.NEW) {
@@ -155,6 +185,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         for (int i = 0; i < t; i++) {
             txSignals[i] = new WakeSignal();
         }
+        final SpscSlotRing[] tunToWorker = new SpscSlotRing[w];
+        if (tun != null) {
+            for (int j = 0; j < w; j++) {
+                tunToWorker[j] = new SpscSlotRing(ring);
+            }
+            tunRx = new TunRxAgent(tun, pool, tunToWorker, workerSignals, newCounters(), ctx.batch(),
+                    dedicated ? 1000 : 0);
+        }
         rx = new RxAgent[t];
         tx = new TxAgent[t];
         workers = new WorkerAgent[w];
@@ -174,8 +212,15 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             for (int a = 0; a < w; a++) {
                 fromWorkers[a] = handoff[a][j];
             }
+            final Ipv6Sink sink;
+            if (tun != null) {
+                sink = tun.newWriter(tunArena)::write;
+            } else {
+                sink = ctx.ipv6SinkSupplier() == null ? null : ctx.ipv6SinkSupplier().get();
+            }
             workers[j] = new WorkerAgent(j, shared, ctx.cipherSupplier().get(), in, callerRings[j], workerToTx[j],
-                    newCounters(), workerSignals[j], txSignals, handoff[j], fromWorkers, workerSignals);
+                    newCounters(), workerSignals[j], txSignals, handoff[j], fromWorkers, workerSignals,
+                    tunToWorker[j], sink);
         }
         for (int i = 0; i < t; i++) {
             final SpscSlotRing[] in = new SpscSlotRing[w];
@@ -186,6 +231,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                     txSignals[i]);
         }
         agents.addAll(List.of(rx));
+        if (tunRx != null) {
+            agents.add(tunRx);
+        }
         agents.addAll(List.of(workers));
         agents.addAll(List.of(tx));
         state = State.RUNNING;
@@ -193,7 +241,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             for (final Agent a : agents) {
                 // The receive agents block in the kernel instead of idling; the others back off, then park until
                 // signalled (the receive agents have no signal: they only back off when the pool is exhausted).
-                final IdleStrategy idle = a instanceof RxAgent ? new BackoffIdleStrategy()
+                final IdleStrategy idle = a instanceof RxAgent || a instanceof TunRxAgent ? new BackoffIdleStrategy()
                         : ctx.idleStrategySupplier().get();
                 final AgentRunner r = new AgentRunner(a, idle, ctx.idleParkBoundNs(), this::onAgentError);
                 runners.add(r);
@@ -300,6 +348,93 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         checkRunning();
         transport(transportId);
         tx[transportId].enqueue(new TxAgent.Handshake(to, packet.clone()));
+    }
+
+    // ------------------------------------------------------------------ end-to-end sessions
+
+    @Override
+    public void addSession(final SessionSpec spec) {
+        checkRunning();
+        final FspSession s = FspSession.of(spec, ctx.nanoClock().getAsLong());
+        sessions.put(spec.remote(), s);
+        sessionWorker(spec.remote()).enqueue(new WorkerAgent.AddSession(s));
+    }
+
+    @Override
+    public void installSessionPending(final NodeAddr remote, final byte[] sendKey, final byte[] recvKey) {
+        checkRunning();
+        sessionWorker(remote).enqueue(new WorkerAgent.InstallSessionPending(remote, sendKey.clone(),
+                recvKey.clone()));
+    }
+
+    @Override
+    public void cutoverSession(final NodeAddr remote, final long sessionStartNanos) {
+        checkRunning();
+        sessionWorker(remote).enqueue(new WorkerAgent.CutoverSession(remote, sessionStartNanos));
+    }
+
+    @Override
+    public void dropSessionPrevious(final NodeAddr remote) {
+        checkRunning();
+        sessionWorker(remote).enqueue(new WorkerAgent.DropSessionPrevious(remote));
+    }
+
+    @Override
+    public void removeSession(final NodeAddr remote) {
+        checkRunning();
+        sessions.remove(remote);
+        sessionWorker(remote).enqueue(new WorkerAgent.RemoveSession(remote));
+    }
+
+    @Override
+    public void setSessionWarmup(final NodeAddr remote, final byte[] cpCoords, final int packets) {
+        checkRunning();
+        sessionWorker(remote).enqueue(new WorkerAgent.SetSessionWarmup(remote,
+                cpCoords == null ? null : cpCoords.clone(), packets));
+    }
+
+    @Override
+    public void lowerSessionPathMtu(final NodeAddr remote, final int pathMtu) {
+        checkRunning();
+        sessionWorker(remote).enqueue(new WorkerAgent.LowerSessionPathMtu(remote, pathMtu));
+    }
+
+    @Override
+    public void sendSessionMessage(final NodeAddr remote, final int msgType, final byte[] body,
+                                   final boolean withCoords) {
+        checkRunning();
+        sessionWorker(remote).enqueue(new WorkerAgent.SendSessionMessage(remote, msgType,
+                body == null ? null : body.clone(), withCoords));
+    }
+
+    @Override
+    public void sendIpv6(final byte[] packet) {
+        checkRunning();
+        final byte[] copy = packet.clone();
+        int worker = 0;
+        final MemorySegment seg = MemorySegment.ofArray(copy);
+        if (Ipv6Packet.checkHeader(seg, 0, copy.length) == Ipv6Packet.OK) {
+            final long hi = Ipv6Packet.dstHi(seg, 0);
+            final long lo = Ipv6Packet.dstLo(seg, 0);
+            worker = SessionPath.workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo),
+                    workers.length);
+        }
+        workers[worker].enqueue(new WorkerAgent.SendIpv6(copy));
+    }
+
+    @Override
+    public void writeIpv6(final byte[] packet) {
+        checkRunning();
+        workers[0].enqueue(new WorkerAgent.WriteIpv6(packet.clone()));
+    }
+
+    /** @return the live figures of the session with {@code remote}, or null when there is none */
+    public SessionStats sessionStats(final NodeAddr remote) {
+        return sessions.get(remote);
+    }
+
+    private WorkerAgent sessionWorker(final NodeAddr remote) {
+        return workers[SessionPath.workerOf(remote, workers.length)];
     }
 
     /** Any time, from the control thread; takes effect from each worker's next datagram. */
@@ -443,6 +578,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             t.close();
         }
         pool.close();
+        tunArena.close();
     }
 
     private void checkRunning() {

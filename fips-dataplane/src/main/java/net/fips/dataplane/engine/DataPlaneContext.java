@@ -50,6 +50,8 @@ public final class DataPlaneContext {
     private int decryptFailureLimit = DECRYPT_FAILURE_LIMIT_DEFAULT;
     private Supplier<AeadCipher> cipherSupplier = JdkAeadCipher::new;
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
+    private boolean sessionPath;
+    private Supplier<net.fips.dataplane.Ipv6Sink> ipv6SinkSupplier;
     private LongSupplier nanoClock = System::nanoTime;
     private Runnable eventSignal = () -> { };
     private Supplier<IdleStrategy> idleStrategySupplier = BackoffIdleStrategy::new;
@@ -108,6 +110,25 @@ public final class DataPlaneContext {
     /** @param hook receives SessionDatagrams addressed to this node, on the worker thread that opened them */
     public DataPlaneContext localDelivery(final LocalDelivery hook) {
         this.localDelivery = hook;
+        return this;
+    }
+
+    /**
+     * @param on whether SessionDatagrams for this node go through the end-to-end session path (FSP open, IPv6 to the
+     *           sink; handshakes and error signals as events) rather than to the {@link #localDelivery} hook; only
+     *           with a forwarding table installed. Off by default (the hook sees everything, as before sessions).
+     */
+    public DataPlaneContext sessionPath(final boolean on) {
+        this.sessionPath = on;
+        return this;
+    }
+
+    /**
+     * @param supplier one {@link net.fips.dataplane.Ipv6Sink} per worker for decrypted IPv6 packets and ICMPv6
+     *                 errors (the TUN device); null drops them (counted)
+     */
+    public DataPlaneContext ipv6SinkSupplier(final Supplier<net.fips.dataplane.Ipv6Sink> supplier) {
+        this.ipv6SinkSupplier = supplier;
         return this;
     }
 
@@ -249,6 +270,16 @@ public final class DataPlaneContext {
     /** @return the AEAD engine factory */
     public Supplier<AeadCipher> cipherSupplier() {
         return cipherSupplier;
+    }
+
+    /** @return whether the session path is on */
+    public boolean sessionPath() {
+        return sessionPath;
+    }
+
+    /** @return the IPv6 sink supplier, or null */
+    public Supplier<net.fips.dataplane.Ipv6Sink> ipv6SinkSupplier() {
+        return ipv6SinkSupplier;
     }
 
     /** @return the local delivery hook */

@@ -80,7 +80,39 @@ public enum DataPlaneCounter {
     /** Lateral forwards into the destination's subtree. */
     ROUTE_CROSSLINK_DESCEND("forwards: crosslink descend"),
     /** Lateral forwards not into the destination's subtree. */
-    ROUTE_CROSSLINK_ASCEND("forwards: crosslink ascend");
+    ROUTE_CROSSLINK_ASCEND("forwards: crosslink ascend"),
+    /** IPv6 packets sealed into a session and handed to routing. */
+    SESSION_PACKETS_OUT("IPv6 packets sent through a session"),
+    /** IPv6 packets opened from a session and written to the IPv6 side. */
+    SESSION_PACKETS_IN("IPv6 packets received through a session"),
+    /** Session key generations promoted (by a pending-key frame or the control plane's cutover). */
+    SESSION_CUTOVERS("session rekey cutovers"),
+    /** Session-layer messages other than DataPackets sealed (CoordsWarmup, reports, notifications). */
+    SESSION_MESSAGES_OUT("session control messages sent"),
+    /** IPv6 packets for which the worker had no session: passed to the control plane. */
+    SESSION_PACKETS_TO_CONTROL("IPv6 packets waiting for a session"),
+    /** FSP handshake messages and error signals addressed to us, passed to the control plane. */
+    SESSION_MESSAGES_TO_CONTROL("FSP handshake/error messages received"),
+    /** Outbound IPv6 packets that are not IPv6, too short, or for a non-FIPS or multicast destination. */
+    DROP_IPV6_NOT_ROUTABLE("IPv6 packets not for the mesh"),
+    /** Outbound IPv6 packets longer than the path allows: answered with ICMPv6 Packet Too Big. */
+    DROP_IPV6_TOO_BIG("IPv6 packets too big (PTB sent or rate-limited)"),
+    /** Outbound session packets with no next hop. */
+    DROP_SESSION_NO_ROUTE("session packets without a route"),
+    /** Encrypted FSP messages for which no session exists. */
+    DROP_SESSION_UNKNOWN("FSP messages for an unknown session"),
+    /** Encrypted FSP messages that no key generation authenticated. */
+    DROP_SESSION_AUTH_FAILED("FSP authentication failed"),
+    /** Encrypted FSP messages replayed or older than the window. */
+    DROP_SESSION_REPLAY("FSP replayed or too old counter"),
+    /** FSP messages too short or with bad coordinates, DataPackets not for port 256 or with a bad shim. */
+    DROP_SESSION_MALFORMED("malformed FSP message"),
+    /** Decrypted IPv6 packets with nowhere to go (no TUN) or refused by it. */
+    DROP_IPV6_SINK("IPv6 packets the TUN side refused"),
+    /** ICMPv6 errors written to the IPv6 side (Packet Too Big, Destination Unreachable). */
+    ICMPV6_ERRORS_SENT("ICMPv6 errors sent to TUN"),
+    /** TCP SYNs whose MSS was lowered. */
+    MSS_CLAMPED("TCP MSS clamped");
 
     private final String label;
 

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
 
 import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.pool.MpscSlotRing;
@@ -83,6 +84,41 @@ final class WorkerAgent implements Agent {
     record SendLinkMessage(long linkId, byte[] message) implements Command {
     }
 
+    record AddSession(FspSession session) implements Command {
+    }
+
+    record InstallSessionPending(NodeAddr remote, byte[] sendKey, byte[] recvKey) implements Command {
+    }
+
+    record CutoverSession(NodeAddr remote, long sessionStartNanos) implements Command {
+    }
+
+    record DropSessionPrevious(NodeAddr remote) implements Command {
+    }
+
+    record RemoveSession(NodeAddr remote) implements Command {
+    }
+
+    record SetSessionWarmup(NodeAddr remote, byte[] cpCoords, int packets) implements Command {
+    }
+
+    record LowerSessionPathMtu(NodeAddr remote, int pathMtu) implements Command {
+    }
+
+    record SendSessionMessage(NodeAddr remote, int msgType, byte[] body, boolean withCoords) implements Command {
+    }
+
+    record SendIpv6(byte[] packet) implements Command {
+    }
+
+    record WriteIpv6(byte[] packet) implements Command {
+    }
+
+    /** Handoff flag: a datagram for us whose session this worker owns (rather than a forward). */
+    static final int HANDOFF_DELIVER = 1 << 16;
+    /** Handoff flag: a datagram we originated (counted as sent, not as forwarded). */
+    static final int HANDOFF_ORIGINATED = 1 << 17;
+
     private static final long NANOS_PER_MILLI = 1_000_000L;
     private static final int HEADER = FmpEstablishedHeader.SIZE;
     private static final int TAG = AeadCipher.TAG_BYTES;
@@ -142,13 +178,16 @@ final class WorkerAgent implements Agent {
     private final boolean[] workerFed;
     private final long[] coordHi;
     private final long[] coordLo;
+    private final SpscSlotRing fromTun;
+    private final SessionPath sessions;
     private final long[] errorAt = new long[ERROR_SLOTS];
     private final boolean[] errorSet = new boolean[ERROR_SLOTS];
 
     WorkerAgent(final int id, final DataPlane.Shared shared, final AeadCipher cipher, final SpscSlotRing[] fromRx,
                 final MpscSlotRing fromCallers, final SpscSlotRing[] toTx, final Counters counters,
                 final WakeSignal signal, final WakeSignal[] txSignals, final SpscSlotRing[] toWorkers,
-                final SpscSlotRing[] fromWorkers, final WakeSignal[] workerSignals) {
+                final SpscSlotRing[] fromWorkers, final WakeSignal[] workerSignals, final SpscSlotRing fromTun,
+                final Ipv6Sink sink) {
         this.id = id;
         this.pool = shared.pool();
         this.view = pool.newView();
@@ -180,6 +219,17 @@ final class WorkerAgent implements Agent {
         final int maxCoords = pool.maxMtuBytes() / NodeAddr.SIZE + 1;
         this.coordHi = new long[maxCoords];
         this.coordLo = new long[maxCoords];
+        this.fromTun = fromTun;
+        if (shared.context().sessionPath()) {
+            int transportMtu = Integer.MAX_VALUE;
+            for (final UdpTransport t : transports) {
+                transportMtu = Math.min(transportMtu, t.mtu());
+            }
+            this.sessions = new SessionPath(pool, cipher, events, counters, clock, sink, this::routeOriginated,
+                    transportMtu == Integer.MAX_VALUE ? pool.maxMtuBytes() : transportMtu, arena);
+        } else {
+            this.sessions = null;
+        }
     }
 
     @Override
@@ -200,7 +250,7 @@ final class WorkerAgent implements Agent {
 
     @Override
     public boolean hasPendingWork() {
-        if (!commands.isEmpty() || fromCallers.size() > 0) {
+        if (!commands.isEmpty() || fromCallers.size() > 0 || fromTun != null && !fromTun.isEmpty()) {
             return true;
         }
         for (final SpscSlotRing ring : fromRx) {
@@ -237,11 +287,19 @@ final class WorkerAgent implements Agent {
             }
             work += n;
         }
-        final int budget = txBudget();
+        int budget = txBudget();
         if (budget > 0) {
             final int n = fromCallers.drainTo(drained, budget);
             for (int i = 0; i < n; i++) {
                 onOutbound(drained[i]);
+            }
+            work += n;
+            budget -= n;
+        }
+        if (budget > 0 && fromTun != null) {
+            final int n = fromTun.drainTo(drained, budget);
+            for (int i = 0; i < n; i++) {
+                onIpv6Outbound(drained[i]);
             }
             work += n;
         }
@@ -437,6 +495,10 @@ final class WorkerAgent implements Agent {
         final int coordLen = warm(seg, m, len);
         if (destHi == forwarding.self().hi() && destLo == forwarding.self().lo()) {
             counters.increment(DataPlaneCounter.DATAGRAMS_DELIVERED);
+            if (sessions != null) {
+                deliverToSession(forwarding, slot, seg, m, len, fmpFlags);
+                return;
+            }
             try {
                 delivery.deliver(link.linkId, seg, m, len);
             } finally {
@@ -481,11 +543,100 @@ final class WorkerAgent implements Agent {
         counters.increment(DataPlaneCounter.HANDOFFS);
     }
 
-    /** A forward handed over by another worker: the outbound link is ours. */
+    /** A forward handed over by another worker (the outbound link is ours), or a datagram for our session. */
     private void onHandoff(final int slot) {
         applyPendingCommands();
         final MemorySegment seg = pool.slotSegment(slot);
-        forward(SlotMeta.linkId(seg), slot, SlotMeta.forwardFlags(seg));
+        final int flags = SlotMeta.forwardFlags(seg);
+        if ((flags & HANDOFF_DELIVER) != 0) {
+            final ForwardingTable forwarding = routes.get();
+            if (forwarding == null || sessions == null) {
+                drop(slot, DataPlaneCounter.DROP_SESSION_UNKNOWN);
+                return;
+            }
+            sessions.onInbound(forwarding, slot, seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD),
+                    seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD),
+                    (flags & FmpEstablishedHeader.FLAG_CE) != 0);
+            return;
+        }
+        forward(SlotMeta.linkId(seg), slot, flags);
+    }
+
+    // ------------------------------------------------------------------ end-to-end sessions
+
+    /**
+     * A SessionDatagram for us with the session path on: handshake messages and error signals go to the control
+     * plane from here; encrypted messages to the worker that owns the sender's session (here, or by handoff).
+     */
+    private void deliverToSession(final ForwardingTable forwarding, final int slot, final MemorySegment seg,
+                                  final long m, final int len, final int fmpFlags) {
+        if (!SessionPath.isEncrypted(seg, m + DATAGRAM_HEADER, len - DATAGRAM_HEADER)) {
+            sessions.toControlMessage(slot, seg, m, len);
+            return;
+        }
+        final long srcHi = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET);
+        final long srcLo = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET + 8);
+        final int owner = SessionPath.workerOf(srcHi, SessionMap.prefixLo(srcLo), workerFed.length);
+        if (owner == id) {
+            sessions.onInbound(forwarding, slot, m, len, (fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0);
+            return;
+        }
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) m);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
+        SlotMeta.forwardFlags(seg, HANDOFF_DELIVER | (fmpFlags & FmpEstablishedHeader.FLAG_CE));
+        if (!toWorkers[owner].offer(slot)) {
+            drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
+            return;
+        }
+        workerFed[owner] = true;
+        counters.increment(DataPlaneCounter.HANDOFFS);
+    }
+
+    /** An IPv6 packet read from TUN for a destination whose session this worker owns. */
+    private void onIpv6Outbound(final int slot) {
+        applyPendingCommands();
+        if (sessions == null) {
+            drop(slot, DataPlaneCounter.DROP_SESSION_UNKNOWN);
+            return;
+        }
+        sessions.onOutbound(routes.get(), slot);
+    }
+
+    /**
+     * Routes a SessionDatagram this node originated (the session path's {@link SessionPath.Originator}): next hop
+     * over the table, path_mtu seeded with the first link's MTU, then sealed here or handed to the link's worker.
+     */
+    private int routeOriginated(final ForwardingTable forwarding, final int slot, final long destHi,
+                                final long destLo, final long now) {
+        final int peer = nextHop.find(forwarding, destHi, destLo, now);
+        if (peer < 0) {
+            return SessionPath.Originator.NO_ROUTE;
+        }
+        final MemorySegment seg = pool.slotSegment(slot);
+        final long m = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
+        final int linkMtu = forwarding.linkMtu(peer);
+        if (linkMtu < 0xFFFF) {
+            seg.set(DataPlane.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
+        }
+        final long outLinkId = forwarding.linkId(peer);
+        final int worker = DataPlane.workerOf(outLinkId, workerFed.length);
+        if (worker == id) {
+            final Link out = link(outLinkId);
+            if (out == null) {
+                drop(slot, DataPlaneCounter.DROP_NO_LINK);
+                return SessionPath.Originator.DROPPED;
+            }
+            return seal(out, slot, 0) ? SessionPath.Originator.SENT : SessionPath.Originator.DROPPED;
+        }
+        SlotMeta.linkId(seg, outLinkId);
+        SlotMeta.forwardFlags(seg, HANDOFF_ORIGINATED);
+        if (!toWorkers[worker].offer(slot)) {
+            drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
+            return SessionPath.Originator.DROPPED;
+        }
+        workerFed[worker] = true;
+        counters.increment(DataPlaneCounter.HANDOFFS);
+        return SessionPath.Originator.SENT;
     }
 
     /** @param forwardFlags the FMP flags to add (CE) in the low byte, the route class ordinal above */
@@ -495,9 +646,9 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_NO_LINK);
             return;
         }
-        if (seal(out, slot, forwardFlags & 0xFF)) {
+        if (seal(out, slot, forwardFlags & 0xFF) && (forwardFlags & HANDOFF_ORIGINATED) == 0) {
             counters.increment(DataPlaneCounter.FORWARDED);
-            counters.increment(ROUTE_COUNTERS[forwardFlags >>> 8]);
+            counters.increment(ROUTE_COUNTERS[(forwardFlags >>> 8) & 0xFF]);
         }
     }
 
@@ -719,7 +870,47 @@ final class WorkerAgent implements Agent {
                 }
             }
             case SendLinkMessage(final long linkId, final byte[] message) -> onSendLinkMessage(linkId, message);
+            default -> applySessionCommand(command);
         }
+    }
+
+    private void applySessionCommand(final Command command) {
+        if (sessions == null) {
+            counters.increment(DataPlaneCounter.DROP_SESSION_UNKNOWN);
+            return;
+        }
+        switch (command) {
+            case AddSession(final FspSession session) -> sessions.addSession(session);
+            case InstallSessionPending(final NodeAddr remote, final byte[] send, final byte[] recv) ->
+                    sessions.installPending(remote, send, recv);
+            case CutoverSession(final NodeAddr remote, final long start) -> sessions.cutover(remote, start);
+            case DropSessionPrevious(final NodeAddr remote) -> sessions.dropPrevious(remote);
+            case RemoveSession(final NodeAddr remote) -> sessions.remove(remote);
+            case SetSessionWarmup(final NodeAddr remote, final byte[] coords, final int packets) ->
+                    sessions.setWarmup(remote, coords, packets);
+            case LowerSessionPathMtu(final NodeAddr remote, final int mtu) -> sessions.lowerPathMtu(remote, mtu);
+            case SendSessionMessage(final NodeAddr remote, final int type, final byte[] body, final boolean cp) ->
+                    sessions.sendMessage(routes.get(), remote, type, body, cp);
+            case SendIpv6(final byte[] packet) -> onSendIpv6(packet);
+            case WriteIpv6(final byte[] packet) -> sessions.writeIpv6(packet);
+            default -> throw new IllegalStateException("unhandled command " + command.getClass().getSimpleName());
+        }
+    }
+
+    private void onSendIpv6(final byte[] packet) {
+        if (packet.length == 0 || packet.length > pool.maxMtuBytes()) {
+            counters.increment(DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
+            return;
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
+            return;
+        }
+        final PacketView view = this.view.wrap(slot);
+        view.setLength(packet.length);
+        view.putBytes(0, packet);
+        sessions.onOutbound(routes.get(), slot);
     }
 
     private void onInstallPending(final long linkId, final int transportId, final LinkSession session) {
@@ -817,6 +1008,12 @@ final class WorkerAgent implements Agent {
         int s;
         while ((s = fromCallers.poll()) != MpscSlotRing.EMPTY) {
             pool.release(s);
+        }
+        while (fromTun != null && (s = fromTun.poll()) != SpscSlotRing.EMPTY) {
+            pool.release(s);
+        }
+        if (sessions != null) {
+            sessions.close();
         }
         links.forEach(this::forgetAll);
         cipher.close();

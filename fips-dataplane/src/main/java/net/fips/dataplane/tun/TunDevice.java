@@ -329,6 +329,14 @@ public final class TunDevice implements AutoCloseable {
         return writer;
     }
 
+    /**
+     * An additional writing side for another thread (each data-plane worker writes with its own), with its native
+     * state in {@code arena}.
+     */
+    public TunWriter newWriter(final java.lang.foreign.Arena arena) {
+        return new TunWriter(arena, fd);
+    }
+
     /** Wakes a reader blocked in {@link TunReader#awaitReadable} or {@link TunReader#receive} (any thread). */
     public void wakeup() {
         wake.wake();

@@ -1,0 +1,41 @@
+package net.fips.dataplane;
+
+/**
+ * Live figures of one end-to-end session, written by the worker that owns it and readable from any thread (each
+ * value atomic, possibly a moment old). The control plane reads them once per tick: DataPacket activity drives the
+ * idle timeout, the send counter the message-count rekey trigger (routing-session.md §5.2, §5.7).
+ */
+public interface SessionStats {
+    /** @return when a DataPacket was last sealed or opened for this session (the shared clock), or the install time */
+    long lastDataNanos();
+
+    /** @return the current generation's next send counter */
+    long sendCounter();
+
+    /** @return the current generation's K bit */
+    boolean keyEpoch();
+
+    /** @return DataPackets sealed and handed to routing */
+    long packetsOut();
+
+    /** @return IPv6 bytes of those packets (before compression) */
+    long bytesOut();
+
+    /** @return DataPackets opened and written to the IPv6 side */
+    long packetsIn();
+
+    /** @return IPv6 bytes of those packets (after decompression) */
+    long bytesIn();
+
+    /** @return DataPackets that will still carry coordinates (the warm-up counter) */
+    int coordsWarmupRemaining();
+
+    /** @return the session's path MTU (65535 until a smaller one is learnt) */
+    int pathMtu();
+
+    /** @return whether a previous key generation is still accepted (the drain after a rekey) */
+    boolean draining();
+
+    /** @return encrypted messages for this session that failed authentication or replay checks */
+    long dropsIn();
+}

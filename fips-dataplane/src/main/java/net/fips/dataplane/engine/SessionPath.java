@@ -1,0 +1,651 @@
+package net.fips.dataplane.engine;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.function.LongSupplier;
+
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.Ipv6Sink;
+import net.fips.dataplane.crypto.AeadCipher;
+import net.fips.dataplane.ipv6.EncapsulationBudget;
+import net.fips.dataplane.ipv6.Icmpv6Errors;
+import net.fips.dataplane.ipv6.Ipv6Packet;
+import net.fips.dataplane.ipv6.PtbRateLimiter;
+import net.fips.dataplane.ipv6.ShimBody;
+import net.fips.dataplane.ipv6.TcpMssClamp;
+import net.fips.dataplane.pool.PacketPool;
+import net.fips.dataplane.pool.SlotDescriptor;
+import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.wire.FspFlags;
+import net.fips.dataplane.wire.FspHeader;
+import net.fips.dataplane.wire.FspInnerHeader;
+import net.fips.dataplane.wire.FspPrefix;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.SessionDatagramHeader;
+import net.fips.dataplane.wire.SessionMessageType;
+
+/**
+ * The end-to-end session data path of one worker (routing-session.md §5.3, §5.6-§5.9): the FSP half of what the
+ * worker does for the sessions pinned to it.
+ *
+ * <p>Outbound, in the slot the IPv6 packet was read into: checks (FIPS destination, Packet Too Big), TCP MSS clamp,
+ * the port-256 shim in place, the FSP inner header, optional CP coordinates, the 12-byte FSP header as associated
+ * data, ChaCha20-Poly1305 in place, the SessionDatagram header in front; then the worker routes it and FMP-seals it
+ * in the same slot. Inbound, in the slot the frame arrived in: FSP open by trial over the key generations (pending
+ * first when the K bit differs, with the cutover it implies), then the shim is expanded back into an IPv6 packet in
+ * place (CE copied into ECN, MSS clamped) and written to the {@link Ipv6Sink}. Nothing is allocated per packet; only
+ * the rare control-bound cases (no session yet, handshake messages, reports) copy bytes into events.
+ *
+ * <p>Single-threaded: owned by its worker, like the sessions in its {@link SessionMap}.
+ */
+final class SessionPath {
+    /** What the worker does with an originated SessionDatagram: route, seal and send it (or hand it over). */
+    interface Originator {
+        /** Sent or handed over; the slot is gone. */
+        int SENT = 0;
+        /** No next hop; the caller still owns the slot. */
+        int NO_ROUTE = 1;
+        /** Dropped and counted by the worker; the slot is gone. */
+        int DROPPED = 2;
+
+        /**
+         * @param slot the slot whose data is the SessionDatagram (src = us, path_mtu 65535)
+         * @return {@link #SENT}, {@link #NO_ROUTE} or {@link #DROPPED}
+         */
+        int routeOriginated(ForwardingTable table, int slot, long destHi, long destLo, long nowNanos);
+    }
+
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+    private static final long PREVIOUS_EVENT_INTERVAL_NANOS = 1_000_000_000L;
+    private static final long NO_ROUTE_EVENT_INTERVAL_NANOS = 100_000_000L;
+    private static final int DATAGRAM = SessionDatagramHeader.SIZE;
+    private static final int FSP = FspHeader.SIZE;
+    private static final int INNER = FspInnerHeader.SIZE;
+    private static final int TAG = AeadCipher.TAG_BYTES;
+    private static final int DATA_PACKET = SessionMessageType.DATA_PACKET.code();
+    private static final int COORDS_WARMUP = SessionMessageType.COORDS_WARMUP.code();
+    /** Room kept free in front of the datagram for the FMP header and inner timestamp, and the slot metadata. */
+    private static final int LOWEST_DATAGRAM_OFFSET = (int) SlotMeta.END_OFFSET + 64;
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong U64_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong U64_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private final PacketPool pool;
+    private final AeadCipher cipher;
+    private final EventQueue events;
+    private final Counters counters;
+    private final LongSupplier clock;
+    private final Ipv6Sink sink;
+    private final Originator originator;
+    private final SessionMap sessions = new SessionMap();
+    private final PtbRateLimiter ptb = new PtbRateLimiter();
+    private final MemorySegment nonce;
+    private final MemorySegment trialCopy;
+    /** The smallest transport MTU (the reference's transport_mtu()). */
+    private final int transportMtu;
+    private final int globalMaxMss;
+
+    SessionPath(final PacketPool pool, final AeadCipher cipher, final EventQueue events, final Counters counters,
+                final LongSupplier clock, final Ipv6Sink sink, final Originator originator, final int transportMtu,
+                final Arena arena) {
+        this.pool = pool;
+        this.cipher = cipher;
+        this.events = events;
+        this.counters = counters;
+        this.clock = clock;
+        this.sink = sink;
+        this.originator = originator;
+        this.transportMtu = transportMtu;
+        this.globalMaxMss = EncapsulationBudget.maxMss(transportMtu);
+        this.nonce = arena.allocate(AeadCipher.NONCE_BYTES, 8);
+        this.trialCopy = arena.allocate(pool.slotStrideBytes(), 64);
+    }
+
+    /** The worker a session (or an IPv6 destination with this node prefix) is pinned to. */
+    static int workerOf(final long prefixHi, final long prefixLo, final int workers) {
+        return Math.floorMod(SessionMap.hash(prefixHi, prefixLo), workers);
+    }
+
+    /** The worker of the session with {@code node}. */
+    static int workerOf(final NodeAddr node, final int workers) {
+        return workerOf(node.hi(), SessionMap.prefixLo(node.lo()), workers);
+    }
+
+    // ------------------------------------------------------------------ outbound
+
+    /**
+     * An IPv6 packet (from TUN or {@code sendIpv6}) in {@code slot}; the slot is always consumed.
+     */
+    void onOutbound(final ForwardingTable table, final int slot) {
+        final MemorySegment seg = pool.slotSegment(slot);
+        final int off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
+        final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
+        if (Ipv6Packet.checkHeader(seg, off, len) != Ipv6Packet.OK) {
+            drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
+            return;
+        }
+        final long dstHi = Ipv6Packet.dstHi(seg, off);
+        final long dstLo = Ipv6Packet.dstLo(seg, off);
+        if (!Ipv6Packet.isFipsAddress(dstHi)) {
+            if (table != null && Icmpv6Errors.shouldSendError(seg, off, len)) {
+                destinationUnreachable(table, seg, off, len);
+            }
+            drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
+            return;
+        }
+        final FspSession s = sessions.getByPrefix(Ipv6Packet.nodePrefixHi(dstHi, dstLo),
+                Ipv6Packet.nodePrefixLo(dstLo));
+        if (s == null || table == null) {
+            toControl(slot, seg, off, len);
+            return;
+        }
+        final long now = clock.getAsLong();
+        // Packet Too Big (§5.8): the transport limit, or the session's smaller path limit.
+        int limit = EncapsulationBudget.effectiveIpv6Mtu(transportMtu);
+        if (s.pathMtu != 0xFFFF) {
+            limit = Math.min(limit, EncapsulationBudget.effectiveIpv6Mtu(s.pathMtu));
+        }
+        if (len > limit) {
+            packetTooBig(seg, off, len, limit, now);
+            drop(slot, DataPlaneCounter.DROP_IPV6_TOO_BIG);
+            return;
+        }
+        if (TcpMssClamp.clamp(seg, off, len, maxMss(s)) == TcpMssClamp.CLAMPED) {
+            counters.increment(DataPlaneCounter.MSS_CLAMPED);
+        }
+        final long body = ShimBody.encodeInPlace(seg, off, len);
+        if (body < 0) {
+            drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
+            return;
+        }
+        final int bodyLen = len - ShimBody.BODY_SHRINK;
+        int cp = 0;
+        if (s.warmupRemaining > 0) {
+            s.warmupRemaining--;
+            // §5.3 step 2: piggy-back when it fits the smallest transport MTU, else a standalone CoordsWarmup first.
+            final int shimLen = bodyLen - net.fips.dataplane.wire.PortHeader.SIZE;
+            if (EncapsulationBudget.FIPS_OVERHEAD + net.fips.dataplane.wire.PortHeader.SIZE + s.cpLength + shimLen
+                    <= transportMtu && body - INNER - s.cpLength - FSP - DATAGRAM >= LOWEST_DATAGRAM_OFFSET) {
+                cp = s.cpLength;
+            } else {
+                sendMessage(table, s, COORDS_WARMUP, null, true, now);
+            }
+        }
+        final long inner = body - INNER;
+        final int plainLen = INNER + bodyLen;
+        final LinkSession gen = s.current;
+        writeInner(seg, inner, gen, DATA_PACKET, now);
+        final long header = inner - cp - FSP;
+        if (cp > 0) {
+            MemorySegment.copy(s.cpCoords, 0, seg, header + FSP, cp);
+        }
+        if (!sealFsp(s, seg, header, cp > 0 ? FspFlags.CP | s.kFlag : s.kFlag, inner, plainLen)) {
+            drop(slot, DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
+            return;
+        }
+        final long datagram = header - DATAGRAM;
+        writeDatagramHeader(seg, datagram, s, table);
+        final int total = DATAGRAM + FSP + cp + plainLen + TAG;
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
+        s.onSent(now, len);
+        route(table, s, slot, now, DataPlaneCounter.SESSION_PACKETS_OUT);
+    }
+
+    private int maxMss(final FspSession s) {
+        return s.pathMtu == 0xFFFF ? Math.min(globalMaxMss, EncapsulationBudget.CONSERVATIVE_MAX_MSS)
+                : EncapsulationBudget.perFlowMaxMss(globalMaxMss, s.pathMtu);
+    }
+
+    private void route(final ForwardingTable table, final FspSession s, final int slot, final long now,
+                       final DataPlaneCounter sent) {
+        final int r = originator.routeOriginated(table, slot, s.remoteHi, s.remoteLo, now);
+        if (r == Originator.SENT) {
+            counters.increment(sent);
+        } else if (r == Originator.NO_ROUTE) {
+            drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
+            if (s.lastNoRouteEventNanos == Long.MIN_VALUE
+                    || now - s.lastNoRouteEventNanos >= NO_ROUTE_EVENT_INTERVAL_NANOS) {
+                s.lastNoRouteEventNanos = now;
+                events.offer(new DataPlaneEvent.SessionNoRoute(s.remote));
+            }
+        }
+    }
+
+    private static void writeInner(final MemorySegment seg, final long inner, final LinkSession gen,
+                                   final int msgType, final long now) {
+        seg.set(U32, inner + FspInnerHeader.TIMESTAMP_OFFSET, (int) ((now - gen.startNanos) / NANOS_PER_MILLI));
+        seg.set(ValueLayout.JAVA_BYTE, inner + FspInnerHeader.MSG_TYPE_OFFSET, (byte) msgType);
+        seg.set(ValueLayout.JAVA_BYTE, inner + FspInnerHeader.INNER_FLAGS_OFFSET, (byte) 0);
+    }
+
+    /** Writes the FSP header at {@code header} and seals the plaintext at {@code inner} in place (tag after it). */
+    private boolean sealFsp(final FspSession s, final MemorySegment seg, final long header, final int flags,
+                            final long inner, final int plainLen) {
+        final LinkSession gen = s.current;
+        final long counter = gen.sendCounter;
+        if (counter == -1L) {
+            return false;
+        }
+        gen.sendCounter = counter + 1;
+        FspHeader.write(seg, header, flags, plainLen, counter);
+        AeadCipher.fipsNonce(nonce, counter);
+        cipher.seal(gen.sendKey, nonce, seg, header, FSP, seg, inner, plainLen);
+        return true;
+    }
+
+    private static void writeDatagramHeader(final MemorySegment seg, final long at, final FspSession s,
+                                            final ForwardingTable table) {
+        seg.set(ValueLayout.JAVA_BYTE, at + SessionDatagramHeader.TYPE_OFFSET, (byte) 0);
+        seg.set(ValueLayout.JAVA_BYTE, at + SessionDatagramHeader.TTL_OFFSET, (byte) s.ttl);
+        seg.set(U16, at + SessionDatagramHeader.PATH_MTU_OFFSET, (short) 0xFFFF);
+        seg.set(U64_BE, at + SessionDatagramHeader.SRC_OFFSET, table.self().hi());
+        seg.set(U64_BE, at + SessionDatagramHeader.SRC_OFFSET + 8, table.self().lo());
+        seg.set(U64_BE, at + SessionDatagramHeader.DEST_OFFSET, s.remoteHi);
+        seg.set(U64_BE, at + SessionDatagramHeader.DEST_OFFSET + 8, s.remoteLo);
+    }
+
+    /**
+     * Seals a session-layer message in a fresh slot and routes it (CoordsWarmup with CP and without K, reports,
+     * notifications). Allocation-free; counted drops when there is no slot or no room.
+     */
+    void sendMessage(final ForwardingTable table, final FspSession s, final int msgType, final byte[] body,
+                     final boolean withCoords, final long now) {
+        if (table == null) {
+            counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
+            return;
+        }
+        final int bodyLen = body == null ? 0 : body.length;
+        final int cp = withCoords ? s.cpLength : 0;
+        final int total = DATAGRAM + FSP + cp + INNER + bodyLen + TAG;
+        if (total > pool.maxMtuBytes()) {
+            counters.increment(DataPlaneCounter.DROP_MTU);
+            return;
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
+            return;
+        }
+        final MemorySegment seg = pool.slotSegment(slot);
+        final long datagram = SlotDescriptor.DEFAULT_DATA_OFFSET;
+        final long header = datagram + DATAGRAM;
+        final long inner = header + FSP + cp;
+        if (cp > 0) {
+            MemorySegment.copy(s.cpCoords, 0, seg, header + FSP, cp);
+        }
+        writeInner(seg, inner, s.current, msgType, now);
+        if (bodyLen > 0) {
+            MemorySegment.copy(body, 0, seg, ValueLayout.JAVA_BYTE, inner + INNER, bodyLen);
+        }
+        // The reference's standalone CoordsWarmup carries CP alone, never K (§5.4).
+        final int flags = withCoords ? FspFlags.CP : s.kFlag;
+        if (!sealFsp(s, seg, header, flags, inner, INNER + bodyLen)) {
+            drop(slot, DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
+            return;
+        }
+        writeDatagramHeader(seg, datagram, s, table);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
+        s.publish();
+        route(table, s, slot, now, DataPlaneCounter.SESSION_MESSAGES_OUT);
+    }
+
+    private void toControl(final int slot, final MemorySegment seg, final long off, final int len) {
+        final byte[] packet = new byte[len];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, off, packet, 0, len);
+        pool.release(slot);
+        counters.increment(DataPlaneCounter.SESSION_PACKETS_TO_CONTROL);
+        events.offer(new DataPlaneEvent.OutboundWithoutSession(packet));
+    }
+
+    private void packetTooBig(final MemorySegment seg, final long off, final int len, final int mtu,
+                              final long now) {
+        if (sink == null || !ptb.shouldSend(Ipv6Packet.srcHi(seg, off), Ipv6Packet.srcLo(seg, off), now)) {
+            return;
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
+            return;
+        }
+        final MemorySegment dst = pool.slotSegment(slot);
+        final int n = Icmpv6Errors.packetTooBigForTun(seg, off, len, mtu, dst, SlotDescriptor.DEFAULT_DATA_OFFSET);
+        writeError(dst, n);
+        pool.release(slot);
+    }
+
+    private void destinationUnreachable(final ForwardingTable table, final MemorySegment seg, final long off,
+                                        final int len) {
+        if (sink == null) {
+            return;
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
+            return;
+        }
+        final MemorySegment dst = pool.slotSegment(slot);
+        final NodeAddr self = table.self();
+        final int n = Icmpv6Errors.destinationUnreachable(seg, off, len, Icmpv6Errors.CODE_NO_ROUTE,
+                Ipv6Packet.fipsAddressHi(self.hi()), Ipv6Packet.fipsAddressLo(self.hi(), self.lo()), dst,
+                SlotDescriptor.DEFAULT_DATA_OFFSET);
+        writeError(dst, n);
+        pool.release(slot);
+    }
+
+    private void writeError(final MemorySegment dst, final int n) {
+        if (n > 0) {
+            if (sink.write(dst, SlotDescriptor.DEFAULT_DATA_OFFSET, n) == n) {
+                counters.increment(DataPlaneCounter.ICMPV6_ERRORS_SENT);
+            } else {
+                counters.increment(DataPlaneCounter.DROP_IPV6_SINK);
+            }
+        }
+    }
+
+    /** An IPv6 packet the control plane built (an ICMPv6 error): written as is. */
+    void writeIpv6(final byte[] packet) {
+        if (sink == null || packet.length > pool.maxMtuBytes()) {
+            counters.increment(DataPlaneCounter.DROP_IPV6_SINK);
+            return;
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
+            return;
+        }
+        final MemorySegment dst = pool.slotSegment(slot);
+        MemorySegment.copy(packet, 0, dst, ValueLayout.JAVA_BYTE, SlotDescriptor.DEFAULT_DATA_OFFSET, packet.length);
+        writeError(dst, packet.length);
+        pool.release(slot);
+    }
+
+    // ------------------------------------------------------------------ inbound
+
+    /**
+     * Whether an FSP message is one the data plane opens itself (encrypted, phase 0, U clear); everything else is
+     * passed to the control plane by {@link #toControlMessage}.
+     */
+    static boolean isEncrypted(final MemorySegment seg, final long payload, final int payloadLen) {
+        if (payloadLen < FspPrefix.SIZE) {
+            return false;
+        }
+        final int b0 = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, payload));
+        final int flags = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, payload + FspPrefix.FLAGS_OFFSET));
+        return (b0 & 0x0F) == FspPrefix.PHASE_ESTABLISHED && (flags & FspFlags.U) == 0;
+    }
+
+    /** A handshake message or error signal for us: copied into an event; the slot is released. */
+    void toControlMessage(final int slot, final MemorySegment seg, final long m, final int len) {
+        final NodeAddr src = NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET);
+        final int payloadLen = len - DATAGRAM;
+        if (payloadLen < FspPrefix.SIZE) {
+            drop(slot, DataPlaneCounter.DROP_SESSION_MALFORMED);
+            return;
+        }
+        final byte[] fsp = new byte[payloadLen];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, m + DATAGRAM, fsp, 0, payloadLen);
+        pool.release(slot);
+        counters.increment(DataPlaneCounter.SESSION_MESSAGES_TO_CONTROL);
+        events.offer(new DataPlaneEvent.SessionMessageReceived(src, fsp));
+    }
+
+    /**
+     * An encrypted FSP message addressed to us, in {@code slot} at {@code [m, m+len)} (the SessionDatagram), on the
+     * worker that owns its session; the slot is always consumed.
+     *
+     * @param ce whether the FMP frame that carried it had the CE flag
+     */
+    void onInbound(final ForwardingTable table, final int slot, final long m, final int len, final boolean ce) {
+        final MemorySegment seg = pool.slotSegment(slot);
+        final long srcHi = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET);
+        final long srcLo = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET + 8);
+        final FspSession s = sessions.get(srcHi, srcLo);
+        if (s == null) {
+            drop(slot, DataPlaneCounter.DROP_SESSION_UNKNOWN);
+            return;
+        }
+        final long payload = m + DATAGRAM;
+        final int payloadLen = len - DATAGRAM;
+        if (payloadLen < FspHeader.MIN_MESSAGE_SIZE) {
+            s.onDropIn();
+            drop(slot, DataPlaneCounter.DROP_SESSION_MALFORMED);
+            return;
+        }
+        final int flags = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, payload + FspPrefix.FLAGS_OFFSET));
+        long cipherOff = payload + FSP;
+        final long end = payload + payloadLen;
+        if ((flags & FspFlags.CP) != 0) {
+            // Cleartext coordinates (already reported for caching by the receiving worker): skip both lists.
+            for (int list = 0; list < 2; list++) {
+                if (cipherOff + 2 > end) {
+                    s.onDropIn();
+                    drop(slot, DataPlaneCounter.DROP_SESSION_MALFORMED);
+                    return;
+                }
+                cipherOff += 2 + 16L * Short.toUnsignedInt(seg.get(U16, cipherOff));
+            }
+        }
+        final int ctLen = (int) (end - cipherOff);
+        if (ctLen < TAG + INNER) {
+            s.onDropIn();
+            drop(slot, DataPlaneCounter.DROP_SESSION_MALFORMED);
+            return;
+        }
+        final long counter = seg.get(U64_LE, payload + FspHeader.COUNTER_OFFSET);
+        final LinkSession gen = open(s, seg, payload, cipherOff, ctLen, counter, flags & FspFlags.K);
+        if (gen == null) {
+            s.onDropIn();
+            pool.release(slot);
+            return;
+        }
+        final long now = clock.getAsLong();
+        onAuthenticated(s, gen, now);
+        final int plainLen = ctLen - TAG;
+        final int type = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, cipherOff + FspInnerHeader.MSG_TYPE_OFFSET));
+        if (type != DATA_PACKET) {
+            final byte[] plaintext = new byte[plainLen];
+            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, cipherOff, plaintext, 0, plainLen);
+            pool.release(slot);
+            events.offer(new DataPlaneEvent.SessionInnerReceived(s.remote, plaintext));
+            return;
+        }
+        final NodeAddr self = table.self();
+        final long packet = ShimBody.decodeInPlace(seg, cipherOff + INNER, plainLen - INNER,
+                Ipv6Packet.fipsAddressHi(srcHi), Ipv6Packet.fipsAddressLo(srcHi, srcLo),
+                Ipv6Packet.fipsAddressHi(self.hi()), Ipv6Packet.fipsAddressLo(self.hi(), self.lo()));
+        if (packet < 0) {
+            drop(slot, DataPlaneCounter.DROP_SESSION_MALFORMED);
+            return;
+        }
+        final int packetLen = plainLen - INNER + ShimBody.BODY_SHRINK;
+        if (ce) {
+            Ipv6Packet.markEcnCe(seg, packet);
+        }
+        if (TcpMssClamp.clamp(seg, packet, packetLen, maxMss(s)) == TcpMssClamp.CLAMPED) {
+            counters.increment(DataPlaneCounter.MSS_CLAMPED);
+        }
+        if (sink == null || sink.write(seg, packet, packetLen) != packetLen) {
+            drop(slot, DataPlaneCounter.DROP_IPV6_SINK);
+            return;
+        }
+        s.onReceived(now, packetLen);
+        counters.increment(DataPlaneCounter.SESSION_PACKETS_IN);
+        pool.release(slot);
+    }
+
+    /**
+     * Trial decryption (§5.7): pending, previous, then current when the K bit differs from ours; current first
+     * otherwise. The ciphertext is saved before an attempt that may be followed by another (only around a rekey).
+     *
+     * @return the generation that authenticated it, or null (counted, slot released)
+     */
+    private LinkSession open(final FspSession s, final MemorySegment seg, final long header, final long ct,
+                             final int ctLen, final long counter, final int kFlag) {
+        final LinkSession a;
+        final LinkSession b;
+        final LinkSession c;
+        if (kFlag != s.kFlag) {
+            a = s.pending;
+            b = s.previous;
+            c = s.current;
+        } else {
+            a = s.current;
+            b = s.pending;
+            c = s.previous;
+        }
+        final int candidates = (a != null ? 1 : 0) + (b != null ? 1 : 0) + (c != null ? 1 : 0);
+        if (candidates > 1) {
+            MemorySegment.copy(seg, ct, trialCopy, 0, ctLen);
+        }
+        int left = candidates;
+        boolean replayed = false;
+        for (int i = 0; i < 3; i++) {
+            final LinkSession g = i == 0 ? a : i == 1 ? b : c;
+            if (g == null) {
+                continue;
+            }
+            left--;
+            if (!g.replay.check(counter)) {
+                replayed = true;
+                continue;
+            }
+            AeadCipher.fipsNonce(nonce, counter);
+            if (cipher.open(g.recvKey, nonce, seg, header, FSP, seg, ct, ctLen) >= 0) {
+                g.replay.accept(counter);
+                return g;
+            }
+            if (left > 0) {
+                MemorySegment.copy(trialCopy, 0, seg, ct, ctLen);
+            }
+        }
+        counters.increment(replayed ? DataPlaneCounter.DROP_SESSION_REPLAY : DataPlaneCounter.DROP_SESSION_AUTH_FAILED);
+        return null;
+    }
+
+    /** Cutover on a frame of the pending generation; confirmation and drain extension events. */
+    private void onAuthenticated(final FspSession s, final LinkSession gen, final long now) {
+        if (gen == s.pending) {
+            promote(s, now);
+            counters.increment(DataPlaneCounter.SESSION_CUTOVERS);
+            events.offer(new DataPlaneEvent.SessionKeysAuthenticated(s.remote, true, now));
+        } else if (gen == s.current) {
+            if (s.awaitingConfirmation) {
+                s.awaitingConfirmation = false;
+                events.offer(new DataPlaneEvent.SessionKeysAuthenticated(s.remote, false, gen.startNanos));
+            }
+        } else if (s.lastPreviousEventNanos == Long.MIN_VALUE
+                || now - s.lastPreviousEventNanos >= PREVIOUS_EVENT_INTERVAL_NANOS) {
+            s.lastPreviousEventNanos = now;
+            events.offer(new DataPlaneEvent.SessionPreviousKeysUsed(s.remote));
+        }
+    }
+
+    /** Pending becomes current (K flips, counter and timestamps restart); current becomes previous. */
+    private static void promote(final FspSession s, final long startNanos) {
+        final LinkSession pending = s.pending;
+        if (s.previous != null) {
+            s.previous.wipe();
+        }
+        s.previous = s.current;
+        s.current = pending;
+        s.pending = null;
+        s.kFlag ^= FspFlags.K;
+        pending.startNanos = startNanos;
+        pending.sendCounter = 0;
+        s.publish();
+    }
+
+    // ------------------------------------------------------------------ commands (owning worker)
+
+    void addSession(final FspSession s) {
+        final FspSession old = sessions.put(s);
+        if (old != null) {
+            old.wipe();
+        }
+    }
+
+    void installPending(final NodeAddr remote, final byte[] sendKey, final byte[] recvKey) {
+        final FspSession s = sessions.get(remote.hi(), remote.lo());
+        if (s == null) {
+            counters.increment(DataPlaneCounter.DROP_SESSION_UNKNOWN);
+            return;
+        }
+        if (s.pending != null) {
+            s.pending.wipe();
+        }
+        s.pending = new LinkSession(0, 0, sendKey, recvKey);
+    }
+
+    void cutover(final NodeAddr remote, final long sessionStartNanos) {
+        final FspSession s = sessions.get(remote.hi(), remote.lo());
+        if (s != null && s.pending != null) {
+            promote(s, sessionStartNanos);
+            counters.increment(DataPlaneCounter.SESSION_CUTOVERS);
+            s.awaitingConfirmation = true;
+        }
+    }
+
+    void dropPrevious(final NodeAddr remote) {
+        final FspSession s = sessions.get(remote.hi(), remote.lo());
+        if (s != null && s.previous != null) {
+            s.previous.wipe();
+            s.previous = null;
+        }
+    }
+
+    void remove(final NodeAddr remote) {
+        final FspSession s = sessions.remove(remote.hi(), remote.lo());
+        if (s != null) {
+            s.wipe();
+        }
+    }
+
+    void setWarmup(final NodeAddr remote, final byte[] cpCoords, final int packets) {
+        final FspSession s = sessions.get(remote.hi(), remote.lo());
+        if (s == null) {
+            return;
+        }
+        if (cpCoords == null || cpCoords.length > FspSession.MAX_CP_BYTES) {
+            s.warmupRemaining = 0;
+            s.cpLength = 0;
+            return;
+        }
+        MemorySegment.copy(cpCoords, 0, s.cpCoords, ValueLayout.JAVA_BYTE, 0, cpCoords.length);
+        s.cpLength = cpCoords.length;
+        if (packets >= 0) {
+            s.warmupRemaining = packets;
+        }
+    }
+
+    void lowerPathMtu(final NodeAddr remote, final int mtu) {
+        final FspSession s = sessions.get(remote.hi(), remote.lo());
+        if (s != null && mtu > 0 && mtu < s.pathMtu) {
+            s.pathMtu = mtu;
+        }
+    }
+
+    void sendMessage(final ForwardingTable table, final NodeAddr remote, final int msgType, final byte[] body,
+                     final boolean withCoords) {
+        final FspSession s = sessions.get(remote.hi(), remote.lo());
+        if (s == null) {
+            counters.increment(DataPlaneCounter.DROP_SESSION_UNKNOWN);
+            return;
+        }
+        sendMessage(table, s, msgType, body, withCoords && s.cpLength > 0, clock.getAsLong());
+    }
+
+    /** Wipes every session (worker shutdown). */
+    void close() {
+        sessions.forEach(FspSession::wipe);
+    }
+
+    private void drop(final int slot, final DataPlaneCounter why) {
+        counters.increment(why);
+        pool.release(slot);
+    }
+}
