@@ -54,6 +54,8 @@ public final class SessionLayer implements SessionListener, SessionHost {
     private long now;
     private long icmpSent;
     private long packetsRefused;
+    /** The destination whose lookup just failed at once (set inside {@link #onLookupNeeded}). */
+    private NodeAddr lookupFailed;
 
     /**
      * @param config     session settings
@@ -147,13 +149,22 @@ public final class SessionLayer implements SessionListener, SessionHost {
             return;
         }
         final NodeAddr dest = id.nodeAddr();
+        lookupFailed = null;
         switch (sessions.send(dest, packet, now)) {
             case ESTABLISHED -> dataPlane.sendIpv6(packet);
             case NO_IDENTITY -> unreachable(packet);
             case DROPPED -> packetsRefused++;
-            case QUEUED, INITIATED, LOOKUP_REQUESTED -> {
+            case LOOKUP_REQUESTED -> {
+                if (dest.equals(lookupFailed)) {
+                    for (final byte[] p : sessions.onUnreachable(dest, now)) {
+                        unreachable(p);
+                    }
+                }
+            }
+            case QUEUED, INITIATED -> {
             }
         }
+        lookupFailed = null;
     }
 
     private IdentityCache.Entry lookupByAddress(final byte[] packet) {
@@ -285,7 +296,16 @@ public final class SessionLayer implements SessionListener, SessionHost {
 
     @Override
     public void onLookupNeeded(final NodeAddr dest, final long nowNanos) {
-        mesh.lookup(dest, nowNanos);
+        final net.fips.control.discovery.Discovery.LookupResult r = mesh.lookup(dest, nowNanos);
+        if (r == net.fips.control.discovery.Discovery.LookupResult.NOT_IN_FILTERS
+                || r == net.fips.control.discovery.Discovery.LookupResult.NO_TREE_PEER) {
+            // No peer can reach it: the packets waiting for a route are answered now rather than after a timeout
+            // (the one being offered is queued only after this returns: onOutbound answers it).
+            lookupFailed = dest;
+            for (final byte[] packet : sessions.onUnreachable(dest, nowNanos)) {
+                unreachable(packet);
+            }
+        }
     }
 
     @Override

@@ -43,18 +43,18 @@ import net.fips.dataplane.wire.SessionMessageType;
 final class SessionPath {
     /** What the worker does with an originated SessionDatagram: route, seal and send it (or hand it over). */
     interface Originator {
-        /** Sent or handed over; the slot is gone. */
-        int SENT = 0;
-        /** No next hop; the caller still owns the slot. */
-        int NO_ROUTE = 1;
-        /** Dropped and counted by the worker; the slot is gone. */
-        int DROPPED = 2;
+        /**
+         * @return the table's peer index of the next hop toward the destination, or a negative value without one
+         */
+        int nextHop(ForwardingTable table, long destHi, long destLo, long nowNanos);
 
         /**
-         * @param slot the slot whose data is the SessionDatagram (src = us, path_mtu 65535)
-         * @return {@link #SENT}, {@link #NO_ROUTE} or {@link #DROPPED}
+         * Seals the SessionDatagram in {@code slot} (src = us, path_mtu 65535) for the link to {@code peer} and
+         * sends it, or hands it to that link's worker; the slot is consumed (a drop is counted by the worker).
+         *
+         * @return true when sent or handed over
          */
-        int routeOriginated(ForwardingTable table, int slot, long destHi, long destLo, long nowNanos);
+        boolean send(ForwardingTable table, int slot, int peer);
     }
 
     private static final long NANOS_PER_MILLI = 1_000_000L;
@@ -82,6 +82,7 @@ final class SessionPath {
     private final Originator originator;
     private final SessionMap sessions = new SessionMap();
     private final PtbRateLimiter ptb = new PtbRateLimiter();
+    private final PtbRateLimiter unreachableLimiter = new PtbRateLimiter();
     private final MemorySegment nonce;
     private final MemorySegment trialCopy;
     /** The smallest transport MTU (the reference's transport_mtu()). */
@@ -153,6 +154,15 @@ final class SessionPath {
             drop(slot, DataPlaneCounter.DROP_IPV6_TOO_BIG);
             return;
         }
+        // §5.3 step 4: no next hop drops the packet. Deliberately unlike the reference, which drops it silently,
+        // the application hears ICMPv6 Destination Unreachable (rate-limited per source), so a dead destination
+        // fails fast instead of hanging; the control plane is told so it can look the destination up again.
+        final int peer = originator.nextHop(table, s.remoteHi, s.remoteLo, now);
+        if (peer < 0) {
+            noRoute(table, s, seg, off, len, now);
+            drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
+            return;
+        }
         if (TcpMssClamp.clamp(seg, off, len, maxMss(s)) == TcpMssClamp.CLAMPED) {
             counters.increment(DataPlaneCounter.MSS_CLAMPED);
         }
@@ -171,7 +181,7 @@ final class SessionPath {
                     <= transportMtu && body - INNER - s.cpLength - FSP - DATAGRAM >= LOWEST_DATAGRAM_OFFSET) {
                 cp = s.cpLength;
             } else {
-                sendMessage(table, s, COORDS_WARMUP, null, true, now);
+                sendMessage(table, s, COORDS_WARMUP, null, true, now, peer);
             }
         }
         final long inner = body - INNER;
@@ -192,7 +202,9 @@ final class SessionPath {
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
         s.onSent(now, len);
-        route(table, s, slot, now, DataPlaneCounter.SESSION_PACKETS_OUT);
+        if (originator.send(table, slot, peer)) {
+            counters.increment(DataPlaneCounter.SESSION_PACKETS_OUT);
+        }
     }
 
     private int maxMss(final FspSession s) {
@@ -200,18 +212,20 @@ final class SessionPath {
                 : EncapsulationBudget.perFlowMaxMss(globalMaxMss, s.pathMtu);
     }
 
-    private void route(final ForwardingTable table, final FspSession s, final int slot, final long now,
-                       final DataPlaneCounter sent) {
-        final int r = originator.routeOriginated(table, slot, s.remoteHi, s.remoteLo, now);
-        if (r == Originator.SENT) {
-            counters.increment(sent);
-        } else if (r == Originator.NO_ROUTE) {
-            drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
-            if (s.lastNoRouteEventNanos == Long.MIN_VALUE
-                    || now - s.lastNoRouteEventNanos >= NO_ROUTE_EVENT_INTERVAL_NANOS) {
-                s.lastNoRouteEventNanos = now;
-                events.offer(new DataPlaneEvent.SessionNoRoute(s.remote));
-            }
+    private void noRoute(final ForwardingTable table, final FspSession s, final MemorySegment seg, final long off,
+                         final int len, final long now) {
+        if (Icmpv6Errors.shouldSendError(seg, off, len)
+                && unreachableLimiter.shouldSend(Ipv6Packet.srcHi(seg, off), Ipv6Packet.srcLo(seg, off), now)) {
+            destinationUnreachable(table, seg, off, len);
+        }
+        onNoRoute(s, now);
+    }
+
+    private void onNoRoute(final FspSession s, final long now) {
+        if (s.lastNoRouteEventNanos == Long.MIN_VALUE
+                || now - s.lastNoRouteEventNanos >= NO_ROUTE_EVENT_INTERVAL_NANOS) {
+            s.lastNoRouteEventNanos = now;
+            events.offer(new DataPlaneEvent.SessionNoRoute(s.remote));
         }
     }
 
@@ -253,9 +267,15 @@ final class SessionPath {
      * notifications). Allocation-free; counted drops when there is no slot or no room.
      */
     void sendMessage(final ForwardingTable table, final FspSession s, final int msgType, final byte[] body,
-                     final boolean withCoords, final long now) {
+                     final boolean withCoords, final long now, final int knownPeer) {
         if (table == null) {
             counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
+            return;
+        }
+        final int peer = knownPeer >= 0 ? knownPeer : originator.nextHop(table, s.remoteHi, s.remoteLo, now);
+        if (peer < 0) {
+            counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
+            onNoRoute(s, now);
             return;
         }
         final int bodyLen = body == null ? 0 : body.length;
@@ -291,7 +311,9 @@ final class SessionPath {
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
         s.publish();
-        route(table, s, slot, now, DataPlaneCounter.SESSION_MESSAGES_OUT);
+        if (originator.send(table, slot, peer)) {
+            counters.increment(DataPlaneCounter.SESSION_MESSAGES_OUT);
+        }
     }
 
     private void toControl(final int slot, final MemorySegment seg, final long off, final int len) {
@@ -636,7 +658,7 @@ final class SessionPath {
             counters.increment(DataPlaneCounter.DROP_SESSION_UNKNOWN);
             return;
         }
-        sendMessage(table, s, msgType, body, withCoords && s.cpLength > 0, clock.getAsLong());
+        sendMessage(table, s, msgType, body, withCoords && s.cpLength > 0, clock.getAsLong(), -1);
     }
 
     /** Wipes every session (worker shutdown). */

@@ -225,7 +225,17 @@ final class WorkerAgent implements Agent {
             for (final UdpTransport t : transports) {
                 transportMtu = Math.min(transportMtu, t.mtu());
             }
-            this.sessions = new SessionPath(pool, cipher, events, counters, clock, sink, this::routeOriginated,
+            this.sessions = new SessionPath(pool, cipher, events, counters, clock, sink, new SessionPath.Originator() {
+                @Override
+                public int nextHop(final ForwardingTable t, final long destHi, final long destLo, final long now) {
+                    return nextHopOf(t, destHi, destLo, now);
+                }
+
+                @Override
+                public boolean send(final ForwardingTable t, final int slot, final int peer) {
+                    return sendOriginated(t, slot, peer);
+                }
+            },
                     transportMtu == Integer.MAX_VALUE ? pool.maxMtuBytes() : transportMtu, arena);
         } else {
             this.sessions = null;
@@ -602,16 +612,16 @@ final class WorkerAgent implements Agent {
         sessions.onOutbound(routes.get(), slot);
     }
 
+    /** Next hop toward a destination of ours (the session path's {@link SessionPath.Originator}). */
+    private int nextHopOf(final ForwardingTable forwarding, final long destHi, final long destLo, final long now) {
+        return nextHop.find(forwarding, destHi, destLo, now);
+    }
+
     /**
-     * Routes a SessionDatagram this node originated (the session path's {@link SessionPath.Originator}): next hop
-     * over the table, path_mtu seeded with the first link's MTU, then sealed here or handed to the link's worker.
+     * Sends a SessionDatagram this node originated (the session path's {@link SessionPath.Originator}): path_mtu
+     * seeded with the first link's MTU, then sealed here or handed to the link's worker.
      */
-    private int routeOriginated(final ForwardingTable forwarding, final int slot, final long destHi,
-                                final long destLo, final long now) {
-        final int peer = nextHop.find(forwarding, destHi, destLo, now);
-        if (peer < 0) {
-            return SessionPath.Originator.NO_ROUTE;
-        }
+    private boolean sendOriginated(final ForwardingTable forwarding, final int slot, final int peer) {
         final MemorySegment seg = pool.slotSegment(slot);
         final long m = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         final int linkMtu = forwarding.linkMtu(peer);
@@ -624,19 +634,19 @@ final class WorkerAgent implements Agent {
             final Link out = link(outLinkId);
             if (out == null) {
                 drop(slot, DataPlaneCounter.DROP_NO_LINK);
-                return SessionPath.Originator.DROPPED;
+                return false;
             }
-            return seal(out, slot, 0) ? SessionPath.Originator.SENT : SessionPath.Originator.DROPPED;
+            return seal(out, slot, 0);
         }
         SlotMeta.linkId(seg, outLinkId);
         SlotMeta.forwardFlags(seg, HANDOFF_ORIGINATED);
         if (!toWorkers[worker].offer(slot)) {
             drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
-            return SessionPath.Originator.DROPPED;
+            return false;
         }
         workerFed[worker] = true;
         counters.increment(DataPlaneCounter.HANDOFFS);
-        return SessionPath.Originator.SENT;
+        return true;
     }
 
     /** @param forwardFlags the FMP flags to add (CE) in the low byte, the route class ordinal above */
