@@ -25,5 +25,6 @@ module net.fips.control {
     exports net.fips.control.mesh;
     exports net.fips.control.session;
     exports net.fips.control.dns;
+    exports net.fips.control.metrics;
 
 }
