@@ -14,6 +14,8 @@ import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkCounter;
 import net.fips.control.mesh.MeshControl;
 import net.fips.control.mesh.MeshSnapshot;
+import net.fips.control.metrics.StatsHistory;
+import net.fips.control.metrics.StatsSampler;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.udp.UdpTransport;
@@ -54,6 +56,7 @@ final class ControlLoop implements Runnable {
     private long now;
     private final Consumer<DataPlaneEvent> toConductor;
     private final Function<NodeAddr, String> names;
+    private final StatsSampler stats;
 
     ControlLoop(final LinkConductor conductor, final MeshControl mesh, final DataPlane dataPlane,
                 final List<UdpTransport> transports, final AclWatcher acl, final LongSupplier clock,
@@ -76,6 +79,12 @@ final class ControlLoop implements Runnable {
             }
         };
         this.meshSnapshot = mesh.snapshot(names, clock.getAsLong(), System.currentTimeMillis());
+        this.stats = new StatsSampler(new StatsHistory(), conductor::snapshot, () -> meshSnapshot, transports);
+    }
+
+    /** @return the stats history's sampler (feed {@code active_sessions} through it) */
+    StatsSampler stats() {
+        return stats;
     }
 
     /** Starts the thread; the conductor belongs to it from now on. */
@@ -156,6 +165,7 @@ final class ControlLoop implements Runnable {
                     // Rendered once per tick: show_tree and friends are at most one tick old, as in the reference.
                     meshSnapshot = mesh.snapshot(names, now, System.currentTimeMillis());
                 }
+                stats.maybeSample(now);
                 mesh.flush();
                 if (now - nextAclPoll >= 0) {
                     pollAcl();

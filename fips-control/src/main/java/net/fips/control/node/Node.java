@@ -396,6 +396,15 @@ public final class Node implements AutoCloseable {
         return loop.submit(() -> loop.mesh().learnIdentity(peer, options.nanoClock().getAsLong()));
     }
 
+    /**
+     * @return the stats history's sampler: {@code stats().history()} answers {@code show_stats_*}, and
+     *         {@code stats().activeSessions(source)} feeds {@code active_sessions} (the source runs on the control
+     *         thread once per second)
+     */
+    public net.fips.control.metrics.StatsSampler stats() {
+        return loop.stats();
+    }
+
     /** @return the link layer's latest published picture (any thread) */
     public LinkSnapshot linkSnapshot() {
         return conductor.snapshot();
