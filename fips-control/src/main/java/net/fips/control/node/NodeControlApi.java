@@ -233,7 +233,8 @@ final class NodeControlApi implements ControlApi {
                     p.consecutiveDecryptFailures(), null,
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
-                    p.kBit() == 1, LinkMmp.of(mode, srttMs, null, null, null, null, null, null, null)));
+                    p.kBit() == 1, LinkMmp.of(mode, srttMs, null, null, null, null, null, null, null), p.rekeys(),
+                    p.restarts(), p.decryptFailures()));
         }
         return out;
     }
@@ -245,7 +246,8 @@ final class NodeControlApi implements ControlApi {
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
             out.add(new LinkSnapshot(p.linkId(), p.transportId(), p.address(), direction(p.direction()),
                     LinkState.CONNECTED, wallNow - p.linkAgeMs(), new LinkSnapshot.Stats(p.packetsOut(),
-                    p.packetsIn(), p.bytesOut(), p.bytesIn(), wallNow - p.lastReceivedAgoMs())));
+                    p.packetsIn(), p.bytesOut(), p.bytesIn(), wallNow - p.lastReceivedAgoMs()), p.replayDrops(),
+                    p.decryptFailures(), p.rekeys()));
         }
         return out;
     }
