@@ -80,6 +80,8 @@ public final class Node implements AutoCloseable {
     private final long startedWallMs;
     private volatile NodeState state = NodeState.STARTING;
     private ControlSocketServer server;
+    private PrometheusExporter metrics;
+    private InetSocketAddress metricsAddress;
     private boolean closed;
 
     private Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved,
@@ -197,6 +199,9 @@ public final class Node implements AutoCloseable {
             loop.start();
             if (nc.control().enabled()) {
                 node.startControlSocket(Path.of(nc.control().socketPath()));
+            }
+            if (nc.metrics().bind().isPresent()) {
+                node.startMetrics(nc.metrics().bind().get());
             }
             node.state = NodeState.RUNNING;
             node.logStarted();
@@ -318,6 +323,21 @@ public final class Node implements AutoCloseable {
         }
     }
 
+    private void startMetrics(final String bind) throws NodeStartException {
+        try {
+            final InetSocketAddress at = UdpAddresses.parse(bind);
+            metrics = PrometheusExporter.start(this, at);
+            metricsAddress = new InetSocketAddress(at.getAddress(), metrics.port());
+        } catch (final IOException | RuntimeException e) {
+            throw new NodeStartException("cannot open the metrics endpoint " + bind + ": " + e.getMessage(), false, e);
+        }
+    }
+
+    /** @return where the Prometheus endpoint listens ({@code node.metrics.bind}), or empty when it is off */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return Optional.ofNullable(metricsAddress);
+    }
+
     private void logStarted() {
         final NodeIdentity id = resolved.identity();
         LOG.log(Level.INFO, "identity: {0} ({1})", id.npub(), describeSource());
@@ -328,6 +348,9 @@ public final class Node implements AutoCloseable {
                     String.valueOf(transports.get(i).mtu()));
         }
         LOG.log(Level.INFO, "control socket: {0}", server == null ? "disabled" : server.path());
+        if (metrics != null) {
+            LOG.log(Level.INFO, "metrics endpoint: http://{0}/metrics", UdpAddresses.format(metricsAddress().orElseThrow()));
+        }
     }
 
     private String describeSource() {
@@ -490,6 +513,9 @@ public final class Node implements AutoCloseable {
         state = NodeState.STOPPING;
         if (server != null) {
             server.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         loop.stop(sayGoodbye);
         dataPlane.close();
