@@ -22,8 +22,8 @@ import java.util.Set;
  * #SLOW_RING_MINUTES} entries (about 40 KiB); a node keeps 10 series and 7 per tracked peer. A gap is NaN.
  *
  * <p>Time comes from the caller: {@link #record} takes the control clock in nanoseconds, and a sample is due
- * every {@value #SAMPLE_NANOS} ns ({@link #due}). When the caller was late by whole seconds, the missed seconds
- * become gaps and the counters' increase is spread over the seconds it covers.
+ * {@value #SAMPLE_NANOS} ns after the previous one ({@link #due}). When the caller was late by whole seconds, the
+ * missed seconds become gaps and the counters' increase is spread over the seconds it covers.
  *
  * <p>Threading: one writer, the node's control thread ({@link #record}); queries may come from any thread and see
  * whole samples (the object's monitor guards both; a query copies at most {@value #FAST_RING_SECONDS} values).
@@ -117,8 +117,9 @@ public final class StatsHistory {
                 return false;
             }
             seconds = elapsed / SAMPLE_NANOS;
-            // Keep the 1 s grid's phase; after a long stall the gaps fill the whole ring and no more.
-            lastSampleNanos += seconds * SAMPLE_NANOS;
+            // Follow the caller's phase (the node samples right after its tick, which drifts by the loop's
+            // latency); whole seconds missed become gaps, and after a long stall the gaps fill one ring, no more.
+            lastSampleNanos = nowNanos;
             for (long gap = Math.min(seconds - 1, FAST_RING_SECONDS); gap > 0; gap--) {
                 writeGapSlot();
             }

@@ -14,8 +14,9 @@ import net.fips.dataplane.udp.UdpTransport;
 
 /**
  * Feeds a {@link StatsHistory} from a node's live sources, once per second of the control clock. Called on the
- * node's control thread on every loop pass ({@link #maybeSample}); it reads only published snapshots and
- * counters, so it costs one clock comparison when no sample is due.
+ * node's control thread after each tick of the link layer ({@link #maybeSample}), when the link snapshot is fresh;
+ * it reads only published snapshots and counters. With {@code node.tick_interval_secs} above 1 the seconds between
+ * ticks are gaps.
  *
  * <p>Sources (see docs/metrics.md):
  * <ul>

@@ -164,8 +164,9 @@ final class ControlLoop implements Runnable {
                     nextTick = now + tickNanos;
                     // Rendered once per tick: show_tree and friends are at most one tick old, as in the reference.
                     meshSnapshot = mesh.snapshot(names, now, System.currentTimeMillis());
+                    // Right after the tick published the link snapshot, so each sample sees fresh counters.
+                    stats.maybeSample(now);
                 }
-                stats.maybeSample(now);
                 mesh.flush();
                 if (now - nextAclPoll >= 0) {
                     pollAcl();

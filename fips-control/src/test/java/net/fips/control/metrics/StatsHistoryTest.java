@@ -78,8 +78,11 @@ class StatsHistoryTest {
         assertTrue(h.due(5 + S));
         assertTrue(h.record(5 + S + S / 2, node(1), List.of()));
         assertEquals(2, h.samples());
-        // The grid keeps its phase: the next sample is due at 5 + 2 s, not 1 s after the late one.
-        assertTrue(h.due(5 + 2 * S));
+        // The next sample is due a second after the (late) one just taken, without a gap in between.
+        assertFalse(h.due(5 + 2 * S));
+        assertTrue(h.record(5 + 2 * S + S / 2, node(2), List.of()));
+        assertEquals(3, h.samples());
+        assertArrayEquals(new double[] {10, 11, 12}, h.series(NodeMetric.MESH_SIZE, 3, Granularity.FAST).values());
     }
 
     @Test
