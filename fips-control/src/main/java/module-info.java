@@ -7,6 +7,11 @@ module net.fips.control {
     requires org.bouncycastle.provider;
     requires transitive com.fasterxml.jackson.databind;
     requires org.yaml.snakeyaml;
+    // The Prometheus endpoint (node.metrics): the client's data model and its JDK-HttpServer exporter, both
+    // automatic modules (Automatic-Module-Name in their manifests); the exporter runs on jdk.httpserver.
+    requires io.prometheus.metrics.model;
+    requires io.prometheus.metrics.exporter.httpserver;
+    requires jdk.httpserver;
 
     exports net.fips.control.crypto;
     exports net.fips.control.noise;
@@ -25,5 +30,6 @@ module net.fips.control {
     exports net.fips.control.mesh;
     exports net.fips.control.session;
     exports net.fips.control.dns;
+    exports net.fips.control.metrics;
 
 }

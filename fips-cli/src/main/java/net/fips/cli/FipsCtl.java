@@ -25,8 +25,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "fipsctl", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Control a running FIPS daemon.",
-        subcommands = {ShowCommand.class, AclCommand.class, ConnectCommand.class, DisconnectCommand.class,
-            KeygenCommand.class, CompletionCommand.class},
+        subcommands = {ShowCommand.class, AclCommand.class, StatsCommand.class, ConnectCommand.class,
+            DisconnectCommand.class, KeygenCommand.class, CompletionCommand.class},
         footer = {"",
             "Output: a readable table on a terminal; when stdout is not a terminal (a pipe,",
             "$(...), a file) the response's data as pretty JSON, as the reference fipsctl",
@@ -121,6 +121,20 @@ public final class FipsCtl implements Callable<Integer> {
     }
 
     int request(final String command, final ObjectNode params, final Function<JsonNode, String> table) {
+        return request(command, params, table, false);
+    }
+
+    /**
+     * Sends one request and prints the outcome.
+     *
+     * @param command    command name
+     * @param params     parameters, or null
+     * @param render     renders {@code data} as text
+     * @param renderOnly always use {@code render}, even for --json or a pipe ({@code stats history --plot})
+     * @return the exit status
+     */
+    int request(final String command, final ObjectNode params, final Function<JsonNode, String> render,
+                final boolean renderOnly) {
         final Path path = socket != null ? socket : ControlSocketPaths.defaultControlSocket();
         final ObjectNode response;
         try {
@@ -136,7 +150,7 @@ public final class FipsCtl implements Callable<Integer> {
             return EXIT_COMMAND_ERROR;
         }
         final JsonNode data = response.has("data") ? response.get("data") : response;
-        out().println(asJson() ? ControlJson.pretty(data) : table.apply(data));
+        out().println(!renderOnly && asJson() ? ControlJson.pretty(data) : render.apply(data));
         out().flush();
         return EXIT_OK;
     }

@@ -209,7 +209,7 @@ final class TableView {
         return "disconnected: " + text(d.get("npub"));
     }
 
-    private static String text(final JsonNode v) {
+    static String text(final JsonNode v) {
         if (v == null || v.isNull() || v.isMissingNode()) {
             return "-";
         }
@@ -220,7 +220,7 @@ final class TableView {
         return v.isValueNode() ? v.asText() : v.toString();
     }
 
-    private static String pairs(final JsonNode obj) {
+    static String pairs(final JsonNode obj) {
         if (obj == null || !obj.isObject() || obj.isEmpty()) {
             return "-";
         }
@@ -241,7 +241,7 @@ final class TableView {
     }
 
     /** Left-aligned columns two spaces apart; no header line when {@code header} is null. */
-    private static String table(final String[] header, final List<String[]> rows) {
+    static String table(final String[] header, final List<String[]> rows) {
         final List<String[]> all = new ArrayList<>();
         if (header != null) {
             all.add(header);

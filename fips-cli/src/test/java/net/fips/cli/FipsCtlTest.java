@@ -37,11 +37,15 @@ import net.fips.control.ctl.LinkSnapshot;
 import net.fips.control.ctl.LinkState;
 import net.fips.control.ctl.NodeState;
 import net.fips.control.ctl.PeerSnapshot;
+import net.fips.control.ctl.StatsView;
 import net.fips.control.ctl.StatusSnapshot;
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.ctl.TransportState;
 import net.fips.control.ctl.TunState;
 import net.fips.control.identity.NodeIdentity;
+import net.fips.control.metrics.NodeSample;
+import net.fips.control.metrics.PeerSample;
+import net.fips.control.metrics.StatsHistory;
 
 /** fipsctl end to end, in process, against a control socket server in a temp dir. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -54,6 +58,8 @@ class FipsCtlTest {
     Path dir;
 
     private ControlSocketServer server;
+    /** The history the fake daemon serves: the spec's example peer series (operator.md §2.4). */
+    private final StatsHistory history = new StatsHistory();
     private final List<ConnectResult> connects = new CopyOnWriteArrayList<>();
 
     record Result(int code, String out, String err) {
@@ -143,6 +149,20 @@ class FipsCtlTest {
         }
 
         @Override
+        public com.fasterxml.jackson.databind.JsonNode showMetrics() {
+            final var o = ControlJson.MAPPER.createObjectNode();
+            o.putObject("forwarding").put("forwarded_packets", 5).putNull("forwarded_bytes");
+            o.putObject("tree").put("parent_switches", 2);
+            return o;
+        }
+
+        @Override
+        public java.util.Optional<StatsView> stats() {
+            return java.util.Optional.of(new StatsView(history, () -> 10 * StatsHistory.SAMPLE_NANOS,
+                    n -> null, n -> n.equals(PEER.npub()) ? "alice" : n));
+        }
+
+        @Override
         public DisconnectResult disconnect(final String npub) throws ControlException {
             if (!npub.equals(PEER.npub())) {
                 throw ControlException.peerNotFound(npub);
@@ -153,6 +173,12 @@ class FipsCtlTest {
 
     @BeforeEach
     void start() throws Exception {
+        final double[] srtt = {41.0, 41.3, Double.NaN, 40.9, 41.2};
+        for (int t = 0; t < srtt.length; t++) {
+            history.record(t * StatsHistory.SAMPLE_NANOS, new NodeSample(3, 1, 1, 0, 0, 0, 0, 0, Double.NaN,
+                    Double.NaN), java.util.List.of(new PeerSample(PEER.nodeAddr().toString(), PEER.npub(), srtt[t],
+                    Double.NaN, 0, 0, 0, 0, NodeSample.UNMEASURED)));
+        }
         server = ControlSocketServer.start(dir.resolve("control.sock"), new Api());
     }
 
@@ -198,7 +224,8 @@ class FipsCtlTest {
     void everyLeafCommandHasHelp() {
         for (final String[] leaf : new String[][] {{"show", "status"}, {"show", "peers"}, {"show", "links"},
             {"show", "connections"}, {"show", "transports"}, {"show", "tree"}, {"show", "bloom"}, {"show", "cache"},
-            {"show", "routing"}, {"show", "identity-cache"}, {"acl", "show"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
+            {"show", "routing"}, {"show", "identity-cache"}, {"acl", "show"}, {"stats", "list"}, {"stats", "metrics"}, {"stats", "peers"},
+            {"stats", "history"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
             final String[] args = java.util.Arrays.copyOf(leaf, leaf.length + 1);
             args[leaf.length] = "--help";
             final Result r = runRaw(args);
@@ -314,6 +341,50 @@ class FipsCtlTest {
         final Result ok = run("disconnect", "ALICE");
         assertEquals(0, ok.code(), ok.err());
         assertEquals("disconnected: " + PEER.npub(), ok.out().strip());
+    }
+
+    @Test
+    void statsHistoryPlotIsTheReferencesThreeLines() throws Exception {
+        Files.writeString(dir.resolve("hosts"), "alice " + PEER.npub() + "\n");
+        final Result plot = run("stats", "history", "srtt_ms", "--peer", "alice", "--window", "5s", "--plot");
+        assertEquals(0, plot.code(), plot.err());
+        // operator.md §3.2's three lines for the §2.4 example series [41.0, 41.3, null, 40.9, 41.2].
+        assertEquals("srtt_ms (ms) — 5 samples @ 1s = 5s window (1 gaps)\n"
+                + "  min=40.900 max=41.300 last=41.200\n"
+                + "  ▃█ ▁▆\n", plot.out());
+        // --plot wins over a pipe, as in the reference.
+        FipsCtl.stdoutIsTerminal = () -> false;
+        assertEquals(plot.out(), run("stats", "history", "srtt_ms", "--peer", PEER.npub(), "--window", "5s",
+                "--plot").out());
+        final JsonNode json = ControlJson.MAPPER.readTree(run("stats", "history", "srtt_ms", "--peer", "alice",
+                "--window", "5s").out());
+        assertEquals(ControlJson.MAPPER.readTree("{\"metric\":\"srtt_ms\",\"unit\":\"ms\","
+                + "\"granularity_seconds\":1,\"values\":[41.0,41.3,null,40.9,41.2]}"), json);
+        final Result unknown = run("stats", "history", "srtt_ms", "--peer", "bob");
+        assertEquals(1, unknown.code());
+        final Result untracked = run("stats", "history", "srtt_ms", "--peer", SELF.npub());
+        assertEquals(1, untracked.code());
+        assertTrue(untracked.err().startsWith("error: peer not tracked in stats history: "), untracked.err());
+    }
+
+    @Test
+    void statsTablesOnATerminal() {
+        final Result list = run("stats", "list");
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().matches("(?s)METRIC\\s+SCOPE\\s+UNIT\n.*ecn_ce\\s+peer\\s+events/s\n.*"), list.out());
+        assertTrue(list.out().contains("rings: 3600 x 1 s, 1440 x 1 min"), list.out());
+        final Result metrics = run("stats", "metrics");
+        assertTrue(metrics.out().contains("forwarding: forwarded_packets=5 forwarded_bytes=-"), metrics.out());
+        assertTrue(metrics.out().contains("tree: parent_switches=2"), metrics.out());
+        final Result peers = run("stats", "peers");
+        assertTrue(peers.out().matches("(?s)NAME\\s+NPUB\\s+ACTIVE.*\nalice\\s+" + PEER.npub() + "\\s+yes\\s+10\\s+6\n?"),
+                peers.out());
+        final Result history = run("stats", "history", "mesh_size", "--window", "3s");
+        assertTrue(history.out().startsWith("mesh_size (nodes) — 3 samples @ 1s = 3s window\n  min=3.000 max=3.000"
+                + " last=3.000\n  ▄▄▄\n\nAGE  VALUE\n-2s  3.000\n-1s  3.000\n-0s  3.000\n"), history.out());
+        final Result bad = run("stats", "history", "mesh_size", "--granularity", "5m");
+        assertEquals(1, bad.code());
+        assertEquals("error: unknown granularity: 5m (expected 1s or 1m)", bad.err().strip());
     }
 
     @Test

@@ -53,6 +53,9 @@ class FipsDaemonTest {
             "consecutive_decrypt_failures", "nostr_traversal", "current_k_bit");
     private static final Set<String> PEER_OPTIONAL_KEYS = Set.of("transport_addr", "direction", "transport_type",
             "tree_depth", "noise", "our_session_index", "rekey_in_progress", "rekey_draining", "mmp");
+    /** Our per-peer / per-link event totals beside the reference's keys (docs/metrics.md); nothing else extra. */
+    private static final Set<String> PEER_EXTENSION_KEYS = Set.of("decrypt_failures", "rekeys", "restarts");
+    private static final Set<String> LINK_EXTENSION_KEYS = Set.of("replay_suppressed", "decrypt_failures", "rekeys");
     private static final Set<String> LINK_KEYS = Set.of("link_id", "transport_id", "remote_addr", "direction",
             "state", "created_at_ms", "stats");
     private static final Set<String> LINK_STATS_KEYS = Set.of("packets_sent", "packets_recv", "bytes_sent",
@@ -165,6 +168,12 @@ class FipsDaemonTest {
         assertTrue(allowed.containsAll(got), what + ": unexpected " + diff(got, allowed));
     }
 
+    private static Set<String> union(final Set<String> a, final Set<String> b) {
+        final Set<String> u = new TreeSet<>(a);
+        u.addAll(b);
+        return u;
+    }
+
     private static Set<String> diff(final Set<String> a, final Set<String> b) {
         final Set<String> d = new TreeSet<>(a);
         d.removeAll(b);
@@ -196,7 +205,7 @@ class FipsDaemonTest {
         assertEquals(1203, status.path("effective_ipv6_mtu").asInt());
 
         final JsonNode peer = ctl(sa, "show", "peers").path("peers").get(0);
-        assertKeys(PEER_KEYS, PEER_OPTIONAL_KEYS, peer, "show peers");
+        assertKeys(PEER_KEYS, union(PEER_OPTIONAL_KEYS, PEER_EXTENSION_KEYS), peer, "show peers");
         assertEquals(b.npub(), peer.path("npub").asText());
         assertEquals("bob", peer.path("display_name").asText(), "alias from config");
         assertEquals("connected", peer.path("connectivity").asText());
@@ -205,7 +214,7 @@ class FipsDaemonTest {
                 peer.path("stats"), "peer stats");
 
         final JsonNode link = ctl(sb, "show", "links").path("links").get(0);
-        assertKeys(LINK_KEYS, Set.of(), link, "show links");
+        assertKeys(LINK_KEYS, LINK_EXTENSION_KEYS, link, "show links");
         assertKeys(LINK_STATS_KEYS, Set.of(), link.path("stats"), "link stats");
         assertEquals("connected", link.path("state").asText());
         assertEquals("127.0.0.1:" + pa, link.path("remote_addr").asText());

@@ -30,11 +30,26 @@ import java.util.Optional;
  * @param rekey                 {@code node.rekey}
  * @param buffers               {@code node.buffers}
  * @param control               {@code node.control}
+ * @param metrics               {@code node.metrics} (ours; not in the reference): the Prometheus endpoint
  */
 public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> logLevel, long tickIntervalSecs,
         long baseRttMs, long heartbeatIntervalSecs, long linkDeadTimeoutSecs, Limits limits, RateLimit rateLimit,
         Retry retry, Cache cache, Lookup lookup, Tree tree, Bloom bloom, Session session, Mmp mmp, Mmp sessionMmp,
-        Ecn ecn, Rekey rekey, Buffers buffers, Control control) {
+        Ecn ecn, Rekey rekey, Buffers buffers, Control control, Metrics metrics) {
+
+    /**
+     * Without {@code node.metrics} (the endpoint off). Parameters as the canonical constructor's.
+     */
+    public NodeConfig(final Identity identity, final boolean leafOnly, final Optional<String> logLevel,
+                      final long tickIntervalSecs, final long baseRttMs, final long heartbeatIntervalSecs,
+                      final long linkDeadTimeoutSecs, final Limits limits, final RateLimit rateLimit,
+                      final Retry retry, final Cache cache, final Lookup lookup, final Tree tree, final Bloom bloom,
+                      final Session session, final Mmp mmp, final Mmp sessionMmp, final Ecn ecn, final Rekey rekey,
+                      final Buffers buffers, final Control control) {
+        this(identity, leafOnly, logLevel, tickIntervalSecs, baseRttMs, heartbeatIntervalSecs, linkDeadTimeoutSecs,
+                limits, rateLimit, retry, cache, lookup, tree, bloom, session, mmp, sessionMmp, ecn, rekey, buffers,
+                control, Metrics.DISABLED);
+    }
 
     /** Log levels of {@code node.log_level}. */
     public enum LogLevel { TRACE, DEBUG, INFO, WARN, ERROR }
@@ -60,6 +75,7 @@ public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> l
         Objects.requireNonNull(rekey, "rekey");
         Objects.requireNonNull(buffers, "buffers");
         Objects.requireNonNull(control, "control");
+        metrics = metrics == null ? Metrics.DISABLED : metrics;
     }
 
     /** §1.3 general timers. */
@@ -127,6 +143,24 @@ public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> l
         /** Checks nullness. */
         public Control {
             Objects.requireNonNull(socketPath, "socketPath");
+        }
+    }
+
+    /**
+     * {@code node.metrics}: the Prometheus/OpenMetrics scrape endpoint, our addition (neither v0.4.1 nor master has
+     * one). Off unless {@code bind} is set; a bind address that is not loopback is refused unless
+     * {@code allow_non_loopback: true}, since the endpoint has no authentication and names every peer.
+     *
+     * @param bind             {@code bind}: {@code ip:port} to serve {@code /metrics} on, or empty (off)
+     * @param allowNonLoopback {@code allow_non_loopback} (false)
+     */
+    public record Metrics(Optional<String> bind, boolean allowNonLoopback) {
+        /** No endpoint. */
+        public static final Metrics DISABLED = new Metrics(Optional.empty(), false);
+
+        /** Checks nullness. */
+        public Metrics {
+            Objects.requireNonNull(bind, "bind");
         }
     }
 

@@ -141,10 +141,12 @@ final class NodeSection {
         }
         ct.finish();
 
+        final NodeConfig.Metrics metrics = MetricsSection.read(n.child("metrics"));
+
         n.finish();
         return new Result(new NodeConfig(identity, leafOnly, logLevel, tick, baseRtt, heartbeat, linkDead, limits,
                 rateLimit, retry, cache, lookup, tree, bloom, session, mmp, sessionMmp, ecn, rekey, buffers,
-                new NodeConfig.Control(controlEnabled, socketPath)), nostr);
+                new NodeConfig.Control(controlEnabled, socketPath), metrics), nostr);
     }
 
     private static NodeConfig.Identity identity(final ConfigReader r) {

@@ -64,6 +64,26 @@ public interface ControlApi {
     }
 
     /**
+     * {@code show_metrics}: the counter families {@code forwarding, discovery, tree, bloom, congestion, errors},
+     * each an object of counters (null where not measured).
+     *
+     * @return the data
+     * @throws ControlException when the node keeps no such counters
+     */
+    default JsonNode showMetrics() throws ControlException {
+        throw new ControlException("unknown command: show_metrics");
+    }
+
+    /**
+     * The stats history the {@code show_stats_*} commands read ({@link StatsRequests}).
+     *
+     * @return the view, or empty when this node keeps no history
+     */
+    default java.util.Optional<StatsView> stats() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Starts an ephemeral dial (not written to config, no auto-reconnect). The server has already checked that
      * all three parameters are present strings.
      *

@@ -20,7 +20,9 @@ public final class ControlDispatcher {
     /** Commands this dispatcher serves, in the order {@code fipsctl} lists them. */
     public static final List<String> COMMANDS = List.of("show_status", "show_peers", "show_links",
             "show_connections", "show_transports", "show_acl", "show_tree", "show_bloom", "show_cache", "show_routing",
-            "show_identity_cache", "show_sessions", "show_mmp", "connect", "disconnect");
+            "show_identity_cache", "show_sessions", "show_mmp", "show_metrics", "show_stats_list",
+            "show_stats_history", "show_stats_all_history", "show_stats_peers", "show_stats_history_all_peers",
+            "connect", "disconnect");
 
     // Trailing tokens after the object are an error in the reference (serde rejects trailing characters).
     private static final ObjectReader READER = ControlJson.MAPPER.reader()
@@ -89,6 +91,13 @@ public final class ControlDispatcher {
             case "show_identity_cache" -> ok(api::showIdentityCache);
             case "show_sessions" -> ok(api::showSessions);
             case "show_mmp" -> ok(api::showMmp);
+            case "show_metrics" -> ControlJson.ok(api.showMetrics());
+            case "show_stats_list" -> ControlJson.ok(StatsRequests.list());
+            case "show_stats_history" -> ControlJson.ok(StatsRequests.history(params, stats(command)));
+            case "show_stats_all_history" -> ControlJson.ok(StatsRequests.allHistory(params, stats(command)));
+            case "show_stats_peers" -> ControlJson.ok(StatsRequests.peers(stats(command)));
+            case "show_stats_history_all_peers" ->
+                    ControlJson.ok(StatsRequests.historyAllPeers(params, stats(command)));
             case "connect" -> {
                 final JsonNode p = requireParams(command, params);
                 final String npub = requireString(p, "npub");
@@ -103,6 +112,10 @@ public final class ControlDispatcher {
             }
             default -> ControlJson.error("unknown command: " + command);
         };
+    }
+
+    private StatsView stats(final String command) throws ControlException {
+        return api.stats().orElseThrow(() -> new ControlException("unknown command: " + command));
     }
 
     private static ObjectNode ok(final Supplier<?> value) {

@@ -42,12 +42,17 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param rekeyDraining              whether the previous session is draining (emitted only when true)
  * @param currentKBit                the key-phase bit in use
  * @param mmp                        link measurement metrics, or null
+ * @param rekeys                     rekey cutovers on the peer's current link, or null (not in the reference)
+ * @param restarts                   restarts of the peer detected since our start, or null (not in the reference)
+ * @param decryptFailures            frames from the peer that failed authentication on its current link, or null
+ *                                   (not in the reference, which only shows the current run)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"node_addr", "npub", "display_name", "ipv6_addr", "connectivity", "link_id",
         "authenticated_at_ms", "last_seen_ms", "has_tree_position", "has_bloom_filter", "filter_sequence",
         "is_parent", "is_child", "transport_addr", "direction", "transport_type", "tree_depth", "effective_depth",
-        "stats", "replay_suppressed", "consecutive_decrypt_failures", "nostr_traversal", "noise",
+        "stats", "replay_suppressed", "consecutive_decrypt_failures", "decrypt_failures", "rekeys", "restarts",
+        "nostr_traversal", "noise",
         "our_session_index", "rekey_in_progress", "rekey_draining", "current_k_bit", "mmp"})
 public record PeerSnapshot(
         @JsonProperty("node_addr") String nodeAddr,
@@ -77,7 +82,31 @@ public record PeerSnapshot(
         @JsonProperty("rekey_in_progress") @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean rekeyInProgress,
         @JsonProperty("rekey_draining") @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean rekeyDraining,
         @JsonProperty("current_k_bit") boolean currentKBit,
-        @JsonProperty("mmp") LinkMmp mmp) {
+        @JsonProperty("mmp") LinkMmp mmp,
+        @JsonProperty("rekeys") Long rekeys,
+        @JsonProperty("restarts") Long restarts,
+        @JsonProperty("decrypt_failures") Long decryptFailures) {
+
+    /**
+     * The reference's fields only: the per-peer event totals ({@code rekeys}, {@code restarts},
+     * {@code decrypt_failures}) are left out. Parameters as the canonical constructor's.
+     */
+    public PeerSnapshot(final String nodeAddr, final String npub, final String displayName, final String ipv6Addr,
+                        final Connectivity connectivity, final long linkId, final long authenticatedAtMs,
+                        final long lastSeenMs, final boolean hasTreePosition, final boolean hasBloomFilter,
+                        final long filterSequence, final boolean isParent, final boolean isChild,
+                        final String transportAddr, final LinkDirection direction, final String transportType,
+                        final Integer treeDepth, final Double effectiveDepth, final TrafficStats stats,
+                        final long replaySuppressed, final long consecutiveDecryptFailures,
+                        final NostrTraversal nostrTraversal, final NoiseCounters noise, final String ourSessionIndex,
+                        final boolean rekeyInProgress, final boolean rekeyDraining, final boolean currentKBit,
+                        final LinkMmp mmp) {
+        this(nodeAddr, npub, displayName, ipv6Addr, connectivity, linkId, authenticatedAtMs, lastSeenMs,
+                hasTreePosition, hasBloomFilter, filterSequence, isParent, isChild, transportAddr, direction,
+                transportType, treeDepth, effectiveDepth, stats, replaySuppressed, consecutiveDecryptFailures,
+                nostrTraversal, noise, ourSessionIndex, rekeyInProgress, rekeyDraining, currentKBit, mmp, null, null,
+                null);
+    }
 
     /** Checks required fields and fills the always-present objects with their empty values. */
     public PeerSnapshot {

@@ -86,7 +86,7 @@ final class Handshakes {
             if (!Arrays.equals(existing.remoteEpoch, result.remoteEpoch())) {
                 LOG.log(System.Logger.Level.INFO, "Peer restart detected (epoch changed): {0}",
                         peer.shortNpub());
-                c.count(LinkCounter.RESTARTS_DETECTED);
+                c.restartDetected(existing.nodeAddr);
                 c.removePeer(existing);
                 c.scheduleReconnect(existing.nodeAddr);
                 existing = null;
@@ -235,7 +235,7 @@ final class Handshakes {
         c.count(LinkCounter.CROSS_CONNECTIONS);
         final boolean restarted = !Arrays.equals(existing.remoteEpoch, result.remoteEpoch());
         if (restarted) {
-            c.count(LinkCounter.RESTARTS_DETECTED);
+            c.restartDetected(existing.nodeAddr);
             c.removePeer(existing);
             final PeerLink link = c.promoteNew(ob.peer, ob.transportId, from, ob.ourIndex, msg2.senderIdx(),
                     result.sendKey(), result.recvKey(), result.remoteEpoch(), true);

@@ -84,6 +84,8 @@ public final class LinkConductor {
     final Map<Long, PeerLink> pendingRekeys = new HashMap<>();
     final Map<NodeAddr, ConfiguredPeer> configured = new LinkedHashMap<>();
     final Map<NodeAddr, RetryState> retries = new LinkedHashMap<>();
+    /** Restarts detected per peer, kept across its links. */
+    final PeerRestarts peerRestarts = new PeerRestarts();
 
     final Handshakes handshakes;
     final Maintenance maintenance;
@@ -598,6 +600,12 @@ public final class LinkConductor {
 
     LinkStats statsOf(final PeerLink peer) {
         return stats.apply(peer.linkId);
+    }
+
+    /** A changed epoch: counted for the node and for the peer. */
+    void restartDetected(final NodeAddr peer) {
+        count(LinkCounter.RESTARTS_DETECTED);
+        peerRestarts.record(peer);
     }
 
     PeerLink promoteNew(final PeerIdentity peer, final int transportId, final InetSocketAddress address,

@@ -287,7 +287,7 @@ final class Maintenance {
         if (!Arrays.equals(peer.remoteEpoch, result.remoteEpoch())) {
             // The peer restarted and answered as a fresh responder; the reference adopts the new epoch here and
             // only clears its end-to-end session with the peer (not this layer's business).
-            c.count(LinkCounter.RESTARTS_DETECTED);
+            c.restartDetected(peer.nodeAddr);
             peer.remoteEpoch = result.remoteEpoch().clone();
         }
         c.pendingRekeys.remove(LinkConductor.key(peer.transportId, peer.rekeyOurIndex));

@@ -32,11 +32,14 @@ package net.fips.control.link;
  * @param srttMicros         smoothed RTT from MMP, or -1 before the first sample
  * @param replayDrops        of {@code dropsIn}, frames the replay window refused
  * @param consecutiveDecryptFailures frames that failed authentication in a row, now
+ * @param restarts           restarts of this peer detected since our start (changed epoch; survives the link)
+ * @param decryptFailures    of {@code dropsIn}, frames that failed authentication (the rest are replay drops)
  */
 public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
                            boolean rekeyInProgress, boolean draining, long rekeys, long linkAgeMs, long sessionAgeMs,
                            long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
-                           long srttMicros, long replayDrops, int consecutiveDecryptFailures) {
+                           long srttMicros, long replayDrops, int consecutiveDecryptFailures, long restarts,
+                           long decryptFailures) {
 }

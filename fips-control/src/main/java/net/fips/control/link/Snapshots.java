@@ -26,7 +26,8 @@ final class Snapshots {
                 s == null ? 0 : s.bytesOut(), s == null ? 0 : s.dropsIn(), s == null ? 0 : s.sendCounter(),
                 s == null ? 0 : s.highestCounterIn(),
                 p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros, s == null ? 0 : s.replayDrops(),
-                s == null ? 0 : s.consecutiveDecryptFailures());
+                s == null ? 0 : s.consecutiveDecryptFailures(), c.peerRestarts.of(p.nodeAddr),
+                s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()));
     }
 
     static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {

@@ -15,6 +15,8 @@ import net.fips.control.link.LinkCounter;
 import net.fips.control.mesh.MeshControl;
 import net.fips.control.mesh.MeshSnapshot;
 import net.fips.control.session.SessionLayer;
+import net.fips.control.metrics.StatsHistory;
+import net.fips.control.metrics.StatsSampler;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.udp.UdpTransport;
@@ -59,6 +61,7 @@ final class ControlLoop implements Runnable {
     private long now;
     private final Consumer<DataPlaneEvent> toConductor;
     private final Function<NodeAddr, String> names;
+    private final StatsSampler stats;
 
     ControlLoop(final LinkConductor conductor, final MeshControl mesh, final SessionLayer sessions,
                 final DataPlane dataPlane,
@@ -88,6 +91,12 @@ final class ControlLoop implements Runnable {
         this.sessionMmpMode = sessionMmpMode;
         this.meshSnapshot = mesh.snapshot(names, clock.getAsLong(), System.currentTimeMillis());
         renderSessions(clock.getAsLong());
+        this.stats = new StatsSampler(new StatsHistory(), conductor::snapshot, () -> meshSnapshot, transports);
+    }
+
+    /** @return the stats history's sampler (feed {@code active_sessions} through it) */
+    StatsSampler stats() {
+        return stats;
     }
 
     /** Starts the thread; the conductor belongs to it from now on. */
@@ -196,6 +205,8 @@ final class ControlLoop implements Runnable {
                     // Rendered once per tick: show_tree and friends are at most one tick old, as in the reference.
                     meshSnapshot = mesh.snapshot(names, now, System.currentTimeMillis());
                     renderSessions(now);
+                    // Right after the tick published the link snapshot, so each sample sees fresh counters.
+                    stats.maybeSample(now);
                 }
                 mesh.flush();
                 if (now - nextAclPoll >= 0) {

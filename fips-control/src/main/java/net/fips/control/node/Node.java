@@ -91,6 +91,8 @@ public final class Node implements AutoCloseable {
     private ControlSocketServer server;
     private TunDevice tun;
     private DnsServer dns;
+    private PrometheusExporter metrics;
+    private InetSocketAddress metricsAddress;
     private boolean closed;
 
     private Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved,
@@ -225,6 +227,9 @@ public final class Node implements AutoCloseable {
                     addr -> displayName(mesh, displayNames, addr, clock.getAsLong()),
                     nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             holder.loop = loop;
+            if (sessions != null) {
+                loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
+            }
             node = new Node(loaded, options, resolved, epoch, transports, dataPlane, conductor, acl, loop,
                     displayNames, now);
             node.tun = tun;
@@ -234,6 +239,9 @@ public final class Node implements AutoCloseable {
             }
             if (nc.control().enabled()) {
                 node.startControlSocket(Path.of(nc.control().socketPath()));
+            }
+            if (nc.metrics().bind().isPresent()) {
+                node.startMetrics(nc.metrics().bind().get());
             }
             node.state = NodeState.RUNNING;
             node.logStarted();
@@ -407,6 +415,21 @@ public final class Node implements AutoCloseable {
         }
     }
 
+    private void startMetrics(final String bind) throws NodeStartException {
+        try {
+            final InetSocketAddress at = UdpAddresses.parse(bind);
+            metrics = PrometheusExporter.start(this, at);
+            metricsAddress = new InetSocketAddress(at.getAddress(), metrics.port());
+        } catch (final IOException | RuntimeException e) {
+            throw new NodeStartException("cannot open the metrics endpoint " + bind + ": " + e.getMessage(), false, e);
+        }
+    }
+
+    /** @return where the Prometheus endpoint listens ({@code node.metrics.bind}), or empty when it is off */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return Optional.ofNullable(metricsAddress);
+    }
+
     private void logStarted() {
         final NodeIdentity id = resolved.identity();
         LOG.log(Level.INFO, "identity: {0} ({1})", id.npub(), describeSource());
@@ -418,6 +441,9 @@ public final class Node implements AutoCloseable {
         }
         LOG.log(Level.INFO, "control socket: {0}", server == null ? "disabled" : server.path());
         LOG.log(Level.INFO, "TUN: {0}", tun == null ? "disabled (pure router)" : tun.toString());
+        if (metrics != null) {
+            LOG.log(Level.INFO, "metrics endpoint: http://{0}/metrics", UdpAddresses.format(metricsAddress().orElseThrow()));
+        }
     }
 
     private String describeSource() {
@@ -497,6 +523,15 @@ public final class Node implements AutoCloseable {
             return false;
         }
         return loop.submit(() -> loop.mesh().learnIdentity(peer, options.nanoClock().getAsLong()));
+    }
+
+    /**
+     * @return the stats history's sampler: {@code stats().history()} answers {@code show_stats_*}, and
+     *         {@code stats().activeSessions(source)} feeds {@code active_sessions} (the source runs on the control
+     *         thread once per second)
+     */
+    public net.fips.control.metrics.StatsSampler stats() {
+        return loop.stats();
     }
 
     /** @return the link layer's latest published picture (any thread) */
@@ -587,6 +622,9 @@ public final class Node implements AutoCloseable {
         }
         if (dns != null) {
             dns.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         loop.stop(sayGoodbye);
         dataPlane.close();

@@ -27,6 +27,8 @@ import net.fips.control.ctl.LinkMmp;
 import net.fips.control.ctl.LinkSnapshot;
 import net.fips.control.ctl.LinkState;
 import net.fips.control.ctl.PeerSnapshot;
+import net.fips.control.ctl.Sparklines;
+import net.fips.control.ctl.StatsView;
 import net.fips.control.ctl.StatusSnapshot;
 import net.fips.control.ctl.TrafficStats;
 import net.fips.control.ctl.TransportSnapshot;
@@ -59,14 +61,19 @@ final class NodeControlApi implements ControlApi {
     private static final System.Logger LOG = System.getLogger(NodeControlApi.class.getName());
     /** Transport MTU minus this is the IPv6 MTU offered to applications (crypto-link §2.4). */
     static final int FIPS_IPV6_OVERHEAD = 77;
+    /** Samples per {@code show_status} sparkline, as the reference. */
+    static final int SPARK_N = 30;
 
     private static final MeshSnapshot.PeerRouting NO_ROUTING =
             new MeshSnapshot.PeerRouting(false, null, false, false, false, 0, null);
     private final Node node;
     private final Map<String, String> shortNames = new ConcurrentHashMap<>();
+    private final StatsView statsView;
 
     NodeControlApi(final Node node) {
         this.node = node;
+        this.statsView = new StatsView(node.stats().history(), node.options().nanoClock(),
+                npub -> node.displayNames().get(npub), this::displayName);
     }
 
     @Override
@@ -90,7 +97,27 @@ final class NodeControlApi implements ControlApi {
                 node.controlSocketPath().map(Object::toString).orElse(nc.control().socketPath()), self.pid(),
                 self.info().command().orElse(null), node.uptimeNanos() / 1_000_000_000L, mesh.meshSize(),
                 nc.identity().persistent() || nc.identity().nsec().isPresent(), mesh.root(), mesh.isRoot(),
-                Map.of("udp", (long) snap.peers().size()), fwd, null);
+                Map.of("udp", (long) snap.peers().size()), fwd, sparklines());
+    }
+
+    /** The reference's {@code show_status.sparklines}: the last {@value #SPARK_N} 1 s samples of six series. */
+    private Sparklines sparklines() {
+        final net.fips.control.metrics.StatsHistory h = node.stats().history();
+        return new Sparklines(recent(h, net.fips.control.metrics.NodeMetric.MESH_SIZE),
+                recent(h, net.fips.control.metrics.NodeMetric.TREE_DEPTH),
+                recent(h, net.fips.control.metrics.NodeMetric.PEER_COUNT),
+                recent(h, net.fips.control.metrics.NodeMetric.BYTES_IN),
+                recent(h, net.fips.control.metrics.NodeMetric.BYTES_OUT),
+                recent(h, net.fips.control.metrics.NodeMetric.LOSS_RATE));
+    }
+
+    private static List<Double> recent(final net.fips.control.metrics.StatsHistory h,
+                                       final net.fips.control.metrics.NodeMetric m) {
+        final List<Double> out = new ArrayList<>();
+        for (final double v : h.recent(m, SPARK_N)) {
+            out.add(v);
+        }
+        return out;
     }
 
     /**
@@ -150,8 +177,12 @@ final class NodeControlApi implements ControlApi {
             ro.put("auto_reconnect", r.autoReconnect());
         }
         o.set("forwarding", ControlJson.MAPPER.valueToTree(forwarding()));
-        final ObjectNode congestion = o.putObject("congestion");
-        final var dp = node.dataPlane();
+        o.set("congestion", congestion());
+        return o;
+    }
+
+    private ObjectNode congestion() {
+        final ObjectNode congestion = ControlJson.MAPPER.createObjectNode();
         // CE marks are relayed hop by hop (routing-session §6.6) but not counted yet.
         congestion.putNull("ce_forwarded");
         congestion.putNull("ce_received");
@@ -162,7 +193,29 @@ final class NodeControlApi implements ControlApi {
             kernelDrops += t.counters().kernelDrops();
         }
         congestion.put("kernel_drop_events", kernelDrops);
+        return congestion;
+    }
+
+    /**
+     * {@code show_metrics}: the same counters {@code show_routing}, {@code show_tree} and {@code show_bloom} carry,
+     * in the reference's six families ({@code errors} is {@code show_routing.error_signals}).
+     */
+    @Override
+    public JsonNode showMetrics() {
+        final MeshSnapshot mesh = node.meshSnapshot();
+        final ObjectNode o = ControlJson.MAPPER.createObjectNode();
+        o.set("forwarding", ControlJson.MAPPER.valueToTree(forwarding()));
+        o.set("discovery", mesh.routing().path("discovery").deepCopy());
+        o.set("tree", mesh.tree().path("stats").deepCopy());
+        o.set("bloom", mesh.bloom().path("stats").deepCopy());
+        o.set("congestion", congestion());
+        o.set("errors", mesh.routing().path("error_signals").deepCopy());
         return o;
+    }
+
+    @Override
+    public java.util.Optional<StatsView> stats() {
+        return java.util.Optional.of(statsView);
     }
 
     @Override
@@ -182,7 +235,8 @@ final class NodeControlApi implements ControlApi {
                     p.consecutiveDecryptFailures(), null,
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
-                    p.kBit() == 1, LinkMmp.of(mode, srttMs, null, null, null, null, null, null, null)));
+                    p.kBit() == 1, LinkMmp.of(mode, srttMs, null, null, null, null, null, null, null), p.rekeys(),
+                    p.restarts(), p.decryptFailures()));
         }
         return out;
     }
@@ -229,7 +283,8 @@ final class NodeControlApi implements ControlApi {
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
             out.add(new LinkSnapshot(p.linkId(), p.transportId(), p.address(), direction(p.direction()),
                     LinkState.CONNECTED, wallNow - p.linkAgeMs(), new LinkSnapshot.Stats(p.packetsOut(),
-                    p.packetsIn(), p.bytesOut(), p.bytesIn(), wallNow - p.lastReceivedAgoMs())));
+                    p.packetsIn(), p.bytesOut(), p.bytesIn(), wallNow - p.lastReceivedAgoMs()), p.replayDrops(),
+                    p.decryptFailures(), p.rekeys()));
         }
         return out;
     }

@@ -984,6 +984,17 @@ public final class Sessions {
                 e.previousExpires != 0, e.peer == null ? null : e.peer.npub());
     }
 
+    /** @return the number of established sessions */
+    public int establishedCount() {
+        int n = 0;
+        for (final Entry e : sessions.values()) {
+            if (e.state == SessionState.ESTABLISHED) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** @return the number of session entries (any state) */
     public int sessionCount() {
         return sessions.size();

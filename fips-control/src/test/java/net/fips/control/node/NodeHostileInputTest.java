@@ -214,6 +214,11 @@ class NodeHostileInputTest {
         final var peer = a.controlApi().showPeers().getFirst();
         assertTrue(peer.replaySuppressed() >= 1, peer::toString);
         assertEquals(peerOf(a, b).replayDrops(), peer.replaySuppressed());
+        // The two frames that failed authentication, as totals per peer and per link (not just the ended run).
+        assertEquals(2L, peer.decryptFailures(), peer::toString);
+        final var link = a.controlApi().showLinks().getFirst();
+        assertEquals(2L, link.decryptFailures());
+        assertEquals(peer.replaySuppressed(), link.replaySuppressed());
     }
 
     @Test

@@ -124,6 +124,10 @@ class NodeLoopbackTest {
         assertTrue(sent > 1000, "continuous traffic: " + sent);
         assertEquals(linkId, peerOf(a, b).linkId(), "same link throughout: no re-establishment");
         assertTrue(peerOf(a, b).rekeys() >= 2 && peerOf(b, a).rekeys() >= 2);
+        await(3000, () -> a.controlApi().showPeers().getFirst().rekeys() >= 2
+                && a.controlApi().showLinks().getFirst().rekeys() >= 2, () -> "show_peers/show_links rekeys: "
+                + a.controlApi().showPeers());
+        assertEquals(0L, a.controlApi().showPeers().getFirst().restarts());
         assertEquals(1, a.linkSnapshot().counter(LinkCounter.LINKS_ESTABLISHED), "one link on a");
         assertEquals(1, b.linkSnapshot().counter(LinkCounter.LINKS_ESTABLISHED), "one link on b");
 
@@ -199,5 +203,9 @@ class NodeLoopbackTest {
         assertTrue(System.nanoTime() - t0 < 2 * SECOND);
         assertNotEquals(oldLink, peerOf(a, b2).linkId());
         assertEquals(1, a.linkSnapshot().peers().size(), "the old link is gone");
+        // The restart count is the peer's, so it survives the replaced link.
+        assertEquals(1, peerOf(a, b2).restarts());
+        await(2000, () -> Long.valueOf(1).equals(a.controlApi().showPeers().getFirst().restarts()),
+                () -> "show_peers restarts: " + a.controlApi().showPeers());
     }
 }

@@ -1,0 +1,82 @@
+package net.fips.cli;
+
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import net.fips.control.ctl.ControlJson;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code fipsctl stats ...}: the node's stats history and counter families. */
+@Command(name = "stats", description = "Query the node's statistics: history series and counters.",
+        mixinStandardHelpOptions = true, synopsisSubcommandLabel = "(list | metrics | peers | history)",
+        subcommands = StatsCommand.History.class)
+final class StatsCommand {
+
+    @ParentCommand
+    FipsCtl root;
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the history metrics.")
+    int list() {
+        return root.request("show_stats_list", null, StatsTables::list);
+    }
+
+    @Command(name = "metrics", mixinStandardHelpOptions = true,
+            description = "Current counter values of every protocol metric family.")
+    int metrics() {
+        return root.request("show_metrics", null, StatsTables::metrics);
+    }
+
+    @Command(name = "peers", mixinStandardHelpOptions = true, description = "Peers tracked in the stats history.")
+    int peers() {
+        return root.request("show_stats_peers", null, StatsTables::peers);
+    }
+
+    /** {@code fipsctl stats history <metric> [--peer P] [--window W] [--granularity G] [--plot]}. */
+    @Command(name = "history", mixinStandardHelpOptions = true,
+            description = "Fetch a time-series window for a metric.")
+    static final class History implements Callable<Integer> {
+        @ParentCommand
+        StatsCommand stats;
+
+        @Parameters(index = "0", paramLabel = "METRIC", description = "Metric name (see 'fipsctl stats list')."
+                + " Node-level metrics need no --peer; per-peer metrics require it.")
+        String metric;
+
+        @Option(names = "--peer", paramLabel = "PEER",
+                description = "Peer npub, or a hostname from the hosts file, for per-peer metrics.")
+        String peer;
+
+        @Option(names = "--window", paramLabel = "W", defaultValue = "10m",
+                description = "Window: <N>s, <N>m or <N>h (default: ${DEFAULT-VALUE}).")
+        String window;
+
+        @Option(names = "--granularity", paramLabel = "G", defaultValue = "1s",
+                description = "Sample resolution: 1s (last hour) or 1m (last day) (default: ${DEFAULT-VALUE}).")
+        String granularity;
+
+        @Option(names = "--plot", description = "Print a summary and a Unicode block sparkline instead of the"
+                + " JSON or table.")
+        boolean plot;
+
+        @Override
+        public Integer call() {
+            final FipsCtl root = stats.root;
+            final ObjectNode params = ControlJson.MAPPER.createObjectNode().put("metric", metric)
+                    .put("window", window).put("granularity", granularity);
+            if (peer != null) {
+                final Optional<String> npub = HostsFile.resolvePeer(root.hostsFile, peer);
+                if (npub.isEmpty()) {
+                    return root.fail(HostsFile.unknownHostMessage(root.hostsFile, peer));
+                }
+                params.put("peer", npub.get());
+            }
+            return plot ? root.request("show_stats_history", params, d -> StatsTables.plot(metric, d), true)
+                    : root.request("show_stats_history", params, d -> StatsTables.history(metric, d));
+        }
+    }
+}
