@@ -130,6 +130,15 @@ check "fips group created, as a system group" \
 check "/etc/fips/fips.yaml seeded 0600 root:root" test "$(stat -c '%a %U:%G' /etc/fips/fips.yaml)" = "600 root:root"
 check "seeded fips.yaml equals the example" cmp -s /etc/fips/fips.yaml /usr/share/fips/fips.yaml.example
 check "/etc/fips/fips.d created" test -d /etc/fips/fips.d
+unit=/usr/lib/systemd/system/fips.service
+check "fips.service runs fips --config /etc/fips/fips.yaml" grep -qx 'ExecStart=/usr/bin/fips --config /etc/fips/fips.yaml' "$unit"
+for d in 'CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_BIND_SERVICE' NoNewPrivileges=yes ProtectSystem=strict \
+         ReadWritePaths=/etc/fips Group=fips RuntimeDirectory=fips RuntimeDirectoryMode=0750 'DeviceAllow=/dev/net/tun rw'; do
+    check "fips.service has $d" grep -qx "$d" "$unit"
+done
+check "fips-dns.service runs the installed helpers" bash -c "grep -qx 'ExecStart=/usr/lib/fips/fips-dns-setup' \
+    /usr/lib/systemd/system/fips-dns.service && grep -qx 'ExecStop=/usr/lib/fips/fips-dns-teardown' \
+    /usr/lib/systemd/system/fips-dns.service"
 check "dpkg registered the conffiles" \
     bash -c "dpkg-query -W -f='\${Conffiles}' fips | grep -q '/etc/fips/hosts ' && dpkg-query -W -f='\${Conffiles}' fips | grep -q '/etc/fips/fips.nft '"
 
@@ -172,7 +181,11 @@ dns: { enabled: false }
 transports:
   udp: { bind_addr: "127.0.0.1:0" }
 EOF
-"${bare[@]}" /usr/bin/fips -c "$node_dir/fips.yaml" > "$node_dir/log.txt" 2>&1 &
+# It runs as fips.service would: group fips, only the unit's capability set (CapabilityBoundingSet), no new privileges.
+unit_caps=$(sed -n 's/^CapabilityBoundingSet=//p' /usr/lib/systemd/system/fips.service)
+setpriv_caps=-all$(for c in $unit_caps; do c=${c#CAP_}; printf ',+%s' "${c,,}"; done)
+"${bare[@]}" setpriv --regid=fips --clear-groups --bounding-set="$setpriv_caps" --no-new-privs -- \
+    /usr/bin/fips -c "$node_dir/fips.yaml" > "$node_dir/log.txt" 2>&1 &
 daemon_pid=$!
 # Follow the log (inotify) until the "running" line; tail ends when the daemon exits, timeout after 60 s.
 if grep -m1 -q 'running; stop with SIGTERM' < <(timeout 60 tail -n +1 -f --pid="$daemon_pid" "$node_dir/log.txt"); then
@@ -180,7 +193,10 @@ if grep -m1 -q 'running; stop with SIGTERM' < <(timeout 60 tail -n +1 -f --pid="
     status=$("${bare[@]}" /usr/bin/fipsctl -s "$node_dir/control.sock" --json show status 2>&1) || true
     check "installed fipsctl reads show status over the control socket" grep -q '"state" *: *"running"' <<<"$status"
     check "the node wrote its key beside its config (0600)" test "$(stat -c %a "$node_dir/fips.key" 2>/dev/null)" = 600
-    check "control socket is mode 0770" test "$(stat -c %a "$node_dir/control.sock" 2>/dev/null)" = 770
+    check "control socket is mode 0770, group fips" test "$(stat -c '%a %G' "$node_dir/control.sock" 2>/dev/null)" = "770 fips"
+    # CAP_NET_BIND_SERVICE is bit 10, CAP_NET_ADMIN bit 12.
+    check "the daemon held no capability beyond the unit's ($unit_caps)" \
+        test "$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$daemon_pid/status")" = 0000000000001400
     kill -TERM "$daemon_pid"
     rc=0
     wait "$daemon_pid" || rc=$?
