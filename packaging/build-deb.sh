@@ -90,15 +90,13 @@ echo "build-deb: fips $version from $(basename "$jar")"
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN" "$stage/usr/lib/fips"
 
-# 2. runtime. bcprov is a signed jar; jlink drops the signature (it is only checked when Bouncy Castle is used as a
-#    JCE provider, which we do not do: we use its curve arithmetic directly).
-strip_native=()
-if command -v objcopy >/dev/null; then
-    strip_native=(--strip-native-debug-symbols "objcopy=$(command -v objcopy)")
-fi
+# 2. runtime. --strip-debug drops the class files' debug attributes; the native libraries keep their symbol tables
+#    (there is no separate debug data in them to strip, and the symbols make a crash log readable). bcprov is a
+#    signed jar; jlink drops the signature (only checked when Bouncy Castle is a JCE provider, and we use its curve
+#    arithmetic directly).
 rt="$stage/usr/lib/fips/runtime"
 "$JAVA_HOME/bin/jlink" --module-path "$jar:$lib" --add-modules net.fips.cli \
-    --ignore-signing-information --strip-debug "${strip_native[@]}" --no-header-files --no-man-pages \
+    --ignore-signing-information --strip-debug --no-header-files --no-man-pages \
     --generate-cds-archive --output "$rt" 2> >(grep -v 'signed modular JAR' >&2) >/dev/null
 # The archive for heaps over 32 GiB (uncompressed oops) would add 14 MB for a case a mesh node never has.
 rm -f "$rt/lib/server/classes_nocoops.jsa"
