@@ -184,6 +184,7 @@ EOF
 # It runs as fips.service would: group fips, only the unit's capability set (CapabilityBoundingSet), no new privileges.
 unit_caps=$(sed -n 's/^CapabilityBoundingSet=//p' /usr/lib/systemd/system/fips.service)
 setpriv_caps=-all$(for c in $unit_caps; do c=${c#CAP_}; printf ',+%s' "${c,,}"; done)
+: > "$node_dir/log.txt"     # exists before tail opens it
 "${bare[@]}" setpriv --regid=fips --clear-groups --bounding-set="$setpriv_caps" --no-new-privs -- \
     /usr/bin/fips -c "$node_dir/fips.yaml" > "$node_dir/log.txt" 2>&1 &
 daemon_pid=$!
@@ -192,6 +193,16 @@ if grep -m1 -q 'running; stop with SIGTERM' < <(timeout 60 tail -n +1 -f --pid="
     pass "installed fips starts a node"
     status=$("${bare[@]}" /usr/bin/fipsctl -s "$node_dir/control.sock" --json show status 2>&1) || true
     check "installed fipsctl reads show status over the control socket" grep -q '"state" *: *"running"' <<<"$status"
+    # An unprivileged user may use the socket when in group fips, and is refused (exit 2) when not.
+    # (-XX:-UsePerfData: no /tmp/hsperfdata_nobody left behind.)
+    chmod 711 "$scratch"
+    as_nobody=("${bare[@]}" JDK_JAVA_OPTIONS=-XX:-UsePerfData setpriv --reuid=nobody --regid=nogroup)
+    status=$("${as_nobody[@]}" --groups=fips -- /usr/bin/fipsctl -s "$node_dir/control.sock" --json show status 2>&1) \
+        || true
+    check "a member of group fips (not root) reads show status" grep -q '"state" *: *"running"' <<<"$status"
+    rc=0
+    "${as_nobody[@]}" --clear-groups -- /usr/bin/fipsctl -s "$node_dir/control.sock" show status >/dev/null 2>&1 || rc=$?
+    check "a user outside group fips is refused (exit 2)" test "$rc" = 2
     check "the node wrote its key beside its config (0600)" test "$(stat -c %a "$node_dir/fips.key" 2>/dev/null)" = 600
     check "control socket is mode 0770, group fips" test "$(stat -c '%a %G' "$node_dir/control.sock" 2>/dev/null)" = "770 fips"
     # CAP_NET_BIND_SERVICE is bit 10, CAP_NET_ADMIN bit 12; a container may lack them in its own bounding set.
