@@ -10,8 +10,8 @@
 #      `fips --version` and `fipsctl --version` from the bundled runtime with no JDK on PATH; fipsctl's CDS archive
 #      maps (-Xshare:on fails otherwise); `fips --check -c /etc/fips/fips.yaml` (skipped, and said so, when this
 #      build has no --check); the installed daemon runs a node on a scratch config and the installed fipsctl reads
-#      its status over the control socket; fips-dns-setup's fallback and wait paths (only when no resolver service
-#      is active, so the host's DNS is never touched); systemd-analyze verify of the units when available;
+#      its status over the control socket, as a group member and not; fips-dns-setup/-teardown per backend against a
+#      stub systemctl and a scratch /etc (the host's DNS is never touched); systemd-analyze verify of the units;
 #   3. dpkg -i again (the upgrade path): an edited fips.yaml survives;
 #   4. dpkg -r keeps /etc/fips, dpkg -P removes it, the runtime, the group and /run/fips: nothing is left behind.
 # It refuses to run when fips is already installed or /etc/fips, /usr/lib/fips or a fips group exist, and purges
@@ -221,32 +221,63 @@ else
     sed 's/^/    /' "$node_dir/log.txt" 2>/dev/null | tail -20
 fi
 
-# fips-dns-setup: the path that gives up when the interface never appears, and (only when no resolver service runs
-# here, so that nothing on this host is reconfigured) the fallback that records "none"; then the teardown.
-dns_run="$scratch/dns-run"
-if FIPS_TUN=fips-test-absent FIPS_DNS_WAIT_SECS=0 FIPS_RUN_DIR="$dns_run" /usr/lib/fips/fips-dns-setup \
-        > "$scratch/dns.log" 2>&1; then
+# fips-dns-setup and -teardown against a stub systemctl and a scratch /etc (FIPS_DNS_ETC), so that nothing on this
+# host is reconfigured: the wait that gives up, then each backend's choice, file, reload and undo.
+stub="$scratch/stub"
+mkdir -p "$stub"
+cat > "$stub/systemctl" <<'EOF_STUB'
+#!/bin/sh
+# FAKE_ACTIVE: the units that are active; FAKE_SYSTEMD: the version; other calls are logged to FAKE_LOG.
+case "$1" in
+    --version) echo "systemd ${FAKE_SYSTEMD:-252} (stub)" ;;
+    is-active) [ "$2" = --quiet ] && shift; case " ${FAKE_ACTIVE:-} " in *" $2 "*) exit 0 ;; esac; exit 3 ;;
+    *) echo "$*" >> "$FAKE_LOG" ;;
+esac
+EOF_STUB
+chmod 755 "$stub/systemctl"
+dns_env=(env PATH="$stub:/usr/sbin:/usr/bin:/sbin:/bin" FIPS_TUN=lo FIPS_DNS_WAIT_SECS=0
+         FIPS_RUN_DIR="$scratch/dns-run" FAKE_LOG="$scratch/systemctl.log")
+dns_case() { # name, expected backend, file it writes ("" for none), expected lines..., then -- extra env
+    local name=$1 backend=$2 file=$3 etc="$scratch/dns-etc-$1"
+    shift 3
+    local lines=() extra=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do lines+=("$1"); shift; done
+    [ $# -gt 0 ] && shift && extra=("$@")
+    mkdir -p "$etc/dnsmasq.d"
+    : > "$scratch/systemctl.log"
+    if ! "${dns_env[@]}" FIPS_DNS_ETC="$etc" "${extra[@]}" /usr/lib/fips/fips-dns-setup > "$scratch/dns.log" 2>&1; then
+        fail "fips-dns-setup ($name) failed: $(cat "$scratch/dns.log")"
+        return
+    fi
+    check "fips-dns-setup ($name) picks $backend" test "$(cat "$scratch/dns-run/dns-backend" 2>/dev/null)" = "$backend"
+    if [ -n "$file" ]; then
+        local l ok=1
+        for l in "${lines[@]}"; do grep -qxF -- "$l" "$etc/$file" 2>/dev/null || ok=0; done
+        check "fips-dns-setup ($name) writes $file with ${lines[*]}" test "$ok" = 1
+        check "fips-dns-setup ($name) reloads the resolver" test -s "$scratch/systemctl.log"
+    else
+        check "fips-dns-setup ($name) prints the manual step for ${lines[*]}" grep -qF -- "${lines[0]}" "$scratch/dns.log"
+    fi
+    "${dns_env[@]}" FIPS_DNS_ETC="$etc" "${extra[@]}" /usr/lib/fips/fips-dns-teardown > "$scratch/dns.log" 2>&1
+    check "fips-dns-teardown ($name) removes its file and its state" \
+        test ! -e "$scratch/dns-run/dns-backend" -a \( -z "$file" -o ! -e "$etc/$file" \)
+}
+if "${dns_env[@]}" FIPS_TUN=fips-test-absent /usr/lib/fips/fips-dns-setup > "$scratch/dns.log" 2>&1; then
     fail "fips-dns-setup fails when the interface does not exist"
 else
     check "fips-dns-setup fails when the interface does not exist, saying why" grep -q 'did not appear' "$scratch/dns.log"
 fi
-resolver_active=
-for svc in systemd-resolved dnsmasq NetworkManager; do
-    if systemctl is-active --quiet "$svc.service" 2>/dev/null; then resolver_active=$svc; fi
-done
-if [ -z "$resolver_active" ]; then
-    if FIPS_TUN=lo FIPS_DNS_WAIT_SECS=0 FIPS_RUN_DIR="$dns_run" /usr/lib/fips/fips-dns-setup > "$scratch/dns.log" 2>&1 \
-            && [ "$(cat "$dns_run/dns-backend" 2>/dev/null)" = none ]; then
-        pass "fips-dns-setup without a resolver records backend none and prints the manual step"
-        check "fips-dns-setup names the responder address" grep -q '\[::1\]:5354' "$scratch/dns.log"
-    else
-        fail "fips-dns-setup fallback: $(cat "$scratch/dns.log")"
-    fi
-    FIPS_RUN_DIR="$dns_run" /usr/lib/fips/fips-dns-teardown >/dev/null 2>&1
-    check "fips-dns-teardown removes its state file" test ! -e "$dns_run/dns-backend"
-else
-    skip "fips-dns-setup fallback: $resolver_active is active here and would be reconfigured"
-fi
+dns_case resolved global-drop-in systemd/resolved.conf.d/fips.conf '[Resolve]' 'DNS=[::1]:5354' 'Domains=~fips' \
+    -- FAKE_ACTIVE=systemd-resolved.service
+dns_case delegate dns-delegate systemd/dns-delegate.d/fips.dns-delegate '[Delegate]' 'DNS=[::1]:5354' 'Domains=fips' \
+    -- FAKE_ACTIVE=systemd-resolved.service FAKE_SYSTEMD=258
+dns_case dnsmasq dnsmasq dnsmasq.d/fips.conf 'server=/fips/::1#5399' -- FAKE_ACTIVE=dnsmasq.service FIPS_DNS_PORT=5399
+dns_case none none '' '[::1]:5354'
+# A file the operator wrote (no marker line) survives a teardown that does not know what was configured.
+mkdir -p "$scratch/dns-etc-own/dnsmasq.d"
+echo 'server=/fips/::1#5354' > "$scratch/dns-etc-own/dnsmasq.d/fips.conf"
+"${dns_env[@]}" FIPS_DNS_ETC="$scratch/dns-etc-own" /usr/lib/fips/fips-dns-teardown >/dev/null 2>&1
+check "fips-dns-teardown leaves a resolver file it did not write" test -f "$scratch/dns-etc-own/dnsmasq.d/fips.conf"
 
 if command -v systemd-analyze >/dev/null; then
     units=(/usr/lib/systemd/system/fips.service /usr/lib/systemd/system/fips-dns.service
