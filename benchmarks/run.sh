@@ -3,7 +3,7 @@
 # load first so every figure says how it was run. AEAD against the C baseline has its own script: run-aead.sh.
 #
 #   benchmarks/run.sh                 # all suites, short (-f 1 -wi 2 -i 3 -w 2s -r 2s)
-#   benchmarks/run.sh udp link        # only some: udp link hotpath noise codec route transit ipv6
+#   benchmarks/run.sh udp link        # only some: udp link hotpath noise codec route transit ipv6 session
 #   JMH_ARGS="-f 2 -wi 5 -i 10" benchmarks/run.sh
 #   JAVA=/path/to/java benchmarks/run.sh   # another JDK 25 (e.g. a jlinked runtime)
 set -euo pipefail
@@ -33,7 +33,8 @@ for s in "${suites[@]}"; do
         ipv6) pattern=Ipv6AdapterBenchmark ;;
         route) pattern=RouteBenchmark ;;
         transit) pattern=TransitThroughputBenchmark ;;
-        *) echo "unknown suite: $s (udp link hotpath noise codec route transit ipv6)" >&2; exit 64 ;;
+        session) pattern=SessionThroughputBenchmark ;;
+        *) echo "unknown suite: $s (udp link hotpath noise codec route transit ipv6 session)" >&2; exit 64 ;;
     esac
     echo "== $s: JMH $pattern -prof gc $JMH_ARGS (load $(cut -d' ' -f1 /proc/loadavg))"
     # shellcheck disable=SC2086

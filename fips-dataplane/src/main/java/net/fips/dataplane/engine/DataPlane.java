@@ -500,6 +500,48 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         return true;
     }
 
+    /** {@link SlotMeta} link id marking a caller's slot as an IPv6 packet for the session path. */
+    static final long IPV6_PACKET = Long.MIN_VALUE;
+
+    /**
+     * Sends an IPv6 packet through the session path as if it had been read from TUN, copying it into a packet
+     * slot (what the TUN read does too); any thread, nothing allocated. A packet without a session reaches the
+     * control plane as an {@link net.fips.dataplane.DataPlaneEvent.OutboundWithoutSession} event.
+     *
+     * @return false if no slot was free or the owning worker's queue is full (nothing counted: back-pressure)
+     */
+    public boolean sendIpv6(final MemorySegment src, final long offset, final int length) {
+        if (length < 1 || length > pool.maxMtuBytes()) {
+            throw new IllegalArgumentException("packet length " + length);
+        }
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("data plane not running");
+        }
+        final int slot = pool.acquire();
+        if (slot == PacketPool.NO_SLOT) {
+            return false;
+        }
+        final MemorySegment seg = pool.slotSegment(slot);
+        MemorySegment.copy(src, offset, seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, length);
+        SlotMeta.linkId(seg, IPV6_PACKET);
+        int worker = 0;
+        final long off = SlotDescriptor.DEFAULT_DATA_OFFSET;
+        if (Ipv6Packet.checkHeader(seg, off, length) == Ipv6Packet.OK) {
+            final long hi = Ipv6Packet.dstHi(seg, off);
+            final long lo = Ipv6Packet.dstLo(seg, off);
+            worker = SessionPath.workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo),
+                    callerRings.length);
+        }
+        // release (inside offer): the worker sees the bytes and the metadata before the index
+        if (!callerRings[worker].offer(slot)) {
+            pool.release(slot);
+            return false;
+        }
+        workerSignals[worker].wake();
+        return true;
+    }
+
     // ------------------------------------------------------------------ observation
 
     /** @return the oldest undrained event, or null */

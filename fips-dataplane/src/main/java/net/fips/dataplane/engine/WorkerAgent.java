@@ -767,7 +767,12 @@ final class WorkerAgent implements Agent {
 
     private void onOutbound(final int slot) {
         applyPendingCommands();
-        final Link link = link(SlotMeta.linkId(pool.slotSegment(slot)));
+        final long linkId = SlotMeta.linkId(pool.slotSegment(slot));
+        if (linkId == DataPlane.IPV6_PACKET) {
+            onIpv6Outbound(slot);
+            return;
+        }
+        final Link link = link(linkId);
         if (link == null) {
             drop(slot, DataPlaneCounter.DROP_NO_LINK);
             return;
