@@ -5,11 +5,12 @@
 #
 # 1. builds the jars when they are missing or older than the sources (as bin/fips does; tests skipped;
 #    FIPS_REBUILD=1 forces it, --no-build refuses to build and needs them present);
-# 2. jlinks one Java runtime holding the JDK modules our modules need and our modules themselves (all are explicit
-#    modules, so jlink resolves the set from net.fips.cli: java.base, java.logging, jdk.unsupported for
-#    sun.misc.Signal, and what Jackson, SnakeYAML, picocli and Bouncy Castle require), without debug data, headers
-#    or man pages, with the JDK's default CDS archive;
-# 3. trains fipsctl's class-data-sharing archive on that runtime (the one bin/fipsctl creates on first use);
+# 2. jlinks one Java runtime holding the JDK modules our module graph requires (read from the JVM's resolution of
+#    net.fips.cli: java.base, java.logging, jdk.unsupported for sun.misc.Signal, jdk.httpserver for the metrics
+#    endpoint, and what Jackson, SnakeYAML, picocli and Bouncy Castle require), without debug data, headers or man
+#    pages, with the JDK's default CDS archive; the application's jars go to /usr/lib/fips/lib (the Prometheus
+#    client's are automatic modules, which jlink cannot link);
+# 3. leaves fipsctl's class-data-sharing archive to postinst, which trains it on the installed runtime;
 # 4. lays out the package tree (layout of the reference's cargo-deb package, operator.md §5) and writes it with
 #    dpkg-deb, owned by root. Compression is zstd (level 9) by default: dpkg reads it from 1.21.18 on (Debian 12,
 #    Ubuntu 22.04 and later), it takes seconds where xz takes minutes, for 29 MB instead of 23 MB; --compress xz
@@ -95,19 +96,34 @@ mkdir -p "$stage/DEBIAN" "$stage/usr/lib/fips"
 #    signed jar; jlink drops the signature (only checked when Bouncy Castle is a JCE provider, and we use its curve
 #    arithmetic directly).
 rt="$stage/usr/lib/fips/runtime"
-"$JAVA_HOME/bin/jlink" --module-path "$jar:$lib" --add-modules net.fips.cli \
-    --ignore-signing-information --strip-debug --no-header-files --no-man-pages \
-    --generate-cds-archive --output "$rt" 2> >(grep -v 'signed modular JAR' >&2) >/dev/null
+# Some libraries (the Prometheus client) are automatic modules, which jlink refuses to link, so the runtime holds
+# only the JDK modules the application's module graph requires, and the application's jars go beside it in
+# /usr/lib/fips/lib (the launchers put them on the module path). The set is read from the JVM's own resolution of
+# the graph, following "requires" edges from net.fips.cli only (service bindings would pull in javac and jlink).
+jdk_modules=$("$JAVA_HOME/bin/java" --enable-native-access=net.fips.ffm -p "$jar:$lib" --show-module-resolution \
+    -m net.fips.cli/net.fips.cli.FipsDaemon --version 2>&1 | awk '
+    $2 == "requires" { edge[$1] = edge[$1] " " $3; if ($4 ~ /^jrt:/) jdk[$3] = 1 }
+    END {
+        q[1] = "net.fips.cli"; n = 1; seen["net.fips.cli"] = 1; i = 1
+        while (i <= n) { m = q[i++]; k = split(edge[m], a, " "); for (j = 1; j <= k; j++) if (!(a[j] in seen)) { seen[a[j]] = 1; q[++n] = a[j] } }
+        out = "java.base"; for (m in seen) if (m in jdk) out = out "," m; print out
+    }')
+case "$jdk_modules" in
+    *jdk.unsupported*) ;;
+    *) echo "build-deb: could not read the module graph (got: $jdk_modules)" >&2; exit 1 ;;
+esac
+"$JAVA_HOME/bin/jlink" --add-modules "$jdk_modules" \
+    --strip-debug --no-header-files --no-man-pages \
+    --generate-cds-archive --output "$rt" >/dev/null
+mkdir -p "$stage/usr/lib/fips/lib"
+cp "$jar" "$lib"/*.jar "$stage/usr/lib/fips/lib/"
+modpath=/usr/lib/fips/lib
 # The archive for heaps over 32 GiB (uncompressed oops) would add 14 MB for a case a mesh node never has.
 rm -f "$rt/lib/server/classes_nocoops.jsa"
 
-# 3. fipsctl's CDS archive, trained on the runtime it will run on with the options /usr/bin/fipsctl passes
-#    (the training command fails to reach a daemon, which is fine: exit 2, the classes are loaded).
-ctl_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -Xss512k -Xlog:cds=off -Xlog:cds+dynamic=off)
-"$rt/bin/java" --enable-native-access=net.fips.ffm "${ctl_opts[@]}" \
-    -XX:ArchiveClassesAtExit="$stage/usr/lib/fips/fipsctl.jsa" \
-    -m net.fips.cli/net.fips.cli.FipsCtl --json -s "$out/no-daemon.sock" show status >/dev/null 2>&1 || true
-[ -s "$stage/usr/lib/fips/fipsctl.jsa" ] || { echo "build-deb: fipsctl CDS archive was not written" >&2; exit 1; }
+# 3. fipsctl's class-data-sharing archive is trained by postinst on the installed runtime and module path (an
+#    archive records the module path it was made with, so one made here, under the staging directory, would not
+#    map at /usr/lib/fips/lib).
 
 # 4. the package tree
 inst() { # mode source destination

@@ -90,7 +90,7 @@ for p in /usr/bin/fips /usr/bin/fipsctl /usr/lib/fips/fips-dns-setup /usr/lib/fi
          /usr/lib/fips/runtime/bin/java; do
     check "ships $p (executable)" has -rwxr-xr-x "$p"
 done
-for p in /etc/fips/hosts /etc/fips/fips.nft /usr/share/fips/fips.yaml.example /usr/lib/fips/fipsctl.jsa \
+for p in /etc/fips/hosts /etc/fips/fips.nft /usr/share/fips/fips.yaml.example \
          /usr/lib/fips/runtime/lib/modules /usr/lib/fips/runtime/lib/server/classes.jsa \
          /usr/lib/fips/runtime/lib/server/libjvm.so /usr/lib/fips/runtime/release \
          /usr/lib/systemd/system/fips.service /usr/lib/systemd/system/fips-dns.service \
@@ -98,6 +98,8 @@ for p in /etc/fips/hosts /etc/fips/fips.nft /usr/share/fips/fips.yaml.example /u
          /usr/share/doc/fips/copyright /usr/share/doc/fips/changelog.Debian.gz /usr/share/doc/fips/operator-guide.md; do
     check "ships $p" has -rw-r--r-- "$p"
 done
+check "ships the application's modules in /usr/lib/fips/lib" \
+    grep -Eq '^-rw-r--r-- [^ ]* /usr/lib/fips/lib/fips-cli-[^ ]*\.jar$' "$scratch/files"
 check "every entry owned by root/root" test -z "$(awk '$2 != "root/root"' "$scratch/files")"
 check "nothing world-writable or setuid" test -z "$(awk '$1 !~ /^l/ && ($1 ~ /^.{8}w/ || $1 ~ /s/)' "$scratch/files")"
 check "the live /etc/fips/fips.yaml is not shipped (postinst seeds it)" bash -c "! grep -q ' /etc/fips/fips.yaml\$' '$scratch/files'"
