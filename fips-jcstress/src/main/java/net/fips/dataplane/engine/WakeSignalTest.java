@@ -33,7 +33,7 @@ import org.openjdk.jcstress.infra.results.LL_Result;
 @State
 public class WakeSignalTest {
     /** How long a parked consumer may take to come back from a delivered wake before it counts as lost. */
-    static final long RESCUE_AFTER_MS = 500;
+    static final long RESCUE_AFTER_MS = 2_000;
 
     final WakeSignal signal = new WakeSignal();
     final SpscSlotRing ring = new SpscSlotRing(2);
