@@ -30,6 +30,11 @@ fips_fresh_jar() {
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
     pattern=$1
     who=$2
+    # One build at a time: two launchers started together (two test daemons) must not build into the same
+    # target directories at once; the second waits, then finds the jar fresh.
+    mkdir -p "$root/target"
+    exec 9>"$root/target/.build.lock"
+    command -v flock >/dev/null 2>&1 && flock 9
     jar=$(ls $root/$pattern 2>/dev/null | head -n1 || true)
     if [ -z "$jar" ] || [ "${FIPS_REBUILD:-0}" = 1 ] \
         || [ -n "$(find "$root" -maxdepth 4 \( -path "$root/*/src" -prune -o -name pom.xml \) -newer "$jar" -print -quit 2>/dev/null)" ] \
@@ -38,5 +43,6 @@ fips_fresh_jar() {
         (cd "$root" && { ./mvnw -q -B -o package -DskipTests >&2 || ./mvnw -q -B package -DskipTests >&2; })
         jar=$(ls $root/$pattern | head -n1)
     fi
+    exec 9>&-
     printf '%s\n' "$jar"
 }
