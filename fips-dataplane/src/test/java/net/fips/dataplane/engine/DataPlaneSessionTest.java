@@ -365,4 +365,35 @@ class DataPlaneSessionTest {
         assertEquals(0, sink.size());
         assertTrue(dp.agentFailure() == null);
     }
+
+    @Test
+    void garbageFromTheTunSideIsCountedNeverThrown() throws IOException {
+        start();
+        final Random rnd = new Random(9);
+        final MemorySegment buf = java.lang.foreign.Arena.ofAuto().allocate(1500);
+        final int n = 300;
+        for (int i = 0; i < n; i++) {
+            final byte[] p = new byte[1 + rnd.nextInt(1400)];
+            rnd.nextBytes(p);
+            if (rnd.nextBoolean() && p.length >= 40) {
+                // A plausible header for A's address with random rest: the session path proper.
+                System.arraycopy(packet(B, A, 17, 0, 0), 0, p, 0, 40);
+                p[6] = (byte) (rnd.nextBoolean() ? 6 : 17);
+            }
+            MemorySegment.copy(p, 0, buf, ValueLayout.JAVA_BYTE, 0, p.length);
+            while (!dp.sendIpv6(buf, 0, p.length)) {
+                dp.doWork();
+            }
+        }
+        pumpUntil(() -> outboundAccounted() >= n);
+        assertEquals(n, outboundAccounted(), counters());
+        assertTrue(dp.agentFailure() == null);
+    }
+
+    private long outboundAccounted() {
+        return dp.counter(DataPlaneCounter.SESSION_PACKETS_OUT) + dp.counter(DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE)
+                + dp.counter(DataPlaneCounter.SESSION_PACKETS_TO_CONTROL) + dp.counter(DataPlaneCounter.DROP_IPV6_TOO_BIG)
+                + dp.counter(DataPlaneCounter.DROP_SESSION_NO_ROUTE) + dp.counter(DataPlaneCounter.DROP_MTU)
+                + dp.counter(DataPlaneCounter.DROP_TX_RING_FULL);
+    }
 }
