@@ -184,7 +184,7 @@ public final class Node implements AutoCloseable {
                     id -> id >= 0 && id < mtus.size() ? mtus.get(id).mtu() : DataPlaneContext.MAX_MTU_BYTES_DEFAULT,
                     now);
             conductor.setLinkListener(mesh);
-            addConfiguredPeers(cfg.peers(), conductor, transports);
+            addConfiguredPeers(cfg.peers(), conductor, transports, cfg.udp());
 
             final Map<String, String> displayNames = new LinkedHashMap<>();
             aliases.forEach((alias, npub) -> displayNames.put(npub, alias));
@@ -276,18 +276,12 @@ public final class Node implements AutoCloseable {
                 out.forEach(UdpTransport::close);
                 throw new NodeStartException("cannot open UDP transport " + where + ": " + e.getMessage(), false, e);
             }
-            if (!u.acceptConnections()) {
-                LOG.log(Level.WARNING, "{0}: accept_connections: false is not enforced yet", where);
-            }
-            if (u.isPublic() || u.externalAddr().isPresent()) {
-                LOG.log(Level.WARNING, "{0}: public/external_addr only matter for Nostr adverts, which are off", where);
-            }
         }
         return out;
     }
 
     private static void addConfiguredPeers(final List<PeerConfig> peers, final LinkConductor conductor,
-                                           final List<UdpTransport> transports) {
+                                           final List<UdpTransport> transports, final List<UdpConfig> configs) {
         for (final PeerConfig p : peers) {
             final String name = p.alias().orElse(p.identity().shortNpub());
             if (!p.isAutoConnect()) {
@@ -295,7 +289,7 @@ public final class Node implements AutoCloseable {
                 continue;
             }
             final List<String> problems = new ArrayList<>();
-            final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, problems);
+            final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, configs, problems);
             for (final String problem : problems) {
                 LOG.log(Level.WARNING, "peer {0}: {1}", name, problem);
             }

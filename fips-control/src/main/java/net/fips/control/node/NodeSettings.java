@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
+import net.fips.control.config.UdpConfig;
 import net.fips.control.link.LinkConfig;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpTransport;
@@ -62,8 +63,17 @@ final class NodeSettings {
      */
     static Optional<Dial> pickDial(final PeerConfig peer, final List<UdpTransport> transports,
                                    final List<String> problems) {
+        return pickDial(peer, transports, List.of(), problems);
+    }
+
+    /**
+     * As {@link #pickDial(PeerConfig, List, List)}; an address of transport {@code udp/<instance>} uses only the
+     * transport whose config ({@code names}, by transport id) has that instance name.
+     */
+    static Optional<Dial> pickDial(final PeerConfig peer, final List<UdpTransport> transports,
+                                   final List<UdpConfig> configs, final List<String> problems) {
         for (final PeerConfig.Address a : peer.addressesByPriority()) {
-            if (!"udp".equals(a.transport())) {
+            if (!"udp".equals(a.kind())) {
                 continue;
             }
             final InetSocketAddress address;
@@ -73,7 +83,8 @@ final class NodeSettings {
                 problems.add(e.getMessage());
                 continue;
             }
-            final int tid = transportFor(address, transports);
+            final int tid = a.instance().isPresent() ? instanceFor(a.instance().get(), address, transports, configs)
+                    : transportFor(address, transports);
             if (tid < 0) {
                 problems.add("no UDP transport of this node can reach " + a.addr());
                 continue;
@@ -84,6 +95,17 @@ final class NodeSettings {
     }
 
     /** @return the first transport that can send to {@code address}, or -1 */
+    static int instanceFor(final String name, final InetSocketAddress address, final List<UdpTransport> transports,
+                           final List<UdpConfig> configs) {
+        for (int i = 0; i < transports.size() && i < configs.size(); i++) {
+            if (configs.get(i).name().filter(name::equals).isPresent()
+                    && (transports.get(i).isIpv6() || address.getAddress() instanceof Inet4Address)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     static int transportFor(final InetSocketAddress address, final List<UdpTransport> transports) {
         for (int i = 0; i < transports.size(); i++) {
             final UdpTransport t = transports.get(i);
