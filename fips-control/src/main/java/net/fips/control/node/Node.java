@@ -127,16 +127,25 @@ public final class Node implements AutoCloseable {
         for (final String w : loaded.warnings()) {
             LOG.log(Level.WARNING, "config: {0}", w);
         }
-        final KeyFiles.Resolved resolved = resolveIdentity(loaded, options);
-        final NodeIdentity identity = resolved.identity();
-        final byte[] epoch = new byte[EPOCH_BYTES];
-        new SecureRandom().nextBytes(epoch);
-
+        // One node per config: a live control socket or a bound UDP address refuses the start before anything is
+        // written (key files) or sent.
+        if (nc.control().enabled()) {
+            try {
+                ControlSocketServer.requireNotInUse(Path.of(nc.control().socketPath()));
+            } catch (final IOException e) {
+                throw new NodeStartException(e.getMessage(), false, e);
+            }
+        }
         final List<UdpTransport> transports = openTransports(cfg.udp());
         DataPlane dataPlane = null;
         ControlLoop loop = null;
         Node node = null;
         try {
+            final KeyFiles.Resolved resolved = resolveIdentity(loaded, options);
+            final NodeIdentity identity = resolved.identity();
+            final byte[] epoch = new byte[EPOCH_BYTES];
+            new SecureRandom().nextBytes(epoch);
+
             final LongSupplier clock = options.nanoClock();
             int maxMtu = DataPlaneContext.MAX_MTU_BYTES_DEFAULT;
             for (final UdpTransport t : transports) {
@@ -270,10 +279,17 @@ public final class Node implements AutoCloseable {
             final String where = "transports.udp" + u.name().map(n -> "." + n).orElse("") + " ("
                     + u.effectiveBindAddr() + ")";
             try {
-                out.add(UdpTransport.open(new UdpTransportConfig().bindAddress(u.effectiveBindAddr())
+                // No SO_REUSEPORT: a second daemon on the same address must fail here, not share the port and
+                // steal the running node's packets.
+                out.add(UdpTransport.open(new UdpTransportConfig().bindAddress(u.effectiveBindAddr()).reusePort(false)
                         .mtuBytes(u.mtu()).receiveBufferBytes(u.recvBufSize()).sendBufferBytes(u.sendBufSize())));
             } catch (final IOException | RuntimeException e) {
                 out.forEach(UdpTransport::close);
+                if (e instanceof IOException io && UdpTransport.isAddressInUse(io)) {
+                    throw new NodeStartException("UDP address " + u.effectiveBindAddr() + " of transports.udp"
+                            + u.name().map(n -> "." + n).orElse("") + " is already in use (one node per config:"
+                            + " another fips daemon or program is bound to it)", false, e);
+                }
                 throw new NodeStartException("cannot open UDP transport " + where + ": " + e.getMessage(), false, e);
             }
         }
