@@ -24,7 +24,8 @@ import sun.misc.Signal;
 /**
  * The {@code fips} daemon: loads the configuration (operator.md §1.1), starts a {@link Node} and runs in the
  * foreground, logging to stderr, until SIGTERM or SIGINT; then it says goodbye to its peers, removes its control
- * socket and exits 0.
+ * socket and exits 0. SIGHUP reloads what can change while running ({@link Node#reload}: peer ACL, hosts file,
+ * log level) and logs which changed settings need a restart.
  */
 @Command(name = "fips", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Run a FIPS mesh node in the foreground.",
@@ -66,6 +67,7 @@ public final class FipsDaemon implements Callable<Integer> {
     ConfigSources sources = ConfigSources.system();
 
     private final CountDownLatch stop = new CountDownLatch(1);
+    private volatile NodeConfig.LogLevel currentLevel = NodeConfig.LogLevel.INFO;
     private volatile String stopSignal = "";
 
     @Override
@@ -95,14 +97,18 @@ public final class FipsDaemon implements Callable<Integer> {
         try {
             node = Node.start(loaded, NodeOptions.defaults().version(Version.VERSION));
         } catch (final NodeStartException e) {
-            LOG.severe(e.getMessage());
+            // Once, on stderr (the log goes there too, so logging it as well would print it twice).
             err.println("fips: " + e.getMessage());
             err.flush();
             return e.isConfigProblem() ? EXIT_CONFIG : EXIT_START_FAILED;
         }
-        // Other ways out (System.exit elsewhere, SIGHUP) still close the node; close() is idempotent.
+        currentLevel = logLevel != null ? logLevel : loaded.effectiveLogLevel();
+        final java.util.concurrent.ExecutorService reloads = java.util.concurrent.Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().name("fips-reload").daemon().factory());
+        Signal.handle(new Signal("HUP"), s -> reloads.execute(() -> reload(node)));
+        // Other ways out (System.exit elsewhere) still close the node; close() is idempotent.
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("fips-shutdown").unstarted(node::close));
-        LOG.info("running; stop with SIGTERM or SIGINT");
+        LOG.info("running; stop with SIGTERM or SIGINT, reload ACL, hosts and log level with SIGHUP");
         try {
             stop.await();
         } catch (final InterruptedException e) {
@@ -110,9 +116,44 @@ public final class FipsDaemon implements Callable<Integer> {
             stopSignal = "interrupt";
         }
         LOG.info("stopping (" + stopSignal + ")");
+        reloads.shutdownNow();
         node.close();
         LOG.info("fips stopped");
         return EXIT_OK;
+    }
+
+    /**
+     * SIGHUP: loads the configuration again the way it was loaded at start and lets the node apply what it can
+     * ({@link Node#reload}); an invalid file changes nothing and is reported in one WARN line.
+     */
+    void reload(final Node node) {
+        final LoadedConfig fresh;
+        try {
+            fresh = sources.load(Optional.ofNullable(config));
+        } catch (final ConfigException e) {
+            LOG.warning("SIGHUP: nothing reloaded, invalid configuration in " + e.source() + ": "
+                    + String.join("; ", e.problems()));
+            return;
+        }
+        node.reload(fresh, this::applyLogLevel);
+    }
+
+    /** Sets the log level a reloaded config asks for, unless {@code --log-level} fixed it. */
+    private String applyLogLevel(final NodeConfig.LogLevel wanted) {
+        final NodeConfig.LogLevel was = currentLevel;
+        if (logLevel != null) {
+            return "log level " + name(was) + " (fixed by --log-level)";
+        }
+        if (wanted == was) {
+            return "log level " + name(was) + " (unchanged)";
+        }
+        LogSetup.setLevel(wanted);
+        currentLevel = wanted;
+        return "log level " + name(was) + " -> " + name(wanted);
+    }
+
+    private static String name(final NodeConfig.LogLevel l) {
+        return l.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** Prints a configuration's problems, one line each, under a header naming the source. */

@@ -464,6 +464,77 @@ public final class Node implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // Reload (SIGHUP)
+
+    /**
+     * What {@link #reload} did.
+     *
+     * @param reloaded      what was re-read or re-applied, in words
+     * @param restartNeeded config paths whose new value only a restart applies
+     */
+    public record Reload(List<String> reloaded, List<String> restartNeeded) {
+        /** Freezes the lists. */
+        public Reload {
+            reloaded = List.copyOf(reloaded);
+            restartNeeded = List.copyOf(restartNeeded);
+        }
+
+        /** @return the one log line: what was reloaded and what needs a restart */
+        public String summary() {
+            return "reloaded: " + String.join("; ", reloaded) + (restartNeeded.isEmpty()
+                    ? "; no changed setting needs a restart"
+                    : "; changed settings that need a restart: " + String.join(", ", restartNeeded));
+        }
+    }
+
+    /**
+     * Applies what can change while running: re-reads the peer ACL files and the hosts file now (on the control
+     * thread, as its 2 s poll would), hands the fresh effective log level to {@code applyLogLevel} (logging belongs
+     * to the program embedding the node), and compares the rest of {@code fresh} with the running configuration to
+     * name the settings that need a restart. Logs the summary as one INFO line (the new config's warnings and the
+     * new ACL files' problems at WARN, as at start). The running configuration ({@link #config()}) stays the one
+     * the node started with, so a setting keeps being reported until a restart applies it.
+     *
+     * @param fresh         the configuration just loaded (the daemon loads it the way it did at start)
+     * @param applyLogLevel sets the log level and returns how to describe it in the summary, e.g.
+     *                      {@code "log level info -> debug"}
+     * @return what was reloaded
+     */
+    public Reload reload(final LoadedConfig fresh,
+                         final java.util.function.Function<NodeConfig.LogLevel, String> applyLogLevel) {
+        final java.util.concurrent.CompletableFuture<AclWatcher.PollResult> poll =
+                new java.util.concurrent.CompletableFuture<>();
+        AclWatcher.PollResult acl = null;
+        if (loop.submit(() -> poll.complete(this.acl.pollForChanges()))) {
+            try {
+                acl = poll.get(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (final java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                acl = null;
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        final List<String> reloaded = new ArrayList<>();
+        if (acl == null) {
+            reloaded.add("peer ACL and hosts files not re-read (the control thread is busy; its 2 s poll will)");
+        } else {
+            reloaded.add(switch (acl.outcome()) {
+                case UNCHANGED -> "peer ACL and hosts files checked (no change since the last read)";
+                case RELOADED -> "peer ACL and hosts files re-read (" + this.acl.current().effectiveMode() + ")";
+                case REJECTED -> "peer ACL change rejected (malformed file; the previous ACL stays in force)";
+            });
+            ControlLoop.logProblems(acl.problems());
+        }
+        reloaded.add(applyLogLevel.apply(fresh.effectiveLogLevel()));
+        for (final String w : fresh.warnings()) {
+            LOG.log(Level.WARNING, "config: {0}", w);
+        }
+        final Reload r = new Reload(reloaded, ConfigDiff.restartNeeded(loaded.config(), fresh.config()));
+        LOG.log(Level.INFO, r.summary());
+        return r;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // Shutdown
 
     /**
