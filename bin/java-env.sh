@@ -40,3 +40,14 @@ fips_fresh_jar() {
     fi
     printf '%s\n' "$jar"
 }
+
+# Prints the JVM options of the fips daemon: $FIPS_JAVA_OPTS when it is set (even to nothing: it replaces the
+# defaults, it does not add to them), else defaults sized for a small router (docs/benchmarks.md, "Idle memory").
+fips_daemon_java_opts() {
+    if [ -n "${FIPS_JAVA_OPTS+set}" ]; then
+        printf '%s\n' "$FIPS_JAVA_OPTS"
+        return
+    fi
+    printf '%s\n' "${FIPS_DEFAULT_JAVA_OPTS}"
+}
+FIPS_DEFAULT_JAVA_OPTS=""

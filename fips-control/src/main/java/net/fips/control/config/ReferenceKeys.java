@@ -55,7 +55,9 @@ final class ReferenceKeys {
         v041("node.mmp.owd_window_size");
         v041("node.session_mmp.*");
         v041("node.ecn.*");
-        v041("node.buffers.*");
+        // node.buffers.packet_channel sizes the packet pool (NodeSettings.poolSlots)
+        v041("node.buffers.tun_channel");
+        v041("node.buffers.dns_channel");
         master("node.native_api.*");
         // Nostr rendezvous and mDNS (§1.7, §1.8), under both spellings
         v041("node.discovery.nostr.*");

@@ -152,9 +152,11 @@ public final class Node implements AutoCloseable {
                 maxMtu = Math.max(maxMtu, t.mtu());
             }
             final LoopHolder holder = new LoopHolder();
+            final int workers = loaded.environment().encryptWorkers().orElse(DataPlaneContext.WORKER_COUNT_DEFAULT);
             final DataPlaneContext ctx = new DataPlaneContext()
                     .maxMtuBytes(maxMtu)
-                    .workerCount(loaded.environment().encryptWorkers().orElse(DataPlaneContext.WORKER_COUNT_DEFAULT))
+                    .poolSlots(NodeSettings.poolSlots(nc, transports.size(), workers))
+                    .workerCount(workers)
                     .cipherSupplier(AeadCiphers::create)
                     .localDelivery(options.localDelivery())
                     .nanoClock(clock)

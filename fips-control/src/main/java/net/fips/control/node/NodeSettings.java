@@ -9,6 +9,8 @@ import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
 import net.fips.control.config.UdpConfig;
 import net.fips.control.link.LinkConfig;
+import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
@@ -39,6 +41,18 @@ final class NodeSettings {
     }
 
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
+    /**
+     * Packet slots of the data plane's pool, from {@code node.buffers.packet_channel} (the reference's packet queue
+     * capacity, 1024): twice that, so a full queue and as many packets in flight fit, but never fewer than two
+     * receive batches per transport and per worker. The pool is allocated (and touched) at start, so this is most
+     * of the node's off-heap resident set: 2048 slots of about 2 KiB at the default.
+     */
+    static int poolSlots(final NodeConfig n, final int transports, final int workers) {
+        final long floor = 2L * DataPlaneContext.BATCH_DEFAULT * (Math.max(1, transports) + 2L * Math.max(1, workers));
+        final long want = 2L * n.buffers().packetChannel();
+        return (int) Math.min(PacketPool.MAX_SLOT_COUNT, Math.max(floor, want));
+    }
+
     static long times(final long value, final long unit) {
         final long hi = Math.multiplyHigh(value, unit);
         final long lo = value * unit;

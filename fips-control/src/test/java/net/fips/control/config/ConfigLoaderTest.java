@@ -117,8 +117,7 @@ class ConfigLoaderTest {
                 "node.session.pending_max_destinations", "node.session.idle_timeout_secs",
                 "node.session.coords_warmup_packets", "node.session.coords_response_interval_ms",
                 "node.mmp.log_interval_secs", "node.mmp.owd_window_size", "node.session_mmp.mode", "node.ecn.enabled",
-                "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.packet_channel",
-                "node.buffers.tun_channel", "node.buffers.dns_channel", "node.base_rtt_ms",
+                "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.tun_channel", "node.buffers.dns_channel", "node.base_rtt_ms",
                 "transports.udp.out.accept_connections", "transports.udp.out.external_addr")
                 .map(k -> k + v041).toList(), loaded.warnings());
         final NodeConfig n = loaded.config().node();

@@ -56,7 +56,7 @@ class ReferenceKeysTest {
                 Arguments.of("node: { mmp: { owd_window_size: 8 } }", "node.mmp.owd_window_size" + V041),
                 Arguments.of("node: { session_mmp: { mode: minimal } }", "node.session_mmp.mode" + V041),
                 Arguments.of("node: { ecn: { enabled: false } }", "node.ecn.enabled" + V041),
-                Arguments.of("node: { buffers: { packet_channel: 64 } }", "node.buffers.packet_channel" + V041),
+                Arguments.of("node: { buffers: { tun_channel: 64 } }", "node.buffers.tun_channel" + V041),
                 Arguments.of("node: { native_api: { enabled: true } }", "node.native_api.enabled" + MASTER),
                 Arguments.of("node: { native_api: { socket_path: /run/fips/api.sock } }",
                         "node.native_api.socket_path" + MASTER),
@@ -108,7 +108,8 @@ class ReferenceKeysTest {
         // Implemented keys are not in the table.
         for (final String implemented : List.of("node.leaf_only", "node.tick_interval_secs", "node.lookup.ttl",
                 "node.discovery.ttl", "node.retry.max_retries", "node.rekey.after_secs", "node.mmp.mode",
-                "node.session.default_ttl", "node.limits.max_peers", "transports.udp.bind_addr",
+                "node.session.default_ttl", "node.limits.max_peers", "node.buffers.packet_channel",
+                "transports.udp.bind_addr",
                 "transports.udp.outbound_only", "peers[].alias", "node.control.socket_path")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);
         }
