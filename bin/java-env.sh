@@ -50,4 +50,10 @@ fips_daemon_java_opts() {
     fi
     printf '%s\n' "${FIPS_DEFAULT_JAVA_OPTS}"
 }
-FIPS_DEFAULT_JAVA_OPTS=""
+# G1 with a periodic collection every 5 s of idleness returns the start-up peak to the OS (the serial collector
+# keeps it committed); the heap cap leaves room for full coordinate/identity caches; a small concurrent-mark stack,
+# code cache and metaspace cap, compact object headers and a periodic trim of the C heap keep the rest small.
+FIPS_DEFAULT_JAVA_OPTS="-XX:+UseG1GC -Xms8m -Xmx128m -XX:G1PeriodicGCInterval=5000 -XX:MinHeapFreeRatio=10"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:MaxHeapFreeRatio=30 -XX:MarkStackSize=256k -XX:MaxMetaspaceSize=96m"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:ReservedCodeCacheSize=32m -XX:CICompilerCount=2 -Xss512k -XX:+UseCompactObjectHeaders"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:TrimNativeHeapInterval=5000 -XX:-UsePerfData"
