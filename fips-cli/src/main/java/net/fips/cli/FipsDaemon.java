@@ -105,7 +105,13 @@ public final class FipsDaemon implements Callable<Integer> {
         currentLevel = logLevel != null ? logLevel : loaded.effectiveLogLevel();
         final java.util.concurrent.ExecutorService reloads = java.util.concurrent.Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().name("fips-reload").daemon().factory());
-        Signal.handle(new Signal("HUP"), s -> reloads.execute(() -> reload(node)));
+        Signal.handle(new Signal("HUP"), s -> {
+            try {
+                reloads.execute(() -> reload(node));
+            } catch (final java.util.concurrent.RejectedExecutionException stopping) {
+                // SIGHUP while stopping: nothing left to reload.
+            }
+        });
         // Other ways out (System.exit elsewhere) still close the node; close() is idempotent.
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("fips-shutdown").unstarted(node::close));
         LOG.info("running; stop with SIGTERM or SIGINT, reload ACL, hosts and log level with SIGHUP");
