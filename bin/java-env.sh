@@ -46,3 +46,20 @@ fips_fresh_jar() {
     exec 9>&-
     printf '%s\n' "$jar"
 }
+
+# Prints the JVM options of the fips daemon: $FIPS_JAVA_OPTS when it is set (even to nothing: it replaces the
+# defaults, it does not add to them), else defaults sized for a small router (docs/benchmarks.md, "Idle memory").
+fips_daemon_java_opts() {
+    if [ -n "${FIPS_JAVA_OPTS+set}" ]; then
+        printf '%s\n' "$FIPS_JAVA_OPTS"
+        return
+    fi
+    printf '%s\n' "${FIPS_DEFAULT_JAVA_OPTS}"
+}
+# G1 with a periodic collection every 5 s of idleness returns the start-up peak to the OS (the serial collector
+# keeps it committed); the heap cap leaves room for full coordinate/identity caches; a small concurrent-mark stack,
+# code cache and metaspace cap, compact object headers and a periodic trim of the C heap keep the rest small.
+FIPS_DEFAULT_JAVA_OPTS="-XX:+UseG1GC -Xms8m -Xmx128m -XX:G1PeriodicGCInterval=5000 -XX:MinHeapFreeRatio=10"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:MaxHeapFreeRatio=30 -XX:MarkStackSize=256k -XX:MaxMetaspaceSize=96m"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:ReservedCodeCacheSize=32m -XX:CICompilerCount=2 -Xss512k -XX:+UseCompactObjectHeaders"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:TrimNativeHeapInterval=5000 -XX:-UsePerfData"

@@ -24,7 +24,8 @@ import sun.misc.Signal;
 /**
  * The {@code fips} daemon: loads the configuration (operator.md §1.1), starts a {@link Node} and runs in the
  * foreground, logging to stderr, until SIGTERM or SIGINT; then it says goodbye to its peers, removes its control
- * socket and exits 0.
+ * socket and exits 0. SIGHUP reloads what can change while running ({@link Node#reload}: peer ACL, hosts file,
+ * log level) and logs which changed settings need a restart.
  */
 @Command(name = "fips", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Run a FIPS mesh node in the foreground.",
@@ -33,8 +34,10 @@ import sun.misc.Signal;
             "$XDG_CONFIG_HOME/fips/fips.yaml (or ~/.config/fips/fips.yaml), ~/.fips.yaml and",
             "./fips.yaml that exists, later ones overriding; with none, a built-in default",
             "(ephemeral identity, UDP on 0.0.0.0:2121).",
-            "Exit status: 0 clean stop (SIGTERM/SIGINT); 1 the node could not start;",
-            "64 bad usage; 78 invalid configuration or key file (every problem is listed)."})
+            "--check validates the config (and a persistent identity's key file) without",
+            "starting anything and prints one OK line or every problem.",
+            "Exit status: 0 clean stop (SIGTERM/SIGINT) or --check OK; 1 the node could not",
+            "start; 64 bad usage; 78 invalid configuration or key file (every problem is listed)."})
 public final class FipsDaemon implements Callable<Integer> {
     /** Exit status: stopped cleanly. */
     public static final int EXIT_OK = 0;
@@ -57,21 +60,27 @@ public final class FipsDaemon implements Callable<Integer> {
             description = "trace, debug, info, warn or error; overrides node.log_level and RUST_LOG.")
     NodeConfig.LogLevel logLevel;
 
+    @Option(names = "--check", description = "Validate the configuration and key file, start nothing, exit.")
+    boolean check;
+
+    /** Where the configuration comes from; tests replace it to run without the host's files. */
+    ConfigSources sources = ConfigSources.system();
+
     private final CountDownLatch stop = new CountDownLatch(1);
+    private volatile NodeConfig.LogLevel currentLevel = NodeConfig.LogLevel.INFO;
     private volatile String stopSignal = "";
 
     @Override
     public Integer call() {
         final PrintWriter err = spec.commandLine().getErr();
+        if (check) {
+            return ConfigCheck.run(sources, Optional.ofNullable(config), spec.commandLine().getOut(), err);
+        }
         final LoadedConfig loaded;
         try {
-            loaded = ConfigSources.system().load(Optional.ofNullable(config));
+            loaded = sources.load(Optional.ofNullable(config));
         } catch (final ConfigException e) {
-            err.println("fips: invalid configuration in " + e.source() + ":");
-            for (final String p : e.problems()) {
-                err.println("  " + p);
-            }
-            err.flush();
+            printConfigProblems(err, e);
             return EXIT_CONFIG;
         }
         LogSetup.install(logLevel != null ? logLevel : loaded.effectiveLogLevel());
@@ -88,14 +97,28 @@ public final class FipsDaemon implements Callable<Integer> {
         try {
             node = Node.start(loaded, NodeOptions.defaults().version(Version.VERSION));
         } catch (final NodeStartException e) {
-            LOG.severe(e.getMessage());
+            // Once, on stderr (the log goes there too, so logging it as well would print it twice).
             err.println("fips: " + e.getMessage());
             err.flush();
             return e.isConfigProblem() ? EXIT_CONFIG : EXIT_START_FAILED;
         }
-        // Other ways out (System.exit elsewhere, SIGHUP) still close the node; close() is idempotent.
+        currentLevel = logLevel != null ? logLevel : loaded.effectiveLogLevel();
+        final java.util.concurrent.ExecutorService reloads = java.util.concurrent.Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().name("fips-reload").daemon().factory());
+        Signal.handle(new Signal("HUP"), s -> {
+            try {
+                reloads.execute(() -> reload(node));
+            } catch (final java.util.concurrent.RejectedExecutionException stopping) {
+                // SIGHUP while stopping: nothing left to reload.
+            }
+        });
+        // Other ways out (System.exit elsewhere) still close the node; close() is idempotent.
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("fips-shutdown").unstarted(node::close));
-        LOG.info("running; stop with SIGTERM or SIGINT");
+        LOG.info("running; stop with SIGTERM or SIGINT, reload ACL, hosts and log level with SIGHUP");
+        // One collection now that start-up's garbage (config parsing, key derivation, class initialisation) is
+        // dead, so the heap shrinks to what the running node needs instead of staying at its start-up peak until
+        // the collector's own idle collection (docs/benchmarks.md, "Idle memory").
+        System.gc();
         try {
             stop.await();
         } catch (final InterruptedException e) {
@@ -103,14 +126,62 @@ public final class FipsDaemon implements Callable<Integer> {
             stopSignal = "interrupt";
         }
         LOG.info("stopping (" + stopSignal + ")");
+        reloads.shutdownNow();
         node.close();
         LOG.info("fips stopped");
         return EXIT_OK;
     }
 
+    /**
+     * SIGHUP: loads the configuration again the way it was loaded at start and lets the node apply what it can
+     * ({@link Node#reload}); an invalid file changes nothing and is reported in one WARN line.
+     */
+    void reload(final Node node) {
+        final LoadedConfig fresh;
+        try {
+            fresh = sources.load(Optional.ofNullable(config));
+        } catch (final ConfigException e) {
+            LOG.warning("SIGHUP: nothing reloaded, invalid configuration in " + e.source() + ": "
+                    + String.join("; ", e.problems()));
+            return;
+        }
+        node.reload(fresh, this::applyLogLevel);
+    }
+
+    /** Sets the log level a reloaded config asks for, unless {@code --log-level} fixed it. */
+    private String applyLogLevel(final NodeConfig.LogLevel wanted) {
+        final NodeConfig.LogLevel was = currentLevel;
+        if (logLevel != null) {
+            return "log level " + name(was) + " (fixed by --log-level)";
+        }
+        if (wanted == was) {
+            return "log level " + name(was) + " (unchanged)";
+        }
+        LogSetup.setLevel(wanted);
+        currentLevel = wanted;
+        return "log level " + name(was) + " -> " + name(wanted);
+    }
+
+    private static String name(final NodeConfig.LogLevel l) {
+        return l.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Prints a configuration's problems, one line each, under a header naming the source. */
+    static void printConfigProblems(final PrintWriter err, final ConfigException e) {
+        err.println("fips: invalid configuration in " + e.source() + ":");
+        for (final String p : e.problems()) {
+            err.println("  " + p);
+        }
+        err.flush();
+    }
+
     /** @return a command line with the daemon's exit-code conventions, ready to {@code execute} */
     public static CommandLine commandLine() {
-        final CommandLine cl = new CommandLine(new FipsDaemon());
+        return commandLine(new FipsDaemon());
+    }
+
+    static CommandLine commandLine(final FipsDaemon daemon) {
+        final CommandLine cl = new CommandLine(daemon);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.getCommandSpec().exitCodeOnInvalidInput(EXIT_USAGE);
         return cl;

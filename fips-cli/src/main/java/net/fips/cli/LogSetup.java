@@ -63,6 +63,11 @@ final class LogSetup {
         root.setLevel(toJul(level));
     }
 
+    /** Changes the root logger's level (SIGHUP reload). */
+    static void setLevel(final NodeConfig.LogLevel level) {
+        Logger.getLogger("").setLevel(toJul(level));
+    }
+
     static Level toJul(final NodeConfig.LogLevel level) {
         return switch (level) {
             case TRACE -> Level.FINEST;

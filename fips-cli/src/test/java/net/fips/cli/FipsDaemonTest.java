@@ -272,7 +272,39 @@ class FipsDaemonTest {
             final Process p = daemon("busy", "-c", cfg.toString());
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             assertEquals(FipsDaemon.EXIT_START_FAILED, p.exitValue(), log("busy"));
-            assertTrue(log("busy").contains("127.0.0.1:" + port), log("busy"));
+            final String text = log("busy");
+            final String message = "UDP address 127.0.0.1:" + port + " of transports.udp is already in use";
+            assertTrue(text.contains("fips: " + message), text);
+            assertEquals(text.indexOf(message), text.lastIndexOf(message), "printed exactly once: " + text);
+            assertFalse(text.contains("Exception"), text);
         }
+    }
+
+    @Test
+    void sighupReloadsTheLogLevelAndNamesSettingsThatNeedARestart() throws Exception {
+        final NodeIdentity a = NodeIdentity.generate();
+        final Path cfg = config("hup", a, freePort(), NodeIdentity.generate(), "x", freePort());
+        final Path sock = dir.resolve("hup.sock");
+        final Process p = daemon("hup", "-c", cfg.toString());
+        await(30_000, () -> peerCount(sock) >= 0, "the daemon to answer on its socket");
+        Files.writeString(cfg, Files.readString(cfg).replace("node:\n", "node:\n  log_level: debug\n")
+                .replace("heartbeat_interval_secs: 1", "heartbeat_interval_secs: 2"));
+        assertEquals(0, new ProcessBuilder("kill", "-HUP", Long.toString(p.pid())).start().waitFor());
+        await(20_000, () -> {
+            try {
+                return log("hup").contains("reloaded: ");
+            } catch (final IOException e) {
+                return false;
+            }
+        }, "the reload line");
+        final String line = log("hup").lines().filter(l -> l.contains("reloaded: ")).findFirst().orElseThrow();
+        assertTrue(line.contains(" INFO "), line);
+        assertTrue(line.contains("peer ACL and hosts files"), line);
+        assertTrue(line.contains("log level info -> debug"), line);
+        assertTrue(line.endsWith("changed settings that need a restart: node.heartbeat_interval_secs"), line);
+        assertTrue(p.isAlive(), "SIGHUP does not stop the daemon");
+        p.destroy();
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), log("hup"));
     }
 }

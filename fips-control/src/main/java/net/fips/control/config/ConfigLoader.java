@@ -18,12 +18,15 @@ import net.fips.control.identity.PeerIdentity;
 /**
  * Parses {@code fips.yaml} text strictly into a {@link FipsConfig}.
  *
- * <p>Stricter than the reference on purpose: an unknown key anywhere is an error naming its full path (the
- * reference silently ignores unknown keys outside a few sections, so a typo like {@code bind_adress} would
- * quietly fall back to a default). Wrong types and out-of-range values are errors naming the path, what was
- * expected and what was found. Sections the node does not implement are checked the same way and produce
- * "not supported yet" warnings when their settings would change behaviour. All problems are collected and
- * thrown together as one {@link ConfigException}.
+ * <p>Stricter than the reference on purpose: a key that neither reference line (v0.4.1, master) knows is an error
+ * naming its full path with a did-you-mean hint (the reference silently ignores unknown keys outside a few
+ * sections, so a typo like {@code bind_adress} would quietly fall back to a default). Wrong types and
+ * out-of-range values are errors naming the path, what was expected and what was found. A key the reference
+ * knows but this node does not implement ({@link ReferenceKeys}) is checked the same way and loads with one
+ * warning naming it. Both spellings of the keys master renamed are accepted ({@code node.lookup.*} and
+ * {@code node.rendezvous.*} for {@code node.discovery.*}, ethernet {@code listen} for {@code discovery},
+ * {@code udp/<instance>} peer transports). All problems are collected and thrown together as one
+ * {@link ConfigException}.
  *
  * <p>The reference's cross-field checks (operator.md §1.1) are applied as well.
  */
@@ -90,7 +93,10 @@ public final class ConfigLoader {
         final DnsConfig dns = dns(top.child("dns"));
         final List<UdpConfig> udp = new ArrayList<>();
         final boolean otherAdvertises = transports(top.child("transports"), udp);
-        final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")));
+        final Set<String> udpNames = new java.util.TreeSet<>();
+        udp.forEach(u -> u.name().ifPresent(udpNames::add));
+        final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
+                udpNames);
         gateway(top.child("gateway"));
         top.finish();
 
@@ -125,7 +131,7 @@ public final class ConfigLoader {
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
                 final String path = inst.getKey() == null ? "udp" : "udp." + inst.getKey();
-                udp.add(udp(ConfigReader.of(t.problems(), t.pathOf(path), inst.getValue()),
+                udp.add(udp(ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf("udp"), inst.getValue()),
                         Optional.ofNullable(inst.getKey())));
             }
         } else if (t.presentKeys().contains("udp")) {
@@ -143,16 +149,20 @@ public final class ConfigLoader {
                     ? union(Skim.keys(other[1]), Set.of("directory_service")) : Skim.keys(other[1]);
             for (final Map.Entry<String, Object> inst : Skim.instances(t, other[0], keys)) {
                 final String path = inst.getKey() == null ? other[0] : other[0] + "." + inst.getKey();
-                final ConfigReader r = ConfigReader.of(t.problems(), t.pathOf(path), inst.getValue());
+                final ConfigReader r = ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf(other[0]),
+                        inst.getValue());
                 advertises |= Boolean.TRUE.equals(Skim.read(r, other[1]).get("advertise_on_nostr"));
                 if ("tor".equals(other[0])) {
                     final ConfigReader ds = r.child("directory_service");
                     Skim.read(ds, Skim.TOR_DIRECTORY_SERVICE);
                     ds.finish();
                 }
+                if ("ethernet".equals(other[0]) && r.has("listen") && r.has("discovery")) {
+                    // master's serde alias: both spellings at once is a duplicate field there.
+                    r.error("discovery", "is the old spelling of listen; set only one of them");
+                }
                 r.finish();
             }
-            t.warn(other[0], "not supported yet (only UDP transports run)");
         }
         t.finish();
         return advertises;
@@ -177,15 +187,12 @@ public final class ConfigLoader {
                 r.bool("advertise_on_nostr", d.advertiseOnNostr()), r.bool("public", d.isPublic()),
                 r.optString("external_addr"), r.bool("outbound_only", d.outboundOnly()),
                 r.bool("accept_connections", d.acceptConnections()));
-        if (udp.effectiveAdvertiseOnNostr()) {
-            r.warn("advertise_on_nostr", "not supported yet (nothing is published to Nostr)");
-        }
         r.finish();
         return udp;
     }
 
     private static List<PeerConfig> peers(final ConfigReader top, final ConfigReader.Problems problems,
-            final boolean nostr) {
+            final boolean nostr, final Set<String> udpNames) {
         final Object raw = top.raw("peers");
         if (raw == null) {
             return List.of();
@@ -196,7 +203,7 @@ public final class ConfigLoader {
         }
         final List<PeerConfig> peers = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
-            final PeerConfig p = peer(ConfigReader.of(problems, "peers[" + i + "]", list.get(i)), nostr);
+            final PeerConfig p = peer(ConfigReader.of(problems, "peers[" + i + "]", list.get(i)), nostr, udpNames);
             if (p != null) {
                 peers.add(p);
             }
@@ -204,7 +211,7 @@ public final class ConfigLoader {
         return peers;
     }
 
-    private static PeerConfig peer(final ConfigReader r, final boolean nostr) {
+    private static PeerConfig peer(final ConfigReader r, final boolean nostr, final Set<String> udpNames) {
         PeerIdentity identity = null;
         final Optional<String> npub = r.requiredString("npub");
         if (npub.isPresent()) {
@@ -225,7 +232,7 @@ public final class ConfigLoader {
         if (rawAddrs instanceof List<?> list) {
             for (int i = 0; i < list.size(); i++) {
                 final ConfigReader a = ConfigReader.of(r.problems(), r.pathOf("addresses[" + i + "]"), list.get(i));
-                final PeerConfig.Address addr = address(a);
+                final PeerConfig.Address addr = address(a, udpNames);
                 if (addr != null) {
                     addresses.add(addr);
                 }
@@ -242,8 +249,6 @@ public final class ConfigLoader {
         final boolean viaNostr = r.bool("via_nostr", false);
         if (viaNostr && !nostr) {
             r.error("via_nostr", "true requires node.discovery.nostr.enabled: true");
-        } else if (viaNostr) {
-            r.warn("via_nostr", "not supported yet (advert endpoints are not looked up)");
         }
         if (!(rawAddrs instanceof List<?> l && !l.isEmpty()) && !viaNostr) {
             r.error("addresses", "a peer needs at least one address (or via_nostr: true)");
@@ -253,7 +258,7 @@ public final class ConfigLoader {
                 : new PeerConfig(npub.get(), identity, alias, addresses, policy, autoReconnect, viaNostr);
     }
 
-    private static PeerConfig.Address address(final ConfigReader a) {
+    private static PeerConfig.Address address(final ConfigReader a, final Set<String> udpNames) {
         final Optional<String> transport = a.requiredString("transport");
         final Optional<String> addr = a.requiredString("addr");
         final int priority = a.u8("priority", PeerConfig.DEFAULT_PRIORITY);
@@ -261,12 +266,24 @@ public final class ConfigLoader {
         if (transport.isEmpty() || addr.isEmpty()) {
             return null;
         }
-        if (!TRANSPORT_NAMES.contains(transport.get())) {
+        final String kind = PeerConfig.Address.kindOf(transport.get());
+        if (!TRANSPORT_NAMES.contains(kind)) {
             a.error("transport", "expected one of " + String.join(", ", new java.util.TreeSet<>(TRANSPORT_NAMES))
-                    + ", got \"" + transport.get() + "\"");
+                    + " (or udp/<instance>), got \"" + transport.get() + "\"");
             return null;
         }
-        if (!"udp".equals(transport.get())) {
+        final Optional<String> instance = PeerConfig.Address.instanceOf(transport.get());
+        if (instance.isPresent() && !"udp".equals(kind)) {
+            a.error("transport", "only udp can name an instance (udp/<instance>), got \"" + transport.get() + "\"");
+            return null;
+        }
+        if (instance.isPresent() && !udpNames.contains(instance.get())) {
+            a.error("transport", "\"" + transport.get() + "\" names no transports.udp instance ("
+                    + (udpNames.isEmpty() ? "transports.udp has no named instances"
+                    : "configured: " + String.join(", ", udpNames)) + ")");
+            return null;
+        }
+        if (!"udp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
         } else if ("nat".equals(addr.get())) {
             a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");
@@ -281,7 +298,7 @@ public final class ConfigLoader {
             g.finish();
             return;
         }
-        final Map<String, Object> values = Skim.read(g, Skim.GATEWAY);
+        Skim.read(g, Skim.GATEWAY);
         final ConfigReader dns = g.child("dns");
         Skim.read(dns, Skim.GATEWAY_DNS);
         dns.finish();
@@ -298,9 +315,6 @@ public final class ConfigLoader {
             }
         } else if (forwards != null) {
             g.error("port_forwards", "expected a list, got " + ConfigReader.describe(forwards));
-        }
-        if (Boolean.TRUE.equals(values.get("enabled"))) {
-            g.warn("enabled", "not supported yet (the gateway is a separate program that is not implemented)");
         }
         g.finish();
     }

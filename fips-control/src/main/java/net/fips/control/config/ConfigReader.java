@@ -38,12 +38,15 @@ final class ConfigReader {
 
     private final Problems problems;
     private final String path;
+    private final String schemaPath;
     private final Map<String, Object> map;
     private final Set<String> known = new LinkedHashSet<>();
 
-    private ConfigReader(final Problems problems, final String path, final Map<String, Object> map) {
+    private ConfigReader(final Problems problems, final String path, final String schemaPath,
+                         final Map<String, Object> map) {
         this.problems = problems;
         this.path = path;
+        this.schemaPath = schemaPath;
         this.map = map;
     }
 
@@ -54,12 +57,20 @@ final class ConfigReader {
      * @return a reader; when the value is not a mapping an error is recorded and the reader is empty
      */
     static ConfigReader of(final Problems problems, final String path, final Object value) {
+        return of(problems, path, path.replaceAll("\\[\\d+]", "[]"), value);
+    }
+
+    /**
+     * As {@link #of(Problems, String, Object)} with an explicit schema path (see {@link ReferenceKeys}), for a
+     * named transport instance whose path carries its name.
+     */
+    static ConfigReader of(final Problems problems, final String path, final String schemaPath, final Object value) {
         if (value == null) {
-            return new ConfigReader(problems, path, Map.of());
+            return new ConfigReader(problems, path, schemaPath, Map.of());
         }
         if (!(value instanceof Map<?, ?> raw)) {
             problems.error(path, "expected a mapping, got " + describe(value));
-            return new ConfigReader(problems, path, Map.of());
+            return new ConfigReader(problems, path, schemaPath, Map.of());
         }
         final Map<String, Object> map = new LinkedHashMap<>();
         for (final Map.Entry<?, ?> e : raw.entrySet()) {
@@ -69,7 +80,7 @@ final class ConfigReader {
                 problems.error(path, "keys must be strings, got " + describe(e.getKey()));
             }
         }
-        return new ConfigReader(problems, path, map);
+        return new ConfigReader(problems, path, schemaPath, map);
     }
 
     Problems problems() {
@@ -78,6 +89,11 @@ final class ConfigReader {
 
     String path() {
         return path;
+    }
+
+    /** @return the schema path of a key of this mapping (instance names folded, list indices as []) */
+    String schemaPathOf(final String key) {
+        return schemaPath.isEmpty() ? key : schemaPath + "." + key;
     }
 
     /** @return the dotted path of a key of this mapping */
@@ -104,7 +120,7 @@ final class ConfigReader {
 
     /** @return a reader of a nested mapping (empty when absent) */
     ConfigReader child(final String key) {
-        return of(problems, pathOf(key), raw(key));
+        return of(problems, pathOf(key), schemaPathOf(key), raw(key));
     }
 
     boolean bool(final String key, final boolean def) {
@@ -279,9 +295,20 @@ final class ConfigReader {
         problems.error(pathOf(key), message);
     }
 
-    /** Reports every present key that was never asked about. */
+    /**
+     * Reports every present key that was never asked about (an error), and warns once for each present key the
+     * reference knows but this node does not implement ({@link ReferenceKeys}); a mapping value is left to the
+     * reader of that mapping, so each leaf key warns once.
+     */
     void finish() {
-        for (final String key : map.keySet()) {
+        for (final Map.Entry<String, Object> e : map.entrySet()) {
+            final String key = e.getKey();
+            if (known.contains(key) && e.getValue() != null && !(e.getValue() instanceof Map<?, ?>)) {
+                final ReferenceKeys.Line line = ReferenceKeys.unimplemented(schemaPathOf(key));
+                if (line != null) {
+                    problems.warn(pathOf(key), ReferenceKeys.warning(line));
+                }
+            }
             if (!known.contains(key)) {
                 final String hint = suggest(key, known);
                 problems.error(pathOf(key), "unknown key" + (hint == null ? "" : " (did you mean " + hint + "?)"));
@@ -354,6 +381,15 @@ final class ConfigReader {
         if (v instanceof List<?>) {
             return "a list";
         }
-        return v.getClass().getSimpleName();
+        if (v instanceof java.util.Date) {
+            return "a timestamp";
+        }
+        if (v instanceof byte[]) {
+            return "binary data";
+        }
+        if (v instanceof Set<?>) {
+            return "a set";
+        }
+        return "a value of an unsupported YAML type";
     }
 }

@@ -113,8 +113,29 @@ public final class ConfigSources {
         } catch (final CharacterCodingException e) {
             throw new ConfigException(file.toString(), "file is not valid UTF-8");
         } catch (final IOException | SecurityException e) {
-            throw new ConfigException(file.toString(), "cannot read file: " + e);
+            throw new ConfigException(file.toString(), "cannot read file: " + ioReason(e));
         }
+    }
+
+    /**
+     * @return why a file operation failed, in words: the errno text for the common cases, never an exception's
+     *         class name
+     */
+    public static String ioReason(final Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException || e instanceof SecurityException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.NotDirectoryException) {
+            return "a path component is not a directory";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        final String m = e.getMessage();
+        return m == null || m.isBlank() ? "input/output error" : m;
     }
 
     /**

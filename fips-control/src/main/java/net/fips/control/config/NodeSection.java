@@ -24,6 +24,10 @@ final class NodeSection {
         final long baseRtt = n.u64("base_rtt_ms", NodeConfig.DEFAULT_BASE_RTT_MS);
         final long heartbeat = n.u64("heartbeat_interval_secs", NodeConfig.DEFAULT_HEARTBEAT_INTERVAL_SECS);
         final long linkDead = n.u64("link_dead_timeout_secs", NodeConfig.DEFAULT_LINK_DEAD_TIMEOUT_SECS);
+        n.u64("drain_timeout_secs", 0);
+        final ConfigReader api = n.child("native_api");
+        Skim.read(api, Skim.NATIVE_API);
+        api.finish();
 
         final ConfigReader l = n.child("limits");
         final NodeConfig.Limits ld = NodeConfig.Limits.DEFAULTS;
@@ -41,6 +45,7 @@ final class NodeSection {
                 rl.u64("handshake_resend_interval_ms", rd.handshakeResendIntervalMs()),
                 rl.f64("handshake_resend_backoff", rd.handshakeResendBackoff(), 0, Double.MAX_VALUE),
                 rl.u32("handshake_max_resends", rd.handshakeMaxResends()));
+        Skim.read(rl, Skim.RATE_LIMIT_MASTER);
         rl.finish();
 
         final ConfigReader rt = n.child("retry");
@@ -56,25 +61,20 @@ final class NodeSection {
                 c.u64("coord_ttl_secs", cd.coordTtlSecs()), c.usize("identity_size", cd.identitySize()));
         c.finish();
 
+        // v0.4.1 spells the lookup scalars and the rendezvous sections node.discovery.*; master moved them to
+        // node.lookup.* and node.rendezvous.{nostr,lan}.* and, like master, a key of the old block wins.
         final ConfigReader d = n.child("discovery");
-        final NodeConfig.Lookup dd = NodeConfig.Lookup.DEFAULTS;
-        final NodeConfig.Lookup lookup = new NodeConfig.Lookup(d.u8("ttl", dd.ttl()),
-                d.u64List("attempt_timeouts_secs", dd.attemptTimeoutsSecs()),
-                d.u64("recent_expiry_secs", dd.recentExpirySecs()), d.u64("backoff_base_secs", dd.backoffBaseSecs()),
-                d.u64("backoff_max_secs", dd.backoffMaxSecs()),
-                d.u64("forward_min_interval_secs", dd.forwardMinIntervalSecs()));
-        final ConfigReader nostrReader = d.child("nostr");
-        final Map<String, Object> nostr = Skim.read(nostrReader, Skim.NOSTR);
-        nostrReader.finish();
-        if (Boolean.TRUE.equals(nostr.get("enabled"))) {
-            nostrReader.warn("enabled", "not supported yet (Nostr adverts and NAT traversal are off)");
-        }
-        final ConfigReader lan = d.child("lan");
-        if (Boolean.TRUE.equals(Skim.read(lan, Skim.LAN).get("enabled"))) {
-            lan.warn("enabled", "not supported yet (mDNS LAN discovery is off)");
-        }
-        lan.finish();
+        final ConfigReader lk = n.child("lookup");
+        final NodeConfig.Lookup lookup = lookup(d, lookup(lk, NodeConfig.Lookup.DEFAULTS));
+        lk.finish();
+        final ConfigReader rv = n.child("rendezvous");
+        final Map<String, Object> newNostr = section(rv, "nostr", Skim.NOSTR);
+        section(rv, "lan", Skim.LAN);
+        rv.finish();
+        final Map<String, Object> oldNostr = section(d, "nostr", Skim.NOSTR);
+        section(d, "lan", Skim.LAN);
         d.finish();
+        final Map<String, Object> nostr = d.has("nostr") ? oldNostr : newNostr;
 
         final ConfigReader t = n.child("tree");
         final NodeConfig.Tree td = NodeConfig.Tree.DEFAULTS;
@@ -147,6 +147,24 @@ final class NodeSection {
         return new Result(new NodeConfig(identity, leafOnly, logLevel, tick, baseRtt, heartbeat, linkDead, limits,
                 rateLimit, retry, cache, lookup, tree, bloom, session, mmp, sessionMmp, ecn, rekey, buffers,
                 new NodeConfig.Control(controlEnabled, socketPath), metrics), nostr);
+    }
+
+    /** Reads the lookup scalars of {@code node.lookup} or the legacy {@code node.discovery}; absent keys keep
+     * {@code base}'s value. */
+    private static NodeConfig.Lookup lookup(final ConfigReader d, final NodeConfig.Lookup base) {
+        return new NodeConfig.Lookup(d.u8("ttl", base.ttl()),
+                d.u64List("attempt_timeouts_secs", base.attemptTimeoutsSecs()),
+                d.u64("recent_expiry_secs", base.recentExpirySecs()),
+                d.u64("backoff_base_secs", base.backoffBaseSecs()), d.u64("backoff_max_secs", base.backoffMaxSecs()),
+                d.u64("forward_min_interval_secs", base.forwardMinIntervalSecs()));
+    }
+
+    /** Checks a section this node does not implement and returns its typed values. */
+    private static Map<String, Object> section(final ConfigReader parent, final String key, final String schema) {
+        final ConfigReader r = parent.child(key);
+        final Map<String, Object> values = Skim.read(r, schema);
+        r.finish();
+        return values;
     }
 
     private static NodeConfig.Identity identity(final ConfigReader r) {

@@ -52,7 +52,7 @@ public record PeerConfig(String npub, PeerIdentity identity, Optional<String> al
     /**
      * One entry of {@code addresses[]}.
      *
-     * @param transport {@code transport}: udp, tcp, ethernet, tor, nym or ble
+     * @param transport {@code transport}: udp, tcp, ethernet, tor, nym or ble, or [master] {@code udp/<instance>}
      * @param addr      {@code addr}: {@code host:port} (a DNS name is allowed), {@code iface/mac}, ...
      * @param priority  {@code priority} (100); lower is tried first
      */
@@ -61,6 +61,26 @@ public record PeerConfig(String npub, PeerIdentity identity, Optional<String> al
         public Address {
             Objects.requireNonNull(transport, "transport");
             Objects.requireNonNull(addr, "addr");
+        }
+
+        /** @return the transport type: {@code udp} for {@code udp/<instance>} */
+        public String kind() {
+            return kindOf(transport);
+        }
+
+        /** @return the named transport instance of {@code udp/<instance>}, else empty (any instance of the kind) */
+        public Optional<String> instance() {
+            return instanceOf(transport);
+        }
+
+        static String kindOf(final String transport) {
+            final int slash = transport.indexOf('/');
+            return slash < 0 ? transport : transport.substring(0, slash);
+        }
+
+        static Optional<String> instanceOf(final String transport) {
+            final int slash = transport.indexOf('/');
+            return slash < 0 ? Optional.empty() : Optional.of(transport.substring(slash + 1));
         }
     }
 }

@@ -9,7 +9,8 @@ import java.util.Set;
 
 /**
  * Checks sections of the reference schema this node does not implement: every key must exist there and have the
- * right type, but the values are only returned as a plain map for cross-field checks. A schema is written as
+ * right type, but the values are only returned as a plain map for cross-field checks (the warnings for setting
+ * them come from {@link ReferenceKeys}). A schema is written as
  * {@code key:type} words; types are bool, u8, u16, u32, u64, usize, f64, str, str! (required), strs (list of
  * strings), u64s, and {@code one[a|b|c]} for a snake_case enum.
  */
@@ -17,17 +18,24 @@ final class Skim {
     static final String NOSTR = "enabled:bool advertise:bool advert_relays:strs dm_relays:strs stun_servers:strs"
             + " share_local_candidates:bool app:str signal_ttl_secs:u64 policy:one[disabled|configured_only|open]"
             + " open_discovery_max_pending:usize max_concurrent_incoming_offers:usize"
+            + " max_concurrent_offers_per_npub:usize"
             + " advert_cache_max_entries:usize seen_sessions_max_entries:usize attempt_timeout_secs:u64"
             + " replay_window_secs:u64 punch_start_delay_ms:u64 punch_interval_ms:u64 punch_duration_ms:u64"
             + " advert_ttl_secs:u64 advert_refresh_secs:u64 startup_sweep_delay_secs:u64"
             + " startup_sweep_max_age_secs:u64 failure_streak_threshold:u32 extended_cooldown_secs:u64"
             + " warn_log_interval_secs:u64 failure_state_max_entries:usize protocol_mismatch_cooldown_secs:u64";
     static final String LAN = "enabled:bool service_type:str scope:str";
+    /** [master] additions to {@code node.rate_limit}. */
+    static final String RATE_LIMIT_MASTER = "session_setup_burst:u32 session_setup_rate:f64"
+            + " established_handshake_burst:u32 established_handshake_rate:f64";
+    /** [master] {@code node.native_api}. */
+    static final String NATIVE_API = "enabled:bool socket_path:str pending_per_flow:usize backlog:usize"
+            + " max_flows:usize debug_commands:bool";
     static final String TCP = "bind_addr:str mtu:u16 connect_timeout_ms:u64 nodelay:bool keepalive_secs:u64"
             + " recv_buf_size:usize send_buf_size:usize max_inbound_connections:usize advertise_on_nostr:bool"
             + " external_addr:str";
     static final String ETHERNET = "interface:str! ethertype:u16 mtu:u16 recv_buf_size:usize send_buf_size:usize"
-            + " discovery:bool announce:bool auto_connect:bool accept_connections:bool beacon_interval_secs:u64";
+            + " discovery:bool listen:bool announce:bool auto_connect:bool accept_connections:bool beacon_interval_secs:u64";
     static final String TOR = "mode:one[socks5|control_port|directory] socks5_addr:str connect_timeout_ms:u64"
             + " mtu:u16 control_addr:str control_auth:str cookie_path:str max_inbound_connections:usize"
             + " advertise_on_nostr:bool advertised_port:u16";

@@ -64,8 +64,8 @@ final class YamlTrees {
         } catch (final RuntimeException e) {
             // SnakeYAML's constructors can throw plain runtime exceptions (number parsing, class casts on odd
             // tags); for a config file any of them just means the text is not acceptable YAML.
-            throw new ConfigException(source,
-                    "malformed YAML: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            throw new ConfigException(source, "malformed YAML: "
+                    + (e.getMessage() == null || e.getMessage().isBlank() ? "a value cannot be read" : e.getMessage()));
         }
         if (root == null) {
             return new LinkedHashMap<>();
@@ -99,7 +99,7 @@ final class YamlTrees {
     private static String oneLine(final YAMLException e) {
         final String problem = e instanceof MarkedYAMLException m && m.getProblem() != null ? m.getProblem()
                 : e.getMessage();
-        return problem == null ? e.getClass().getSimpleName() : problem.replaceAll("\\s+", " ").trim();
+        return problem == null ? "unreadable text" : problem.replaceAll("\\s+", " ").trim();
     }
 
     /** YAML 1.2 core schema scalars. */

@@ -185,6 +185,33 @@ public final class ControlSocketServer implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Fails when a live server answers on {@code path}: a daemon started with the same config must refuse before
+     * it opens anything else. A missing path, or a socket file nobody listens on (left by an unclean exit), passes;
+     * {@link #start} replaces the stale file.
+     *
+     * @param path the control socket path
+     * @throws ControlSocketException naming the path when it is in use
+     */
+    public static void requireNotInUse(final Path path) throws ControlSocketException {
+        final Path socket = path.toAbsolutePath();
+        if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            throw inUse(socket);
+        } catch (final ControlSocketException e) {
+            throw e;
+        } catch (final IOException | UnsupportedOperationException e) {
+            // Nobody listens (or it is not a socket, which start() reports): nothing is in use.
+        }
+    }
+
+    private static ControlSocketException inUse(final Path socket) {
+        return new ControlSocketException("control socket " + socket + " is already in use by a running daemon"
+                + " (one node per config: stop it first, or give this node another node.control.socket_path)");
+    }
+
     private static void removeStale(final Path socket) throws IOException {
         final BasicFileAttributes attrs;
         try {
@@ -205,7 +232,7 @@ public final class ControlSocketServer implements AutoCloseable {
             return;
         }
         closeQuietly(probe);
-        throw new ControlSocketException("control socket already in use: " + socket);
+        throw inUse(socket);
     }
 
     private static void chownGroup(final Path p, final String group) {

@@ -253,9 +253,21 @@ public final class KeyFiles {
         }
     }
 
+    /** Why a file operation failed, in words (never an exception class name: the operator reads this). */
     private static String describe(final Exception e) {
-        final String name = e.getClass().getSimpleName();
-        return e.getMessage() == null ? name : name + " (" + e.getMessage() + ")";
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException || e instanceof SecurityException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        if (e instanceof UnsupportedOperationException) {
+            return "the file system does not support POSIX permissions";
+        }
+        return e.getMessage() == null || e.getMessage().isBlank() ? "input/output error" : e.getMessage();
     }
 
     /** Trims what Rust's {@code str::trim} trims: characters with the Unicode White_Space property. */

@@ -15,7 +15,6 @@ import net.fips.dataplane.wire.WireResult;
  * net.fips.control.bloom).
  */
 final class Announces {
-    private static final System.Logger LOG = System.getLogger(Announces.class.getName());
     private static final long MS = 1_000_000L;
     private static final long SECOND = 1_000_000_000L;
     private static final long REPORT_FLOOR_COLD_NANOS = 200 * MS;
@@ -150,9 +149,9 @@ final class Announces {
         if (!(r instanceof WireResult.Ok<Disconnect>(final Disconnect d))) {
             return; // an empty body is ignored, as the reference
         }
-        LOG.log(System.Logger.Level.INFO, "Peer {0} sent Disconnect ({1})", peer.identity.shortNpub(), d.reason());
+        final String reason = "peer sent Disconnect (" + d.reason() + ")";
         c.count(LinkCounter.DISCONNECTS_RECEIVED);
-        c.removePeer(peer);
+        c.removePeer(peer, reason);
         c.scheduleReconnect(peer.nodeAddr);
     }
 

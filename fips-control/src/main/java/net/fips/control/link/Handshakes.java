@@ -87,7 +87,7 @@ final class Handshakes {
                 LOG.log(System.Logger.Level.INFO, "Peer restart detected (epoch changed): {0}",
                         peer.shortNpub());
                 c.restartDetected(existing.nodeAddr);
-                c.removePeer(existing);
+                c.removePeer(existing, "peer restarted");
                 c.scheduleReconnect(existing.nodeAddr);
                 existing = null;
                 // falls through to a fresh inbound connection
@@ -235,8 +235,9 @@ final class Handshakes {
         c.count(LinkCounter.CROSS_CONNECTIONS);
         final boolean restarted = !Arrays.equals(existing.remoteEpoch, result.remoteEpoch());
         if (restarted) {
+            LOG.log(System.Logger.Level.INFO, "Peer restart detected (epoch changed): {0}", ob.peer.shortNpub());
             c.restartDetected(existing.nodeAddr);
-            c.removePeer(existing);
+            c.removePeer(existing, "peer restarted");
             final PeerLink link = c.promoteNew(ob.peer, ob.transportId, from, ob.ourIndex, msg2.senderIdx(),
                     result.sendKey(), result.recvKey(), result.remoteEpoch(), true);
             c.announces.onPromoted(link);

@@ -45,6 +45,8 @@ import net.fips.dataplane.wire.NodeAddr;
  */
 public final class LinkConductor {
     private static final System.Logger LOG = System.getLogger(LinkConductor.class.getName());
+    /** The "Link down" reason of {@link #shutdown()}, logged at DEBUG (the node logs one summary line). */
+    static final String SHUTDOWN_REASON = "shutdown";
 
     /** Result of a {@link #connect} request. */
     public enum ConnectResult {
@@ -110,6 +112,8 @@ public final class LinkConductor {
         int retryCount;
         long retryAfterNanos;
         boolean reconnect;
+        /** Dials that failed since the peer was last up; the WARN line is written at 1, 2, 4, 8, ... of them. */
+        int failures;
 
         RetryState(final ConfiguredPeer peer) {
             this.peer = peer;
@@ -221,10 +225,8 @@ public final class LinkConductor {
             case DataPlaneEvent.TooManyDecryptFailures f -> {
                 final PeerLink peer = peersByLink.get(f.linkId());
                 if (peer != null) {
-                    LOG.log(System.Logger.Level.INFO, "Removing peer {0}: too many decryption failures",
-                            peer.identity.shortNpub());
                     count(LinkCounter.DECRYPT_FAILURE_REMOVALS);
-                    removePeer(peer);
+                    removePeer(peer, "too many decryption failures");
                     scheduleReconnect(peer.nodeAddr);
                 }
             }
@@ -310,7 +312,7 @@ public final class LinkConductor {
         configured.put(peer.nodeAddr(), new ConfiguredPeer(peer, transportId, address, autoReconnect));
         final ConnectResult r = initiate(peer, transportId, address);
         if (r == ConnectResult.LIMIT) {
-            scheduleRetry(peer.nodeAddr());
+            scheduleRetry(peer.nodeAddr(), "handshake limit reached");
         }
         dirty = true;
         publish();
@@ -330,7 +332,7 @@ public final class LinkConductor {
             return false;
         }
         sendDisconnect(link, Disconnect.Reason.CONFIGURATION_CHANGE);
-        removePeer(link);
+        removePeer(link, "operator disconnect");
         retries.remove(peer.nodeAddr());
         dirty = true;
         publish();
@@ -341,7 +343,7 @@ public final class LinkConductor {
     public void shutdown() {
         for (final PeerLink link : List.copyOf(peers.values())) {
             sendDisconnect(link, Disconnect.Reason.SHUTDOWN);
-            removePeer(link);
+            removePeer(link, SHUTDOWN_REASON);
         }
         for (final OutboundHandshake ob : List.copyOf(pendingOutbound.values())) {
             dropOutbound(ob);
@@ -470,11 +472,15 @@ public final class LinkConductor {
     }
 
     /** Forgets an established peer: its data-plane link and all its indices (reference
-     * {@code remove_active_peer}). Sends nothing. */
-    void removePeer(final PeerLink peer) {
+     * {@code remove_active_peer}). Sends nothing. Logs "Link down" with {@code reason} (at DEBUG on shutdown). */
+    void removePeer(final PeerLink peer, final String reason) {
         if (peers.get(peer.nodeAddr) != peer) {
             return;
         }
+        LOG.log(SHUTDOWN_REASON.equals(reason) ? System.Logger.Level.DEBUG : System.Logger.Level.INFO,
+                "Link down: peer {0} at {1} ({2}), link {3} was up {4} s", peer.identity.shortNpub(),
+                format(peer.address), reason, String.valueOf(peer.linkId),
+                String.valueOf(Math.max(0, now - peer.promotedNanos) / 1_000_000_000L));
         peers.remove(peer.nodeAddr);
         peersByLink.remove(peer.linkId);
         dataPlane.removeLink(peer.linkId);
@@ -500,19 +506,30 @@ public final class LinkConductor {
         count(LinkCounter.DISCONNECTS_SENT);
     }
 
-    /** After a failed or timed-out dial (reference {@code schedule_retry}). */
-    void scheduleRetry(final NodeAddr addr) {
+    /**
+     * After a failed or timed-out dial (reference {@code schedule_retry}). A configured peer's failures are logged
+     * at WARN on the 1st, 2nd, 4th, 8th, ... failure in a row, with the count and the next attempt's delay, so a
+     * peer that stays unreachable costs a few lines, not one per attempt.
+     *
+     * @param why what went wrong, for the log
+     */
+    void scheduleRetry(final NodeAddr addr, final String why) {
         if (config.maxRetries() == 0 || peers.containsKey(addr)) {
             return;
         }
         final RetryState state = retries.get(addr);
         if (state != null) {
             state.retryCount++;
+            state.failures++;
             if (!state.reconnect && state.retryCount > config.maxRetries()) {
                 retries.remove(addr);
+                LOG.log(System.Logger.Level.WARNING, "Peer {0} at {1}: giving up after {2} failed attempts ({3})",
+                        state.peer.identity().shortNpub(), format(state.peer.address()),
+                        String.valueOf(state.failures), why);
                 return;
             }
             state.retryAfterNanos = now + backoff(state.retryCount);
+            logFailure(state, why);
             return;
         }
         final ConfiguredPeer cp = configured.get(addr);
@@ -521,8 +538,30 @@ public final class LinkConductor {
             s.retryCount = 1;
             s.reconnect = true;
             s.retryAfterNanos = now + backoff(1);
+            s.failures = 1;
             retries.put(addr, s);
+            logFailure(s, why);
         }
+    }
+
+    private void logFailure(final RetryState s, final String why) {
+        if (Integer.bitCount(s.failures) != 1) {
+            return;
+        }
+        final long nextSecs = Math.max(0, s.retryAfterNanos - now) / 1_000_000_000L;
+        if (s.failures == 1) {
+            LOG.log(System.Logger.Level.WARNING, "Peer {0} at {1}: cannot connect ({2}); retrying in {3} s",
+                    s.peer.identity().shortNpub(), format(s.peer.address()), why, String.valueOf(nextSecs));
+        } else {
+            LOG.log(System.Logger.Level.WARNING,
+                    "Peer {0} at {1}: still cannot connect after {2} attempts ({3}); retrying in {4} s,"
+                    + " next report after {5} failures", s.peer.identity().shortNpub(), format(s.peer.address()),
+                    String.valueOf(s.failures), why, String.valueOf(nextSecs), String.valueOf(2 * s.failures));
+        }
+    }
+
+    private static String format(final InetSocketAddress a) {
+        return a == null ? "?" : net.fips.dataplane.udp.UdpAddresses.format(a);
     }
 
     /** After a link-dead, Disconnect, restart or decrypt-failure removal (reference {@code schedule_reconnect}). */
@@ -580,7 +619,7 @@ public final class LinkConductor {
             } else if (r == ConnectResult.ALREADY_CONNECTED) {
                 retries.remove(addr);
             } else {
-                scheduleRetry(addr);
+                scheduleRetry(addr, "dial not started: " + r.name().toLowerCase(java.util.Locale.ROOT));
             }
         }
         return started;
@@ -630,8 +669,11 @@ public final class LinkConductor {
         Arrays.fill(recvKey, (byte) 0);
         peers.put(link.nodeAddr, link);
         peersByLink.put(link.linkId, link);
-        retries.remove(link.nodeAddr);
+        final RetryState retry = retries.remove(link.nodeAddr);
         count(LinkCounter.LINKS_ESTABLISHED);
+        LOG.log(System.Logger.Level.INFO, "Link up: peer {0} at {1} ({2}), link {3}{4}", peer.shortNpub(),
+                format(address), outbound ? "outbound" : "inbound", String.valueOf(link.linkId),
+                retry == null || retry.failures == 0 ? "" : " after " + retry.failures + " failed attempts");
         dirty = true;
         return link;
     }

@@ -43,7 +43,8 @@ final class Maintenance {
             if (ob.failed || c.now - ob.createdNanos > c.config.handshakeTimeoutNanos()) {
                 c.dropOutbound(ob);
                 c.count(LinkCounter.HANDSHAKE_TIMEOUTS);
-                c.scheduleRetry(ob.peer.nodeAddr());
+                c.scheduleRetry(ob.peer.nodeAddr(), ob.failed ? "handshake failed"
+                        : "no handshake answer within " + c.config.handshakeTimeoutNanos() / 1_000_000_000L + " s");
                 c.markDirty();
                 work++;
             }
@@ -94,9 +95,9 @@ final class Maintenance {
             }
         }
         for (final PeerLink peer : dead) {
-            LOG.log(System.Logger.Level.INFO, "Removing peer {0}: link dead timeout", peer.identity.shortNpub());
             c.count(LinkCounter.LINK_DEAD_REMOVALS);
-            c.removePeer(peer);
+            c.removePeer(peer, "link dead: nothing heard for " + c.config.linkDeadTimeoutNanos() / 1_000_000_000L
+                    + " s");
             c.scheduleReconnect(peer.nodeAddr);
             work++;
         }
@@ -198,6 +199,9 @@ final class Maintenance {
         peer.rekeys++;
         peer.mmp.resetForRekey();
         c.count(LinkCounter.CUTOVERS);
+        LOG.log(System.Logger.Level.INFO, "Link rekeyed: peer {0}, link {1}, key epoch {2} (rekey {3})",
+                peer.identity.shortNpub(), String.valueOf(peer.linkId), String.valueOf(peer.kBit),
+                String.valueOf(peer.rekeys));
         c.markDirty();
     }
 

@@ -140,26 +140,30 @@ public final class Node implements AutoCloseable {
         for (final String w : loaded.warnings()) {
             LOG.log(Level.WARNING, "config: {0}", w);
         }
-        final KeyFiles.Resolved resolved = resolveIdentity(loaded, options);
-        final NodeIdentity identity = resolved.identity();
-        final byte[] epoch = new byte[EPOCH_BYTES];
-        new SecureRandom().nextBytes(epoch);
-
+        // One node per config: a live control socket or a bound UDP address refuses the start before anything is
+        // written (key files) or sent.
+        if (nc.control().enabled()) {
+            try {
+                ControlSocketServer.requireNotInUse(Path.of(nc.control().socketPath()));
+            } catch (final IOException e) {
+                throw new NodeStartException(e.getMessage(), false, e);
+            }
+        }
         final List<UdpTransport> transports = openTransports(cfg.udp());
         final boolean sessionPath = !options.localDeliverySet();
         TunDevice tun = null;
-        if (cfg.tun().enabled() && sessionPath) {
-            try {
-                tun = openTun(cfg.tun(), identity);
-            } catch (final NodeStartException e) {
-                transports.forEach(UdpTransport::close);
-                throw e;
-            }
-        }
         DataPlane dataPlane = null;
         ControlLoop loop = null;
         Node node = null;
         try {
+            final KeyFiles.Resolved resolved = resolveIdentity(loaded, options);
+            final NodeIdentity identity = resolved.identity();
+            final byte[] epoch = new byte[EPOCH_BYTES];
+            new SecureRandom().nextBytes(epoch);
+            if (cfg.tun().enabled() && sessionPath) {
+                tun = openTun(cfg.tun(), identity);
+            }
+
             final LongSupplier clock = options.nanoClock();
             int maxMtu = DataPlaneContext.MAX_MTU_BYTES_DEFAULT;
             for (final UdpTransport t : transports) {
@@ -169,9 +173,11 @@ public final class Node implements AutoCloseable {
                 maxMtu = Math.max(maxMtu, tun.mtu());
             }
             final LoopHolder holder = new LoopHolder();
+            final int workers = loaded.environment().encryptWorkers().orElse(DataPlaneContext.WORKER_COUNT_DEFAULT);
             final DataPlaneContext ctx = new DataPlaneContext()
                     .maxMtuBytes(maxMtu)
-                    .workerCount(loaded.environment().encryptWorkers().orElse(DataPlaneContext.WORKER_COUNT_DEFAULT))
+                    .poolSlots(NodeSettings.poolSlots(nc, transports.size(), workers))
+                    .workerCount(workers)
                     .cipherSupplier(AeadCiphers::create)
                     .localDelivery(options.localDelivery())
                     .sessionPath(sessionPath)
@@ -218,7 +224,7 @@ public final class Node implements AutoCloseable {
             final SessionLayer sessions = sessionPath ? new SessionLayer(sessionConfig(nc), identity, epoch, mesh,
                     dataPlane, dp::sessionStats, tun != null, random, now) : null;
             conductor.setLinkListener(sessions == null ? mesh : new SessionAwareLinks(mesh, sessions));
-            addConfiguredPeers(cfg.peers(), conductor, transports);
+            addConfiguredPeers(cfg.peers(), conductor, transports, cfg.udp());
 
             final Map<String, String> displayNames = new LinkedHashMap<>();
             aliases.forEach((alias, npub) -> displayNames.put(npub, alias));
@@ -367,24 +373,25 @@ public final class Node implements AutoCloseable {
             final String where = "transports.udp" + u.name().map(n -> "." + n).orElse("") + " ("
                     + u.effectiveBindAddr() + ")";
             try {
-                out.add(UdpTransport.open(new UdpTransportConfig().bindAddress(u.effectiveBindAddr())
+                // No SO_REUSEPORT: a second daemon on the same address must fail here, not share the port and
+                // steal the running node's packets.
+                out.add(UdpTransport.open(new UdpTransportConfig().bindAddress(u.effectiveBindAddr()).reusePort(false)
                         .mtuBytes(u.mtu()).receiveBufferBytes(u.recvBufSize()).sendBufferBytes(u.sendBufSize())));
             } catch (final IOException | RuntimeException e) {
                 out.forEach(UdpTransport::close);
+                if (e instanceof IOException io && UdpTransport.isAddressInUse(io)) {
+                    throw new NodeStartException("UDP address " + u.effectiveBindAddr() + " of transports.udp"
+                            + u.name().map(n -> "." + n).orElse("") + " is already in use (one node per config:"
+                            + " another fips daemon or program is bound to it)", false, e);
+                }
                 throw new NodeStartException("cannot open UDP transport " + where + ": " + e.getMessage(), false, e);
-            }
-            if (!u.acceptConnections()) {
-                LOG.log(Level.WARNING, "{0}: accept_connections: false is not enforced yet", where);
-            }
-            if (u.isPublic() || u.externalAddr().isPresent()) {
-                LOG.log(Level.WARNING, "{0}: public/external_addr only matter for Nostr adverts, which are off", where);
             }
         }
         return out;
     }
 
     private static void addConfiguredPeers(final List<PeerConfig> peers, final LinkConductor conductor,
-                                           final List<UdpTransport> transports) {
+                                           final List<UdpTransport> transports, final List<UdpConfig> configs) {
         for (final PeerConfig p : peers) {
             final String name = p.alias().orElse(p.identity().shortNpub());
             if (!p.isAutoConnect()) {
@@ -392,7 +399,7 @@ public final class Node implements AutoCloseable {
                 continue;
             }
             final List<String> problems = new ArrayList<>();
-            final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, problems);
+            final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, configs, problems);
             for (final String problem : problems) {
                 LOG.log(Level.WARNING, "peer {0}: {1}", name, problem);
             }
@@ -589,6 +596,77 @@ public final class Node implements AutoCloseable {
 
     long startedWallMs() {
         return startedWallMs;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Reload (SIGHUP)
+
+    /**
+     * What {@link #reload} did.
+     *
+     * @param reloaded      what was re-read or re-applied, in words
+     * @param restartNeeded config paths whose new value only a restart applies
+     */
+    public record Reload(List<String> reloaded, List<String> restartNeeded) {
+        /** Freezes the lists. */
+        public Reload {
+            reloaded = List.copyOf(reloaded);
+            restartNeeded = List.copyOf(restartNeeded);
+        }
+
+        /** @return the one log line: what was reloaded and what needs a restart */
+        public String summary() {
+            return "reloaded: " + String.join("; ", reloaded) + (restartNeeded.isEmpty()
+                    ? "; no changed setting needs a restart"
+                    : "; changed settings that need a restart: " + String.join(", ", restartNeeded));
+        }
+    }
+
+    /**
+     * Applies what can change while running: re-reads the peer ACL files and the hosts file now (on the control
+     * thread, as its 2 s poll would), hands the fresh effective log level to {@code applyLogLevel} (logging belongs
+     * to the program embedding the node), and compares the rest of {@code fresh} with the running configuration to
+     * name the settings that need a restart. Logs the summary as one INFO line (the new config's warnings and the
+     * new ACL files' problems at WARN, as at start). The running configuration ({@link #config()}) stays the one
+     * the node started with, so a setting keeps being reported until a restart applies it.
+     *
+     * @param fresh         the configuration just loaded (the daemon loads it the way it did at start)
+     * @param applyLogLevel sets the log level and returns how to describe it in the summary, e.g.
+     *                      {@code "log level info -> debug"}
+     * @return what was reloaded
+     */
+    public Reload reload(final LoadedConfig fresh,
+                         final java.util.function.Function<NodeConfig.LogLevel, String> applyLogLevel) {
+        final java.util.concurrent.CompletableFuture<AclWatcher.PollResult> poll =
+                new java.util.concurrent.CompletableFuture<>();
+        AclWatcher.PollResult acl = null;
+        if (loop.submit(() -> poll.complete(this.acl.pollForChanges()))) {
+            try {
+                acl = poll.get(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (final java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                acl = null;
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        final List<String> reloaded = new ArrayList<>();
+        if (acl == null) {
+            reloaded.add("peer ACL and hosts files not re-read (the control thread is busy; its 2 s poll will)");
+        } else {
+            reloaded.add(switch (acl.outcome()) {
+                case UNCHANGED -> "peer ACL and hosts files checked (no change since the last read)";
+                case RELOADED -> "peer ACL and hosts files re-read (" + this.acl.current().effectiveMode() + ")";
+                case REJECTED -> "peer ACL change rejected (malformed file; the previous ACL stays in force)";
+            });
+            ControlLoop.logProblems(acl.problems());
+        }
+        reloaded.add(applyLogLevel.apply(fresh.effectiveLogLevel()));
+        for (final String w : fresh.warnings()) {
+            LOG.log(Level.WARNING, "config: {0}", w);
+        }
+        final Reload r = new Reload(reloaded, ConfigDiff.restartNeeded(loaded.config(), fresh.config()));
+        LOG.log(Level.INFO, r.summary());
+        return r;
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -7,7 +7,10 @@ import java.util.Optional;
 
 import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
+import net.fips.control.config.UdpConfig;
 import net.fips.control.link.LinkConfig;
+import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
@@ -38,6 +41,18 @@ final class NodeSettings {
     }
 
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
+    /**
+     * Packet slots of the data plane's pool, from {@code node.buffers.packet_channel} (the reference's packet queue
+     * capacity, 1024): twice that, so a full queue and as many packets in flight fit, but never fewer than two
+     * receive batches per transport and per worker. The pool is allocated (and touched) at start, so this is most
+     * of the node's off-heap resident set: 2048 slots of about 2 KiB at the default.
+     */
+    static int poolSlots(final NodeConfig n, final int transports, final int workers) {
+        final long floor = 2L * DataPlaneContext.BATCH_DEFAULT * (Math.max(1, transports) + 2L * Math.max(1, workers));
+        final long want = 2L * n.buffers().packetChannel();
+        return (int) Math.min(PacketPool.MAX_SLOT_COUNT, Math.max(floor, want));
+    }
+
     static long times(final long value, final long unit) {
         final long hi = Math.multiplyHigh(value, unit);
         final long lo = value * unit;
@@ -62,8 +77,17 @@ final class NodeSettings {
      */
     static Optional<Dial> pickDial(final PeerConfig peer, final List<UdpTransport> transports,
                                    final List<String> problems) {
+        return pickDial(peer, transports, List.of(), problems);
+    }
+
+    /**
+     * As {@link #pickDial(PeerConfig, List, List)}; an address of transport {@code udp/<instance>} uses only the
+     * transport whose config ({@code names}, by transport id) has that instance name.
+     */
+    static Optional<Dial> pickDial(final PeerConfig peer, final List<UdpTransport> transports,
+                                   final List<UdpConfig> configs, final List<String> problems) {
         for (final PeerConfig.Address a : peer.addressesByPriority()) {
-            if (!"udp".equals(a.transport())) {
+            if (!"udp".equals(a.kind())) {
                 continue;
             }
             final InetSocketAddress address;
@@ -73,7 +97,8 @@ final class NodeSettings {
                 problems.add(e.getMessage());
                 continue;
             }
-            final int tid = transportFor(address, transports);
+            final int tid = a.instance().isPresent() ? instanceFor(a.instance().get(), address, transports, configs)
+                    : transportFor(address, transports);
             if (tid < 0) {
                 problems.add("no UDP transport of this node can reach " + a.addr());
                 continue;
@@ -84,6 +109,17 @@ final class NodeSettings {
     }
 
     /** @return the first transport that can send to {@code address}, or -1 */
+    static int instanceFor(final String name, final InetSocketAddress address, final List<UdpTransport> transports,
+                           final List<UdpConfig> configs) {
+        for (int i = 0; i < transports.size() && i < configs.size(); i++) {
+            if (configs.get(i).name().filter(name::equals).isPresent()
+                    && (transports.get(i).isIpv6() || address.getAddress() instanceof Inet4Address)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     static int transportFor(final InetSocketAddress address, final List<UdpTransport> transports) {
         for (int i = 0; i < transports.size(); i++) {
             final UdpTransport t = transports.get(i);

@@ -191,7 +191,11 @@ class ControlSocketServerTest {
         try (ControlSocketServer first = start(Duration.ofSeconds(5))) {
             final ControlSocketException e = assertThrows(ControlSocketException.class,
                     () -> ControlSocketServer.start(first.path(), new FakeControlApi()));
-            assertEquals("control socket already in use: " + first.path(), e.getMessage());
+            assertTrue(e.getMessage().startsWith("control socket " + first.path() + " is already in use by a running"
+                    + " daemon"), e.getMessage());
+            final ControlSocketException pre = assertThrows(ControlSocketException.class,
+                    () -> ControlSocketServer.requireNotInUse(first.path()));
+            assertEquals(e.getMessage(), pre.getMessage());
             // The first daemon keeps its socket.
             assertEquals("ok", ControlTestSupport.ask(first.path(), STATUS).get("status").asText());
         }

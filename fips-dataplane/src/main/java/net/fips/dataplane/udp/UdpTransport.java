@@ -132,6 +132,14 @@ public final class UdpTransport implements AutoCloseable {
         }
     }
 
+    /**
+     * @param e what {@link #open} threw
+     * @return true when the bind failed because the address is in use (EADDRINUSE)
+     */
+    public static boolean isAddressInUse(final IOException e) {
+        return e instanceof ErrnoException x && x.errno() == Errno.EADDRINUSE;
+    }
+
     private static void bindOrExplain(final int fd, final MemorySegment addr, final int len, final String where)
             throws IOException {
         try {
