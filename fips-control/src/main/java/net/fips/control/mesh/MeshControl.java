@@ -72,6 +72,8 @@ public final class MeshControl implements LinkListener {
         int transportId;
         int linkMtu;
         double cost = Double.NaN;
+        /** A link message arrived on the current link since its promotion. */
+        boolean heard;
 
         PeerState(final PeerIdentity identity) {
             this.identity = identity;
@@ -245,6 +247,7 @@ public final class MeshControl implements LinkListener {
         }
         p.linkId = linkId;
         p.transportId = transportId;
+        p.heard = false;
         p.linkMtu = Math.max(1, transportMtu.applyAsInt(transportId));
         identities.register(peer, now);
         // A promotion (new, reconnected or cross-connection winner) sends our TreeAnnounce at once and queues our
@@ -278,6 +281,18 @@ public final class MeshControl implements LinkListener {
         final LinkMessageType type = LinkMessageType.fromCode(message[0] & 0xFF);
         if (type == null) {
             return;
+        }
+        final PeerState ps = peers.get(from);
+        if (!ps.heard) {
+            ps.heard = true;
+            // Deliberate addition to the reference: the first message on a new link proves the peer has installed
+            // it, so our TreeAnnounce and filter go out to it once more. A responder's first frames can overtake
+            // the initiator's promotion (they follow msg2 at once, and a freshly started node may take long to
+            // process msg2) and be dropped there as an unknown index; filters are only sent on change, so a lost
+            // first filter would otherwise never be repaired (the namespace test that restarts a middle node
+            // caught a path that stayed broken that way).
+            tree.addPeer(from, peer.publicKey(), now);
+            bloom.markUpdateNeeded(from);
         }
         switch (type) {
             case TREE_ANNOUNCE -> {
