@@ -77,7 +77,7 @@ e2e_cleanup() {
         [ -n "$p" ] && kill -KILL "$p" 2>/dev/null
     done
     for p in "${E2E_BG[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    wait 2>/dev/null
+    { wait; } 2>/dev/null
     for ns in "${E2E_NETNS[@]}"; do
         # Anything still running inside our own namespace was started by this test.
         for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
@@ -208,7 +208,7 @@ e2e_stop() {
         [ $SECONDS -ge $deadline ] && e2e_fail "node $n did not exit within 10 s of SIG$sig"
         sleep 0.1
     done
-    wait "$p" 2>/dev/null
+    { wait "$p"; } 2>/dev/null
     E2E_PID[$n]=
 }
 
