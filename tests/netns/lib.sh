@@ -67,7 +67,7 @@ e2e_cleanup() {
         local alive=0
         for n in "${!E2E_PID[@]}"; do
             p=${E2E_PID[$n]}
-            [ -n "$p" ] && kill -0 "$p" 2>/dev/null && alive=1
+            [ -n "$p" ] && e2e_alive "$p" && alive=1
         done
         [ $alive = 0 ] && break
         sleep 0.1
@@ -91,6 +91,9 @@ e2e_cleanup() {
     fi
     exit $rc
 }
+
+# e2e_alive PID: the process exists and is not a zombie.
+e2e_alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 
 # e2e_wait SECONDS CMD...: runs CMD every 0.2 s until it succeeds (0) or SECONDS have passed (1).
 e2e_wait() {
@@ -177,19 +180,25 @@ e2e_config() {
     } > "${E2E_CFG[$n]}"
 }
 
-# e2e_start TAG [LOG_LEVEL]: starts node TAG's daemon in its namespace (log appended to its log file) and waits
-# up to 60 s until its TUN is up and its control socket exists. E2E_PID[TAG] is the JVM's pid (ip netns exec and
+# e2e_start TAG [LOG_LEVEL]: starts node TAG's daemon in its namespace (log appended to its log file; level
+# LOG_LEVEL, else $E2E_LOG_LEVEL, else info) and waits up to 60 s until it logs "running", its control socket
+# exists and fips0 has its address. E2E_PID[TAG] is the JVM's pid (ip netns exec and
 # bin/fips both exec).
 e2e_start() {
-    local n=$1 level=${2:-info}
+    local n=$1 level=${2:-${E2E_LOG_LEVEL:-info}} from
     echo "==== start $(date +%T) ====" >> "${E2E_LOG[$n]}"
+    # Readiness is judged on this start's log lines only, and a killed daemon's stale socket must not count.
+    from=$(wc -l < "${E2E_LOG[$n]}")
+    rm -f "${E2E_SOCK[$n]}"
     ip netns exec "${E2E_NS[$n]}" "$E2E_ROOT/bin/fips" -c "${E2E_CFG[$n]}" --log-level "$level" \
         >> "${E2E_LOG[$n]}" 2>&1 &
     E2E_PID[$n]=$!
+    # Out of the job table, so bash prints no "Killed" line when a test kills it; e2e_alive watches it instead.
+    disown "${E2E_PID[$n]}"
     local deadline=$((SECONDS + 60))
-    until [ -S "${E2E_SOCK[$n]}" ] && grep -q 'TUN: ' "${E2E_LOG[$n]}" \
+    until [ -S "${E2E_SOCK[$n]}" ] && tail -n "+$from" "${E2E_LOG[$n]}" | grep -q 'running; stop with' \
             && ip -n "${E2E_NS[$n]}" -6 addr show dev fips0 2>/dev/null | grep -q 'inet6 fd'; do
-        kill -0 "${E2E_PID[$n]}" 2>/dev/null || e2e_fail "node $n's daemon exited during start"
+        e2e_alive "${E2E_PID[$n]}" || e2e_fail "node $n's daemon exited during start"
         [ $SECONDS -ge $deadline ] && e2e_fail "node $n did not come up within 60 s"
         sleep 0.2
     done
@@ -204,11 +213,10 @@ e2e_stop() {
     local n=$1 sig=$2 p=${E2E_PID[$1]}
     kill "-$sig" "$p" 2>/dev/null
     local deadline=$((SECONDS + 10))
-    while kill -0 "$p" 2>/dev/null; do
+    while e2e_alive "$p"; do
         [ $SECONDS -ge $deadline ] && e2e_fail "node $n did not exit within 10 s of SIG$sig"
         sleep 0.1
     done
-    { wait "$p"; } 2>/dev/null
     E2E_PID[$n]=
 }
 
