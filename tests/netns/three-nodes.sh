@@ -47,7 +47,9 @@ t=$SECONDS
 e2e_start b
 e2e_log "b restarted (daemon up after $((SECONDS - t)) s)"
 e2e_wait $((t + 30 - SECONDS)) e2e_ping_ok a c \
-    || e2e_fail "path a->c did not heal within 30 s of b's restart"
+    || e2e_fail "path a->c did not heal within 30 s of b's restart (to see why, rerun with" \
+        "E2E_LOG_LEVEL=debug E2E_KEEP=1; e.g. a logging 'Discovery skipped, <c> not in any peer bloom filter'" \
+        "means b never got c's FilterAnnounce after its restart)"
 e2e_log "path a->c healed $((SECONDS - t)) s after b's restart"
 
 # 4. c leaves (SIGTERM): a must get Destination Unreachable rather than silence.
