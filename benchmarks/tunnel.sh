@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Tunnel throughput, daemon CPU and RTT through real fips daemons in network namespaces (root; iproute2, ping,
+# iperf3, /dev/net/tun). Two set-ups, one after the other, each in its own namespaces joined by veth pairs:
+#   pair:  x - y          (neighbours; traffic x -> y)
+#   chain: a - b - c      (a and c only reach each other through b; traffic a -> c)
+# For each: one TCP stream through fips0 (iperf3, BENCH_RUNS runs of BENCH_SECS s; the median in Gbit/s), each
+# daemon's CPU during those runs (utime+stime deltas from /proc/<pid>/stat, as % of one core), and the average
+# RTT of BENCH_PINGS pings through the tunnel. For context, one run of the same TCP stream over the pair's bare
+# veth (no fips). Usage: benchmarks/tunnel.sh   (BENCH_SECS=10 BENCH_RUNS=3 BENCH_PINGS=20 by default)
+set -u
+. "$(dirname "$0")/../tests/netns/lib.sh"
+SECS=${BENCH_SECS:-10}
+RUNS=${BENCH_RUNS:-3}
+PINGS=${BENCH_PINGS:-20}
+HZ=$(getconf CLK_TCK)
+e2e_init tunnel-bench
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+now() { date +%s.%N; }
+
+# measure NAME FROM TO "NODES...": iperf3 runs FROM -> TO's npub.fips, CPU of each node in NODES, ping RTT.
+measure() {
+    local name=$1 from=$2 to=$3 nodes=$4 n i out mbps t0 t1
+    e2e_wait 30 e2e_ping_ok "$from" "$to" || e2e_fail "$name: no ping reply $from -> $to within 30 s"
+    e2e_in "$to" iperf3 -s -p 5201 > "$E2E_DIR/iperf-server-$name.log" 2>&1 &
+    E2E_BG+=($!)
+    e2e_wait 10 sh -c "ip netns exec '${E2E_NS[$to]}' ss -Htln | grep -q ':5201\\b'" \
+        || e2e_fail "$name: iperf3 server did not listen"
+    # A short warm-up run so the JIT has compiled the data path before the measured runs.
+    e2e_in "$from" timeout 30 iperf3 -c "${E2E_NPUB[$to]}.fips" -p 5201 -t 3 >/dev/null 2>&1 \
+        || e2e_fail "$name: warm-up iperf3 run failed"
+    declare -A c0 c1
+    for n in $nodes; do c0[$n]=$(cpu_ticks "${E2E_PID[$n]}"); done
+    t0=$(now)
+    local results=() retr=()
+    for i in $(seq 1 "$RUNS"); do
+        out=$(e2e_in "$from" timeout $((SECS + 30)) iperf3 -c "${E2E_NPUB[$to]}.fips" -p 5201 -t "$SECS" -f m 2>&1) \
+            || e2e_fail "$name: iperf3 run $i failed: $out"
+        mbps=$(awk '/receiver/ {for (i = 1; i <= NF; i++) if ($i == "Mbits/sec") print $(i - 1)}' <<<"$out")
+        [ -n "$mbps" ] || e2e_fail "$name: no receiver line: $out"
+        results+=("$mbps")
+        retr+=("$(awk '/sender/ {for (i = 1; i <= NF; i++) if ($i == "Mbits/sec") print $(i + 1)}' <<<"$out")")
+    done
+    t1=$(now)
+    for n in $nodes; do c1[$n]=$(cpu_ticks "${E2E_PID[$n]}"); done
+    local sorted median runs cpu=""
+    sorted=$(printf '%s\n' "${results[@]}" | sort -n)
+    median=$(sed -n "$(( (RUNS + 1) / 2 ))p" <<<"$sorted")
+    runs=$(printf '%s\n' "${results[@]}" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1 / 1000}')
+    for n in $nodes; do
+        cpu+=$(awk -v d=$(( ${c1[$n]} - ${c0[$n]} )) -v hz="$HZ" -v t0="$t0" -v t1="$t1" -v n="$n" \
+            'BEGIN {printf " %s=%.0f%%", n, 100 * d / hz / (t1 - t0)}')
+    done
+    out=$(e2e_in "$from" ping -6 -n -c "$PINGS" -i 0.2 -W 2 "${E2E_NPUB[$to]}.fips" 2>&1) \
+        || e2e_fail "$name: ping failed: $out"
+    local rtt loss
+    rtt=$(sed -n 's|^rtt min/avg/max/mdev = [0-9.]*/\([0-9.]*\)/.*|\1|p' <<<"$out")
+    loss=$(sed -n 's/.* \([0-9.]*%\) packet loss.*/\1/p' <<<"$out")
+    printf '%-6s TCP 1 stream %s -> %s: median %.2f Gbit/s (runs: %s Gbit/s, %d x %d s; TCP retransmits: %s)\n' \
+        "$name" "$from" "$to" "$(awk -v m="$median" 'BEGIN {print m / 1000}')" "$runs" "$RUNS" "$SECS" "${retr[*]}"
+    printf '%-6s daemon CPU during the runs (%% of one core):%s\n' "$name" "$cpu"
+    printf '%-6s ping RTT through the tunnel: avg %s ms over %d pings (loss %s)\n' "$name" "$rtt" "$PINGS" "$loss"
+}
+
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" \
+    "(family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n1)," \
+    "model $(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n1)); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "fips: $("$E2E_ROOT/bin/fipsctl" --version); $(iperf3 --version | head -n1)"
+
+# --- pair x - y
+e2e_node x
+e2e_node y
+e2e_veth x 10.202.1.1 y 10.202.1.2
+e2e_config x y:10.202.1.2
+e2e_config y x:10.202.1.1
+e2e_start x
+e2e_start y
+measure pair x y "x y"
+
+# The same TCP stream over the bare veth, for context.
+e2e_in y iperf3 -s -1 -p 5301 > "$E2E_DIR/iperf-veth.log" 2>&1 &
+E2E_BG+=($!)
+e2e_wait 10 sh -c "ip netns exec '${E2E_NS[y]}' ss -Htln | grep -q ':5301\\b'" || e2e_fail "veth iperf3 server"
+out=$(e2e_in x timeout $((SECS + 30)) iperf3 -c 10.202.1.2 -p 5301 -t "$SECS" -f m 2>&1) || e2e_fail "veth run: $out"
+printf 'veth   TCP 1 stream x -> y without fips (one %d s run): %.2f Gbit/s\n' "$SECS" \
+    "$(awk '/receiver/ {for (i = 1; i <= NF; i++) if ($i == "Mbits/sec") print $(i - 1) / 1000}' <<<"$out")"
+e2e_stop x TERM
+e2e_stop y TERM
+
+# --- chain a - b - c
+e2e_node a
+e2e_node b
+e2e_node c
+e2e_veth a 10.202.2.1 b 10.202.2.2
+e2e_veth b 10.202.3.2 c 10.202.3.3
+e2e_config a b:10.202.2.2
+e2e_config b a:10.202.2.1 c:10.202.3.3
+e2e_config c b:10.202.3.2
+e2e_start a
+e2e_start b
+e2e_start c
+measure chain a c "a b c"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

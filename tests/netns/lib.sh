@@ -1,0 +1,239 @@
+# Shared helpers of the namespace end-to-end tests (sourced, never run). Each test calls e2e_init NAME first: it
+# skips (exit 0, "SKIP: ...") when not root or when ip, ping, iperf3, /dev/net/tun or network namespaces are
+# missing, and installs the EXIT trap that stops every daemon and iperf3 it started, deletes its namespaces (and
+# with them its veths) and /etc/netns/<ns>, and removes its work directory. Every name carries E2E_ID, so runs in
+# parallel (and leftovers of a killed run) never collide. Traffic stays inside the test's own namespaces.
+#
+# Nodes are named by a short tag (a, b, c); per node the arrays hold its namespace, config, log, control socket,
+# identity and daemon pid. Conditions are polled against a deadline (e2e_wait), never slept on.
+
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+E2E_ID=${E2E_ID:-$$$((RANDOM % 100))}
+E2E_NAME=
+E2E_DIR=
+E2E_NETNS=()
+E2E_BG=()
+declare -A E2E_NS E2E_CFG E2E_LOG E2E_SOCK E2E_NSEC E2E_NPUB E2E_PID E2E_IP E2E_ADDR
+
+e2e_log() { printf '[%s %s] %s\n' "$(date +%T)" "$E2E_NAME" "$*"; }
+
+e2e_skip() { echo "SKIP: $E2E_NAME: $*"; exit 0; }
+
+# Prints the end of every daemon log, then fails the test.
+e2e_fail() {
+    echo "FAIL: $E2E_NAME: $*"
+    local n
+    for n in "${!E2E_LOG[@]}"; do
+        [ -f "${E2E_LOG[$n]}" ] || continue
+        echo "---- last lines of node $n's log (${E2E_LOG[$n]}) ----"
+        tail -n 25 "${E2E_LOG[$n]}"
+    done
+    exit 1
+}
+
+e2e_pass() { echo "PASS: $E2E_NAME ($((SECONDS - E2E_T0)) s)"; exit 0; }
+
+e2e_init() {
+    E2E_NAME=$1
+    E2E_T0=$SECONDS
+    [ "$(id -u)" = 0 ] || e2e_skip "needs root"
+    local c
+    for c in ip ping iperf3 ss; do
+        command -v "$c" >/dev/null 2>&1 || e2e_skip "$c is not installed"
+    done
+    [ -c /dev/net/tun ] || e2e_skip "/dev/net/tun is missing"
+    if ! ip netns add "fe2e${E2E_ID}p" 2>/dev/null; then
+        e2e_skip "cannot create network namespaces"
+    fi
+    ip netns del "fe2e${E2E_ID}p"
+    E2E_DIR=$(mktemp -d "/tmp/fips-e2e-$E2E_NAME.XXXXXX")
+    trap e2e_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    # Build (or check) the jars once, in the foreground, before any daemon starts.
+    "$E2E_ROOT/bin/fipsctl" --version >/dev/null || e2e_fail "bin/fipsctl does not run"
+}
+
+e2e_cleanup() {
+    local rc=$? n p ns i
+    trap - EXIT INT TERM
+    for n in "${!E2E_PID[@]}"; do
+        p=${E2E_PID[$n]}
+        [ -n "$p" ] && kill -TERM "$p" 2>/dev/null
+    done
+    for p in "${E2E_BG[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    # Up to 5 s for a clean stop, then SIGKILL.
+    for i in $(seq 1 50); do
+        local alive=0
+        for n in "${!E2E_PID[@]}"; do
+            p=${E2E_PID[$n]}
+            [ -n "$p" ] && e2e_alive "$p" && alive=1
+        done
+        [ $alive = 0 ] && break
+        sleep 0.1
+    done
+    for n in "${!E2E_PID[@]}"; do
+        p=${E2E_PID[$n]}
+        [ -n "$p" ] && kill -KILL "$p" 2>/dev/null
+    done
+    for p in "${E2E_BG[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    { wait; } 2>/dev/null
+    for ns in "${E2E_NETNS[@]}"; do
+        # Anything still running inside our own namespace was started by this test.
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        ip netns del "$ns" 2>/dev/null
+        rm -rf "/etc/netns/$ns"
+    done
+    if [ $rc != 0 ] && [ -n "${E2E_KEEP:-}" ]; then
+        echo "logs kept in $E2E_DIR"
+    else
+        [ -n "$E2E_DIR" ] && rm -rf "$E2E_DIR"
+    fi
+    exit $rc
+}
+
+# e2e_alive PID: the process exists and is not a zombie.
+e2e_alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+
+# e2e_wait SECONDS CMD...: runs CMD every 0.2 s until it succeeds (0) or SECONDS have passed (1).
+e2e_wait() {
+    local limit=$1; shift
+    local deadline=$((SECONDS + limit))
+    while :; do
+        "$@" >/dev/null 2>&1 && return 0
+        [ $SECONDS -ge $deadline ] && return 1
+        sleep 0.2
+    done
+}
+
+# e2e_node TAG: a namespace for node TAG (lo up, resolv.conf pointing at the node's DNS responder on ::1) and a
+# fresh identity.
+e2e_node() {
+    local n=$1 ns="fe2e${E2E_ID}$1" keys
+    ip netns add "$ns" || e2e_fail "ip netns add $ns"
+    E2E_NETNS+=("$ns")
+    ip -n "$ns" link set lo up
+    mkdir -p "/etc/netns/$ns"
+    echo "nameserver ::1" > "/etc/netns/$ns/resolv.conf"
+    E2E_NS[$n]=$ns
+    E2E_CFG[$n]=$E2E_DIR/$n.yaml
+    E2E_LOG[$n]=$E2E_DIR/$n.log
+    E2E_SOCK[$n]=$E2E_DIR/$n.sock
+    keys=$("$E2E_ROOT/bin/fipsctl" keygen -s 2>/dev/null) || e2e_fail "fipsctl keygen failed"
+    E2E_NSEC[$n]=$(sed -n 1p <<<"$keys")
+    E2E_NPUB[$n]=$(sed -n 2p <<<"$keys")
+    case "${E2E_NSEC[$n]}:${E2E_NPUB[$n]}" in
+        nsec1*:npub1*) ;;
+        *) e2e_fail "unexpected keygen output: $keys" ;;
+    esac
+}
+
+# e2e_veth TAG1 IP1 TAG2 IP2: a veth pair between the two nodes' namespaces, addresses IP1/24 and IP2/24. Node
+# TAGi's UDP transport binds IPi unless a later call gives it another address (then it binds 0.0.0.0).
+e2e_veth() {
+    local a=$1 ipa=$2 b=$3 ipb=$4
+    local va="f${E2E_ID}$a$b" vb="f${E2E_ID}$b$a"
+    ip link add "$va" netns "${E2E_NS[$a]}" type veth peer name "$vb" netns "${E2E_NS[$b]}" \
+        || e2e_fail "ip link add $va"
+    ip -n "${E2E_NS[$a]}" addr add "$ipa/24" dev "$va"
+    ip -n "${E2E_NS[$b]}" addr add "$ipb/24" dev "$vb"
+    ip -n "${E2E_NS[$a]}" link set "$va" up
+    ip -n "${E2E_NS[$b]}" link set "$vb" up
+    local n ip
+    for n in "$a:$ipa" "$b:$ipb"; do
+        ip=${n#*:}; n=${n%%:*}
+        if [ -n "${E2E_IP[$n]:-}" ]; then E2E_IP[$n]=0.0.0.0; else E2E_IP[$n]=$ip; fi
+    done
+}
+
+# e2e_config TAG [PEER_TAG:PEER_IP ...]: writes node TAG's fips.yaml: its identity, control socket, TUN fips0,
+# DNS on [::1]:53, UDP on its address port 2121, the given peers. E2E_NODE_EXTRA (lines indented under node:,
+# e.g. "  rekey:\n    after_secs: 3") is added to the node section.
+e2e_config() {
+    local n=$1; shift
+    {
+        echo "node:"
+        echo "  identity:"
+        echo "    nsec: \"${E2E_NSEC[$n]}\""
+        echo "  control:"
+        echo "    socket_path: \"${E2E_SOCK[$n]}\""
+        [ -n "${E2E_NODE_EXTRA:-}" ] && printf '%b\n' "$E2E_NODE_EXTRA"
+        echo "tun:"
+        echo "  enabled: true"
+        echo "  name: fips0"
+        echo "dns:"
+        echo "  enabled: true"
+        echo "  bind_addr: \"::1\""
+        echo "  port: 53"
+        echo "transports:"
+        echo "  udp:"
+        echo "    bind_addr: \"${E2E_IP[$n]}:2121\""
+        echo "peers:"
+        local p
+        for p in "$@"; do
+            echo "  - npub: \"${E2E_NPUB[${p%%:*}]}\""
+            echo "    alias: \"${p%%:*}\""
+            echo "    addresses:"
+            echo "      - transport: udp"
+            echo "        addr: \"${p#*:}:2121\""
+        done
+    } > "${E2E_CFG[$n]}"
+}
+
+# e2e_start TAG [LOG_LEVEL]: starts node TAG's daemon in its namespace (log appended to its log file; level
+# LOG_LEVEL, else $E2E_LOG_LEVEL, else info) and waits up to 60 s until it logs "running", its control socket
+# exists and fips0 has its address. E2E_PID[TAG] is the JVM's pid (ip netns exec and
+# bin/fips both exec).
+e2e_start() {
+    local n=$1 level=${2:-${E2E_LOG_LEVEL:-info}} from
+    echo "==== start $(date +%T) ====" >> "${E2E_LOG[$n]}"
+    # Readiness is judged on this start's log lines only, and a killed daemon's stale socket must not count.
+    from=$(wc -l < "${E2E_LOG[$n]}")
+    rm -f "${E2E_SOCK[$n]}"
+    ip netns exec "${E2E_NS[$n]}" "$E2E_ROOT/bin/fips" -c "${E2E_CFG[$n]}" --log-level "$level" \
+        >> "${E2E_LOG[$n]}" 2>&1 &
+    E2E_PID[$n]=$!
+    # Out of the job table, so bash prints no "Killed" line when a test kills it; e2e_alive watches it instead.
+    disown "${E2E_PID[$n]}"
+    local deadline=$((SECONDS + 60))
+    until [ -S "${E2E_SOCK[$n]}" ] && tail -n "+$from" "${E2E_LOG[$n]}" | grep -q 'running; stop with' \
+            && ip -n "${E2E_NS[$n]}" -6 addr show dev fips0 2>/dev/null | grep -q 'inet6 fd'; do
+        e2e_alive "${E2E_PID[$n]}" || e2e_fail "node $n's daemon exited during start"
+        [ $SECONDS -ge $deadline ] && e2e_fail "node $n did not come up within 60 s"
+        sleep 0.2
+    done
+    # SIGKILL and the CPU figures must reach the JVM itself, not a wrapper.
+    [ "$(cat "/proc/${E2E_PID[$n]}/comm" 2>/dev/null)" = java ] \
+        || e2e_fail "node $n: pid ${E2E_PID[$n]} is not the JVM"
+    E2E_ADDR[$n]=$(ip -n "${E2E_NS[$n]}" -6 addr show dev fips0 | sed -n 's/.*inet6 \(fd[0-9a-f:]*\)\/.*/\1/p' | head -n1)
+}
+
+# e2e_stop TAG SIGNAL: sends SIGNAL to node TAG's daemon and waits up to 10 s for it to exit.
+e2e_stop() {
+    local n=$1 sig=$2 p=${E2E_PID[$1]}
+    kill "-$sig" "$p" 2>/dev/null
+    local deadline=$((SECONDS + 10))
+    while e2e_alive "$p"; do
+        [ $SECONDS -ge $deadline ] && e2e_fail "node $n did not exit within 10 s of SIG$sig"
+        sleep 0.1
+    done
+    E2E_PID[$n]=
+}
+
+# e2e_in TAG CMD...: runs CMD in node TAG's namespace.
+e2e_in() { local ns=${E2E_NS[$1]}; shift; ip netns exec "$ns" "$@"; }
+
+# e2e_ctl TAG ARGS...: fipsctl against node TAG's control socket (JSON, as stdout is not a terminal).
+e2e_ctl() { local s=${E2E_SOCK[$1]}; shift; "$E2E_ROOT/bin/fipsctl" -s "$s" --json "$@"; }
+
+# e2e_ping_ok FROM TO: one ping by name from FROM to TO's npub.fips, answered within 1 s.
+e2e_ping_ok() { e2e_in "$1" ping -6 -n -c 1 -W 1 "${E2E_NPUB[$2]}.fips"; }
+
+# e2e_iperf_server TAG PORT: a one-shot iperf3 server in TAG's namespace, waited for until it listens (10 s).
+e2e_iperf_server() {
+    local n=$1 port=$2
+    e2e_in "$n" iperf3 -s -1 -p "$port" > "$E2E_DIR/iperf-server-$n-$port.log" 2>&1 &
+    E2E_BG+=($!)
+    e2e_wait 10 sh -c "ip netns exec '${E2E_NS[$n]}' ss -Htln | grep -q ':$port\\b'" \
+        || e2e_fail "iperf3 server in $n did not listen on port $port"
+}
