@@ -62,6 +62,9 @@ final class FspSession implements SessionStats {
     /** Path MTU learned for this session (65535 until lowered). */
     int pathMtu = 0xFFFF;
     long lastPreviousEventNanos = Long.MIN_VALUE;
+    /** The forward path MTU last seen on a message from the remote (-1 before the first). */
+    int observedPathMtu = -1;
+    long lastPathMtuNotifyNanos;
     long lastNoRouteEventNanos = Long.MIN_VALUE;
 
     // ---- published statistics (opaque) ----

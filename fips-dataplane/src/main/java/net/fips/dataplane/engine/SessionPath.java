@@ -66,6 +66,8 @@ final class SessionPath {
     private static final int TAG = AeadCipher.TAG_BYTES;
     private static final int DATA_PACKET = SessionMessageType.DATA_PACKET.code();
     private static final int COORDS_WARMUP = SessionMessageType.COORDS_WARMUP.code();
+    private static final int PATH_MTU_NOTIFICATION = SessionMessageType.PATH_MTU_NOTIFICATION.code();
+    private static final long PATH_MTU_NOTIFY_INTERVAL_NANOS = 10_000_000_000L;
     /** Room kept free in front of the datagram for the FMP header and inner timestamp, and the slot metadata. */
     private static final int LOWEST_DATAGRAM_OFFSET = (int) SlotMeta.END_OFFSET + 64;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -268,6 +270,12 @@ final class SessionPath {
      */
     void sendMessage(final ForwardingTable table, final FspSession s, final int msgType, final byte[] body,
                      final boolean withCoords, final long now, final int knownPeer) {
+        sendMessage(table, s, msgType, body, -1, withCoords, now, knownPeer);
+    }
+
+    /** As above; {@code u16Body >= 0} is a 2-byte little-endian body written without an array (PathMtuNotification). */
+    private void sendMessage(final ForwardingTable table, final FspSession s, final int msgType, final byte[] body,
+                             final int u16Body, final boolean withCoords, final long now, final int knownPeer) {
         if (table == null) {
             counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
             return;
@@ -278,7 +286,7 @@ final class SessionPath {
             onNoRoute(s, now);
             return;
         }
-        final int bodyLen = body == null ? 0 : body.length;
+        final int bodyLen = u16Body >= 0 ? 2 : body == null ? 0 : body.length;
         final int cp = withCoords ? s.cpLength : 0;
         final int total = DATAGRAM + FSP + cp + INNER + bodyLen + TAG;
         if (total > pool.maxMtuBytes()) {
@@ -298,7 +306,9 @@ final class SessionPath {
             MemorySegment.copy(s.cpCoords, 0, seg, header + FSP, cp);
         }
         writeInner(seg, inner, s.current, msgType, now);
-        if (bodyLen > 0) {
+        if (u16Body >= 0) {
+            seg.set(U16, inner + INNER, (short) u16Body);
+        } else if (bodyLen > 0) {
             MemorySegment.copy(body, 0, seg, ValueLayout.JAVA_BYTE, inner + INNER, bodyLen);
         }
         // The reference's standalone CoordsWarmup carries CP alone, never K (§5.4).
@@ -467,6 +477,7 @@ final class SessionPath {
         }
         final long now = clock.getAsLong();
         onAuthenticated(s, gen, now);
+        echoPathMtu(table, s, Short.toUnsignedInt(seg.get(U16, m + SessionDatagramHeader.PATH_MTU_OFFSET)), now);
         final int plainLen = ctLen - TAG;
         final int type = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, cipherOff + FspInnerHeader.MSG_TYPE_OFFSET));
         if (type != DATA_PACKET) {
@@ -547,6 +558,24 @@ final class SessionPath {
         }
         counters.increment(replayed ? DataPlaneCounter.DROP_SESSION_REPLAY : DataPlaneCounter.DROP_SESSION_AUTH_FAILED);
         return null;
+    }
+
+    /**
+     * Path MTU echo (routing-session §6.5), the destination's half: the forward path's minimum MTU, as the datagram
+     * arrived with it, goes back to the source in a PathMtuNotification on the first observation, at once when it
+     * changed to a value below our own estimate toward the source (the reference's rule), else every 10 s (the
+     * session layer has no SRTT here, so max(10 s, 5 SRTT) is 10 s). Nothing is allocated.
+     */
+    private void echoPathMtu(final ForwardingTable table, final FspSession s, final int observed, final long now) {
+        final boolean first = s.observedPathMtu < 0;
+        final boolean lower = !first && observed != s.observedPathMtu && observed < s.pathMtu;
+        if (first || lower || now - s.lastPathMtuNotifyNanos >= PATH_MTU_NOTIFY_INTERVAL_NANOS) {
+            s.observedPathMtu = observed;
+            s.lastPathMtuNotifyNanos = now;
+            sendMessage(table, s, PATH_MTU_NOTIFICATION, null, observed, false, now, -1);
+        } else {
+            s.observedPathMtu = observed;
+        }
     }
 
     /** Cutover on a frame of the pending generation; confirmation and drain extension events. */

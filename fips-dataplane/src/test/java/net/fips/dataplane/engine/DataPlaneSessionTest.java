@@ -198,12 +198,17 @@ class DataPlaneSessionTest {
     /** Seals an FSP message from A (inner = ts ‖ type ‖ flags ‖ body) and sends it to B inside a datagram. */
     private void fromA(final byte[] key, final int fspFlags, final long counter, final byte[] inner,
                        final int fmpFlags) throws IOException {
+        fromA(key, fspFlags, counter, inner, fmpFlags, 0xFFFF);
+    }
+
+    private void fromA(final byte[] key, final int fspFlags, final long counter, final byte[] inner,
+                       final int fmpFlags, final int pathMtu) throws IOException {
         final byte[] fsp = new byte[12 + inner.length + 16];
         final ByteBuffer h = ByteBuffer.wrap(fsp).order(ByteOrder.LITTLE_ENDIAN);
         h.put((byte) 0).put((byte) fspFlags).putShort((short) inner.length).putLong(counter).put(inner);
         new JdkAeadCipher().seal(MemorySegment.ofArray(key), nonce(counter), MemorySegment.ofArray(fsp), 0, 12,
                 MemorySegment.ofArray(fsp), 12, inner.length);
-        sendDatagram(new SessionDatagram(64, 0xFFFF, A, B, fsp).encode(), fmpFlags);
+        sendDatagram(new SessionDatagram(64, pathMtu, A, B, fsp).encode(), fmpFlags);
     }
 
     private void sendDatagram(final byte[] datagram, final int fmpFlags) throws IOException {
@@ -308,6 +313,26 @@ class DataPlaneSessionTest {
         dp.dropSessionPrevious(A);
         fromA(S_A_TO_B, 0, 1, dataPacketInner(udp), 0);
         pump(DataPlaneCounter.DROP_SESSION_AUTH_FAILED, 1);
+    }
+
+    @Test
+    void theForwardPathMtuIsEchoedToTheSourceOnceThenOnChange() throws IOException {
+        start();
+        final byte[] udp = packet(A, B, 17, 40, 0);
+        fromA(S_A_TO_B, 0, 0, dataPacketInner(udp), 0, 1200);
+        pump(DataPlaneCounter.SESSION_PACKETS_IN, 1);
+        final Received n = receiveAtA(S_B_TO_A);
+        assertEquals(0x13, n.inner()[4], "PathMtuNotification");
+        assertEquals(1200, ByteBuffer.wrap(n.inner(), 6, 2).order(ByteOrder.LITTLE_ENDIAN).getShort() & 0xFFFF);
+        assertEquals(0, n.fspFlags() & 0x01, "notifications never carry coordinates");
+        // The same value again is not echoed (within 10 s); a lower one is, at once.
+        fromA(S_A_TO_B, 0, 1, dataPacketInner(udp), 0, 1200);
+        pump(DataPlaneCounter.SESSION_PACKETS_IN, 2);
+        assertEquals(1, dp.counter(DataPlaneCounter.SESSION_MESSAGES_OUT));
+        fromA(S_A_TO_B, 0, 2, dataPacketInner(udp), 0, 1100);
+        final Received lower = receiveAtA(S_B_TO_A);
+        assertEquals(1100, ByteBuffer.wrap(lower.inner(), 6, 2).order(ByteOrder.LITTLE_ENDIAN).getShort() & 0xFFFF);
+        assertEquals(n.counter() + 1, lower.counter());
     }
 
     @Test
