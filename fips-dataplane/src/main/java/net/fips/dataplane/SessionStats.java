@@ -36,6 +36,27 @@ public interface SessionStats {
     /** @return whether a previous key generation is still accepted (the drain after a rekey) */
     boolean draining();
 
+    /** @return authenticated session messages of any type received (the MMP receiver's cumulative packets) */
+    long messagesIn();
+
+    /** @return their FSP message bytes */
+    long messageBytesIn();
+
+    /** @return the highest FSP counter received on the current key generation, or -1 before one */
+    long highestCounterIn();
+
+    /** @return the inner timestamp (ms) of the last message received, or -1 before one */
+    long peerTimestampMs();
+
+    /** @return when that message arrived (the shared clock) */
+    long peerTimestampNanos();
+
+    /** @return messages received in CE-marked FMP frames */
+    long ceCount();
+
+    /** @return the instant the current generation's timestamps (ours) count from */
+    long generationStartNanos();
+
     /** @return encrypted messages for this session that failed authentication or replay checks */
     long dropsIn();
 }

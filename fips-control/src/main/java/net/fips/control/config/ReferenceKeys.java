@@ -48,7 +48,8 @@ final class ReferenceKeys {
         master("node.rate_limit.established_handshake_rate");
         v041("node.mmp.log_interval_secs");
         v041("node.mmp.owd_window_size");
-        v041("node.session_mmp.*");
+        v041("node.session_mmp.log_interval_secs");
+        v041("node.session_mmp.owd_window_size");
         v041("node.ecn.*");
         // node.buffers.packet_channel sizes the packet pool (NodeSettings.poolSlots)
         v041("node.buffers.tun_channel");

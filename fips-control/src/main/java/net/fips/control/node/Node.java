@@ -223,6 +223,9 @@ public final class Node implements AutoCloseable {
             final DataPlane dp = dataPlane;
             final SessionLayer sessions = sessionPath ? new SessionLayer(sessionConfig(nc), identity, epoch, mesh,
                     dataPlane, dp::sessionStats, tun != null, random, now) : null;
+            if (sessions != null) {
+                sessions.setMmpMode(nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
+            }
             conductor.setLinkListener(sessions == null ? mesh : new SessionAwareLinks(mesh, sessions));
             addConfiguredPeers(cfg.peers(), conductor, transports, cfg.udp());
 

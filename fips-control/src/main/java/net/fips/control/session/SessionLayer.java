@@ -51,6 +51,8 @@ public final class SessionLayer implements SessionListener, SessionHost {
     private final long selfFipsHi;
     private final long selfFipsLo;
     private final boolean ipv6Side;
+    private final java.util.Map<NodeAddr, SessionMmp> mmp = new java.util.HashMap<>();
+    private String mmpMode = "full";
     private long now;
     private long icmpSent;
     private long packetsRefused;
@@ -98,6 +100,19 @@ public final class SessionLayer implements SessionListener, SessionHost {
         });
     }
 
+    /**
+     * @param mode the session MMP mode ({@code node.session_mmp.mode}): {@code full} sends Sender and Receiver
+     *             reports, {@code lightweight} Receiver reports only, {@code minimal} none
+     */
+    public void setMmpMode(final String mode) {
+        this.mmpMode = java.util.Objects.requireNonNull(mode, "mode");
+    }
+
+    /** @return the session's MMP instance, or null (control thread) */
+    public SessionMmp mmp(final NodeAddr remote) {
+        return mmp.get(remote);
+    }
+
     /** @return the state machine (show_sessions, tests) */
     public Sessions sessions() {
         return sessions;
@@ -123,7 +138,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
             case DataPlaneEvent.SessionMessageReceived(final NodeAddr src, final byte[] fsp) ->
                     sessions.onFspMessage(src, fsp, now);
             case DataPlaneEvent.SessionInnerReceived(final NodeAddr src, final byte[] plaintext) ->
-                    sessions.onInnerMessage(src, plaintext, now);
+                    onInner(src, plaintext);
             case DataPlaneEvent.SessionKeysAuthenticated(final NodeAddr remote, final boolean cutOver,
                                                          final long start) ->
                     sessions.onPendingKeysAuthenticated(remote, now);
@@ -135,6 +150,28 @@ public final class SessionLayer implements SessionListener, SessionHost {
             }
         }
         return true;
+    }
+
+    private void onInner(final NodeAddr src, final byte[] plaintext) {
+        final int type = plaintext.length > 4 ? plaintext[4] & 0xFF : -1;
+        if (type == MmpReceiverReportType.RR) {
+            final SessionMmp m = mmp.get(src);
+            final SessionStats st = stats.apply(src);
+            if (m != null && st != null) {
+                m.onReceiverReport(plaintext, 6, plaintext.length - 6, st, now);
+            }
+            return;
+        }
+        if (type == MmpReceiverReportType.SR) {
+            return;   // the peer's sender view; our receiver state is the data plane's
+        }
+        sessions.onInnerMessage(src, plaintext, now);
+    }
+
+    /** Session-layer MMP inner msg_types. */
+    private static final class MmpReceiverReportType {
+        static final int SR = net.fips.dataplane.wire.MmpSenderReport.SESSION_MSG_TYPE;
+        static final int RR = net.fips.dataplane.wire.MmpReceiverReport.SESSION_MSG_TYPE;
     }
 
     private void onOutbound(final byte[] packet) {
@@ -203,9 +240,28 @@ public final class SessionLayer implements SessionListener, SessionHost {
             if (s != null && sessions.state(remote) == SessionState.ESTABLISHED) {
                 sessions.noteDataActivity(remote, Math.min(s.lastDataNanos(), nowNanos));
                 sessions.noteSendCounter(remote, s.sendCounter());
+                sendReports(remote, s, nowNanos);
             }
         }
         sessions.tick(nowNanos);
+    }
+
+    /** MMP reports (routing-session §6.4), from the 1 s tick: only when there is something new to report. */
+    private void sendReports(final NodeAddr remote, final SessionStats s, final long nowNanos) {
+        final SessionMmp m = mmp.get(remote);
+        if (m == null || "minimal".equals(mmpMode)) {
+            return;
+        }
+        final byte[] rr = m.receiverReport(s, nowNanos);
+        if (rr != null) {
+            dataPlane.sendSessionMessage(remote, MmpReceiverReportType.RR, rr, false);
+        }
+        if ("full".equals(mmpMode)) {
+            final byte[] sr = m.senderReport(s, nowNanos);
+            if (sr != null) {
+                dataPlane.sendSessionMessage(remote, MmpReceiverReportType.SR, sr, false);
+            }
+        }
     }
 
     /** A direct peer went away or restarted: its session goes too (routing-session §5.2). */
@@ -259,6 +315,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
         java.util.Arrays.fill(keys.sendKey(), (byte) 0);
         java.util.Arrays.fill(keys.recvKey(), (byte) 0);
         onWarmupReset(keys.remote(), config.warmupPackets(), nowNanos);
+        mmp.put(keys.remote(), new SessionMmp());
         LOG.log(Level.INFO, "session up: {0} ({1})", keys.remote().shortHex(),
                 keys.initiator() ? "we initiated" : "they initiated");
     }
@@ -284,6 +341,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
     @Override
     public void onClosed(final NodeAddr remote, final CloseReason reason, final long nowNanos) {
         dataPlane.removeSession(remote);
+        mmp.remove(remote);
         LOG.log(Level.INFO, "session down: {0} ({1})", remote.shortHex(), reason);
     }
 
@@ -335,7 +393,8 @@ public final class SessionLayer implements SessionListener, SessionHost {
      * Renders {@code show_sessions} data in the reference's shape (operator.md §2.3): {@code sessions[]} with
      * {@code remote_addr, display_name, state, is_initiator, last_activity_ms, npub, stats{4}}, {@code resend_count}
      * while not established, {@code session_start_ms, current_k_bit, coords_warmup_remaining, is_draining} once
-     * established. The optional {@code mmp} object is left out: session-layer MMP is not measured.
+     * established, with {@code mmp} (loss, ETX and delivery ratios from the ReceiverReports, SRTT from their
+     * timestamp echo; goodput is not measured and null).
      *
      * @param names     display name of a node
      * @param wallNowMs Unix milliseconds now
@@ -383,15 +442,40 @@ public final class SessionLayer implements SessionListener, SessionHost {
                 o.put("current_k_bit", st != null ? st.keyEpoch() : snap.keyEpoch());
                 o.put("coords_warmup_remaining", st != null ? st.coordsWarmupRemaining() : snap.warmupRemaining());
                 o.put("is_draining", st != null ? st.draining() : d.draining());
+                final SessionMmp m = mmp.get(r);
+                if (m != null) {
+                    final com.fasterxml.jackson.databind.node.ObjectNode mo = o.putObject("mmp");
+                    mo.put("mode", mmpMode);
+                    putNullable(mo, "loss_rate", m.lossRate());
+                    putNullable(mo, "etx", m.etx());
+                    mo.putNull("goodput_bps");
+                    putNullable(mo, "delivery_ratio_forward", m.deliveryRatioForward());
+                    putNullable(mo, "delivery_ratio_reverse", m.deliveryRatioReverse());
+                    if (st != null) {
+                        mo.put("path_mtu", st.pathMtu());
+                    }
+                    if (m.srttMs() != null) {
+                        mo.put("srtt_ms", m.srttMs());
+                    }
+                }
             }
         }
         return data;
     }
 
+    private static void putNullable(final com.fasterxml.jackson.databind.node.ObjectNode o, final String k,
+                                    final Double v) {
+        if (v == null) {
+            o.putNull(k);
+        } else {
+            o.put(k, v);
+        }
+    }
+
     /**
      * Renders the session half of {@code show_mmp}: {@code sessions[]{remote, display_name, mode,
-     * session_layer{loss_rate, etx, path_mtu}}}. Session-layer loss and ETX are not measured (null); path_mtu is the
-     * data plane's current value.
+     * session_layer{loss_rate, etx, path_mtu, srtt_ms?}}}: loss and ETX from the session MMP (null until measured),
+     * path_mtu the data plane's current value.
      */
     public com.fasterxml.jackson.databind.node.ArrayNode renderMmp(final Function<NodeAddr, String> names,
                                                                     final String mode) {
@@ -409,12 +493,16 @@ public final class SessionLayer implements SessionListener, SessionHost {
             o.put("display_name", names.apply(r));
             o.put("mode", mode);
             final com.fasterxml.jackson.databind.node.ObjectNode l = o.putObject("session_layer");
-            l.putNull("loss_rate");
-            l.putNull("etx");
+            final SessionMmp m = mmp.get(r);
+            putNullable(l, "loss_rate", m == null ? null : m.lossRate());
+            putNullable(l, "etx", m == null ? null : m.etx());
             if (st == null) {
                 l.putNull("path_mtu");
             } else {
                 l.put("path_mtu", st.pathMtu());
+            }
+            if (m != null && m.srttMs() != null) {
+                l.put("srtt_ms", m.srttMs());
             }
         }
         return list;

@@ -163,7 +163,13 @@ class NodeSessionTest {
         final com.fasterxml.jackson.databind.JsonNode mmp = ask(a, "show_mmp");
         assertEquals(1, mmp.get("peers").size());
         assertEquals(1, mmp.get("sessions").size());
-        assertTrue(mmp.get("sessions").get(0).get("session_layer").get("loss_rate").isNull(), "not measured");
+        // Session MMP: ReceiverReports each way give an SRTT (timestamp echo) and, over two reports, the loss of a
+        // lossless loopback path.
+        await(10_000, () -> {
+            final com.fasterxml.jackson.databind.JsonNode s0 = ask(a, "show_sessions").get("sessions").get(0);
+            return s0.path("mmp").has("srtt_ms");
+        }, () -> "an SRTT from the session's reports: " + ask(a, "show_sessions"));
+        assertTrue(mmp.get("sessions").get(0).get("session_layer").has("path_mtu"));
 
         // A steady stream across several rekeys (every ~4 s): every packet, in order.
         final int total = 3_000;
@@ -189,6 +195,10 @@ class NodeSessionTest {
         }
         assertEquals(10 + total, expect);
         assertTrue(rekeyCount(a) + rekeyCount(c) > startRekeys, "the session rekeyed during the stream");
+        await(10_000, () -> ask(a, "show_sessions").get("sessions").get(0).path("mmp").path("loss_rate").isNumber(),
+                () -> "a measured loss rate: " + ask(a, "show_sessions"));
+        assertTrue(ask(a, "show_sessions").get("sessions").get(0).get("mmp").get("loss_rate").asDouble() < 0.05,
+                () -> "no loss on loopback: " + ask(a, "show_sessions"));
     }
 
     static com.fasterxml.jackson.databind.JsonNode ask(final Node n, final String command) {

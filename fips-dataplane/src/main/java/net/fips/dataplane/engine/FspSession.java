@@ -23,6 +23,13 @@ final class FspSession implements SessionStats {
     private static final VarHandle PACKETS_IN;
     private static final VarHandle BYTES_IN;
     private static final VarHandle DROPS_IN;
+    private static final VarHandle MESSAGES_IN;
+    private static final VarHandle MESSAGE_BYTES_IN;
+    private static final VarHandle HIGHEST_IN;
+    private static final VarHandle PEER_TS;
+    private static final VarHandle PEER_TS_NANOS;
+    private static final VarHandle CE_IN;
+    private static final VarHandle GEN_START;
 
     static {
         try {
@@ -35,6 +42,13 @@ final class FspSession implements SessionStats {
             PACKETS_IN = l.findVarHandle(FspSession.class, "packetsIn", long.class);
             BYTES_IN = l.findVarHandle(FspSession.class, "bytesIn", long.class);
             DROPS_IN = l.findVarHandle(FspSession.class, "dropsIn", long.class);
+            MESSAGES_IN = l.findVarHandle(FspSession.class, "messagesIn", long.class);
+            MESSAGE_BYTES_IN = l.findVarHandle(FspSession.class, "messageBytesIn", long.class);
+            HIGHEST_IN = l.findVarHandle(FspSession.class, "highestIn", long.class);
+            PEER_TS = l.findVarHandle(FspSession.class, "peerTimestampMs", long.class);
+            PEER_TS_NANOS = l.findVarHandle(FspSession.class, "peerTimestampNanos", long.class);
+            CE_IN = l.findVarHandle(FspSession.class, "ceIn", long.class);
+            GEN_START = l.findVarHandle(FspSession.class, "generationStartNanos", long.class);
         } catch (final ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -76,6 +90,13 @@ final class FspSession implements SessionStats {
     private long packetsIn;
     private long bytesIn;
     private long dropsIn;
+    private long messagesIn;
+    private long messageBytesIn;
+    private long highestIn = -1;
+    private long peerTimestampMs = -1;
+    private long peerTimestampNanos;
+    private long ceIn;
+    private long generationStartNanos;
 
     /** Built on the control thread from a spec, then owned by the worker. */
     static FspSession of(final net.fips.dataplane.SessionSpec spec, final long nowNanos) {
@@ -111,6 +132,29 @@ final class FspSession implements SessionStats {
         BYTES_IN.setOpaque(this, (long) BYTES_IN.getOpaque(this) + ipv6Bytes);
     }
 
+    /**
+     * Any authenticated message (the session MMP receiver state, routing-session §6.3).
+     *
+     * @param counter     its FSP counter
+     * @param current     whether it was opened with the current generation (only those move highest_counter)
+     * @param timestampMs its inner timestamp (u32)
+     * @param bytes       its FSP message length
+     * @param ce          whether its FMP frame carried CE
+     */
+    void onMessageIn(final long counter, final boolean current, final long timestampMs, final int bytes,
+                     final boolean ce, final long nowNanos) {
+        MESSAGES_IN.setOpaque(this, (long) MESSAGES_IN.getOpaque(this) + 1);
+        MESSAGE_BYTES_IN.setOpaque(this, (long) MESSAGE_BYTES_IN.getOpaque(this) + bytes);
+        if (current && counter > (long) HIGHEST_IN.getOpaque(this)) {
+            HIGHEST_IN.setOpaque(this, counter);
+        }
+        PEER_TS.setOpaque(this, timestampMs);
+        PEER_TS_NANOS.setOpaque(this, nowNanos);
+        if (ce) {
+            CE_IN.setOpaque(this, (long) CE_IN.getOpaque(this) + 1);
+        }
+    }
+
     void onDropIn() {
         DROPS_IN.setOpaque(this, (long) DROPS_IN.getOpaque(this) + 1);
     }
@@ -119,6 +163,11 @@ final class FspSession implements SessionStats {
     void publish() {
         K_BIT.setOpaque(this, kFlag != 0);
         SEND_COUNTER.setOpaque(this, current.sendCounter);
+        if ((long) GEN_START.getOpaque(this) != current.startNanos) {
+            GEN_START.setOpaque(this, current.startNanos);
+            // A new generation counts from 0 on the wire: the receiver's highest counter restarts with it.
+            HIGHEST_IN.setOpaque(this, -1L);
+        }
     }
 
     /** Wipes every generation's keys. */
@@ -185,6 +234,41 @@ final class FspSession implements SessionStats {
     @Override
     public boolean draining() {
         return previous != null;
+    }
+
+    @Override
+    public long messagesIn() {
+        return (long) MESSAGES_IN.getOpaque(this);
+    }
+
+    @Override
+    public long messageBytesIn() {
+        return (long) MESSAGE_BYTES_IN.getOpaque(this);
+    }
+
+    @Override
+    public long highestCounterIn() {
+        return (long) HIGHEST_IN.getOpaque(this);
+    }
+
+    @Override
+    public long peerTimestampMs() {
+        return (long) PEER_TS.getOpaque(this);
+    }
+
+    @Override
+    public long peerTimestampNanos() {
+        return (long) PEER_TS_NANOS.getOpaque(this);
+    }
+
+    @Override
+    public long ceCount() {
+        return (long) CE_IN.getOpaque(this);
+    }
+
+    @Override
+    public long generationStartNanos() {
+        return (long) GEN_START.getOpaque(this);
     }
 
     @Override

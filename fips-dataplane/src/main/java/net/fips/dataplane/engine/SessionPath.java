@@ -477,6 +477,8 @@ final class SessionPath {
         }
         final long now = clock.getAsLong();
         onAuthenticated(s, gen, now);
+        s.onMessageIn(counter, gen == s.current, Integer.toUnsignedLong(seg.get(U32,
+                cipherOff + FspInnerHeader.TIMESTAMP_OFFSET)), payloadLen, ce, now);
         echoPathMtu(table, s, Short.toUnsignedInt(seg.get(U16, m + SessionDatagramHeader.PATH_MTU_OFFSET)), now);
         final int plainLen = ctLen - TAG;
         final int type = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, cipherOff + FspInnerHeader.MSG_TYPE_OFFSET));

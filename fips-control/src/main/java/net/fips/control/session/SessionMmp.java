@@ -1,0 +1,187 @@
+package net.fips.control.session;
+
+import net.fips.dataplane.SessionStats;
+import net.fips.dataplane.wire.MmpReceiverReport;
+import net.fips.dataplane.wire.MmpSenderReport;
+import net.fips.dataplane.wire.WireResult;
+
+/**
+ * The session-layer MMP instance of one established session (routing-session.md §6): builds the reports we send
+ * from the data plane's live figures ({@link SessionStats}) and computes, from the peer's ReceiverReports about our
+ * traffic, SRTT (RFC 6298 on the timestamp echo), forward delivery and loss, and with our own receiver state the
+ * reverse delivery and ETX. Control thread; time is the caller's.
+ *
+ * <p>Not measured (left null by the callers): goodput, jitter, OWD trend, burst loss and reorder counts; the
+ * reports we send carry 0 in those fields.
+ */
+public final class SessionMmp {
+    private static final long NANOS_PER_MS = 1_000_000L;
+    /** RTT samples above this are discarded (a timestamp from another key generation). */
+    private static final long MAX_RTT_MS = 60_000;
+
+    // what we last reported, to send only when something changed
+    private long reportedMessagesIn = -1;
+    private long reportedPacketsOut = -1;
+    private long srIntervalStartCounter;
+    private long srIntervalStartTs;
+    private long srIntervalStartBytes;
+    // the peer's last accepted report about our traffic
+    private boolean haveReport;
+    private long lastHighest;
+    private long lastPackets;
+    private long lastBytes;
+    // our receiver state at the previous report, for the reverse ratio
+    private long ourLastMessagesIn = -1;
+    private long ourLastHighestIn = -1;
+    private long srttUs = -1;
+    private long rttvarUs;
+    private Double forwardDelivery;
+    private Double reverseDelivery;
+    private long reportsReceived;
+    private long reportsIgnored;
+
+    /**
+     * The ReceiverReport body we send now, or null when nothing arrived since the last one.
+     *
+     * @param stats    the session's live figures
+     * @param nowNanos the shared clock
+     */
+    public byte[] receiverReport(final SessionStats stats, final long nowNanos) {
+        final long in = stats.messagesIn();
+        if (in == reportedMessagesIn || in == 0) {
+            return null;
+        }
+        reportedMessagesIn = in;
+        long echo = stats.peerTimestampMs();
+        long dwellMs = (nowNanos - stats.peerTimestampNanos()) / NANOS_PER_MS;
+        if (echo < 0) {
+            echo = 0;
+            dwellMs = 0;
+        } else if (dwellMs > 0xFFFF) {
+            echo = 0;
+            dwellMs = 0xFFFF;
+        }
+        final long highest = Math.max(0, stats.highestCounterIn());
+        return new MmpReceiverReport(highest, in, stats.messageBytesIn(), echo & 0xFFFF_FFFFL, (int) dwellMs, 0, 0,
+                0, stats.ceCount() & 0xFFFF_FFFFL, 0, 0, 0, 0, 0).encodeSession();
+    }
+
+    /**
+     * The SenderReport body we send now (mode full), or null when nothing was sent since the last one.
+     */
+    public byte[] senderReport(final SessionStats stats, final long nowNanos) {
+        final long out = stats.packetsOut();
+        if (out == reportedPacketsOut || out == 0) {
+            return null;
+        }
+        final long counter = stats.sendCounter();
+        final long ts = Math.max(0, (nowNanos - stats.generationStartNanos()) / NANOS_PER_MS);
+        final long bytes = stats.bytesOut();
+        if (counter < srIntervalStartCounter) {
+            srIntervalStartCounter = 0;   // a rekey restarted the counter
+        }
+        final byte[] body = new MmpSenderReport(srIntervalStartCounter, counter, srIntervalStartTs & 0xFFFF_FFFFL,
+                ts & 0xFFFF_FFFFL, (bytes - srIntervalStartBytes) & 0xFFFF_FFFFL, out, bytes).encodeSession();
+        reportedPacketsOut = out;
+        srIntervalStartCounter = counter;
+        srIntervalStartTs = ts;
+        srIntervalStartBytes = bytes;
+        return body;
+    }
+
+    /**
+     * A ReceiverReport from the peer about our traffic ({@code body} after the inner header).
+     *
+     * @param ours our own live figures (our timestamps for the RTT; our receiver state for the reverse ratio)
+     */
+    public void onReceiverReport(final byte[] body, final int off, final int len, final SessionStats ours,
+                                 final long nowNanos) {
+        final WireResult<MmpReceiverReport> r = MmpReceiverReport.decodeSession(body, off, len);
+        if (!(r instanceof WireResult.Ok<MmpReceiverReport>(final MmpReceiverReport rr))) {
+            reportsIgnored++;
+            return;
+        }
+        if (haveReport && (rr.cumulativePacketsRecv() < lastPackets || rr.cumulativePacketsRecv() == lastPackets
+                && rr.highestCounter() == lastHighest && rr.cumulativeBytesRecv() == lastBytes)) {
+            reportsIgnored++;   // stale: regressed or identical (§6.3)
+            return;
+        }
+        reportsReceived++;
+        if (rr.timestampEcho() != 0) {
+            final long ourNowMs = (nowNanos - ours.generationStartNanos()) / NANOS_PER_MS;
+            final long rttMs = ourNowMs - (rr.timestampEcho() + rr.dwellTime());
+            if (rttMs > 0 && rttMs < MAX_RTT_MS) {
+                sample(rttMs * 1000);
+            }
+        }
+        if (haveReport) {
+            final long dHighest = rr.highestCounter() - lastHighest;
+            if (dHighest > 0) {
+                final double df = (double) (rr.cumulativePacketsRecv() - lastPackets) / dHighest;
+                forwardDelivery = Math.max(0.0, Math.min(1.0, df));
+            }
+        }
+        final long ourIn = ours.messagesIn();
+        final long ourHighest = ours.highestCounterIn();
+        if (ourLastMessagesIn >= 0 && ourHighest > ourLastHighestIn && ourLastHighestIn >= 0) {
+            final double dr = (double) (ourIn - ourLastMessagesIn) / (ourHighest - ourLastHighestIn);
+            reverseDelivery = Math.max(0.0, Math.min(1.0, dr));
+        }
+        ourLastMessagesIn = ourIn;
+        ourLastHighestIn = ourHighest;
+        haveReport = true;
+        lastHighest = rr.highestCounter();
+        lastPackets = rr.cumulativePacketsRecv();
+        lastBytes = rr.cumulativeBytesRecv();
+    }
+
+    /** RFC 6298 in integer microseconds, as the reference. */
+    private void sample(final long rUs) {
+        if (srttUs < 0) {
+            srttUs = rUs;
+            rttvarUs = rUs / 2;
+            return;
+        }
+        rttvarUs += (Math.abs(srttUs - rUs) - rttvarUs) / 4;
+        srttUs += (rUs - srttUs) / 8;
+    }
+
+    /** @return SRTT in ms, or null before the first sample */
+    public Double srttMs() {
+        return srttUs < 0 ? null : srttUs / 1000.0;
+    }
+
+    /** @return the loss rate of our traffic (1 − forward delivery), or null before two reports */
+    public Double lossRate() {
+        return forwardDelivery == null ? null : 1.0 - forwardDelivery;
+    }
+
+    /** @return forward delivery ratio, or null */
+    public Double deliveryRatioForward() {
+        return forwardDelivery;
+    }
+
+    /** @return reverse delivery ratio (our receiver's view), or null */
+    public Double deliveryRatioReverse() {
+        return reverseDelivery;
+    }
+
+    /** @return ETX = clamp(1/(df·dr), 1, 100), or null until both ratios are measured */
+    public Double etx() {
+        if (forwardDelivery == null || reverseDelivery == null) {
+            return null;
+        }
+        final double p = forwardDelivery * reverseDelivery;
+        return p <= 0 ? 100.0 : Math.max(1.0, Math.min(100.0, 1.0 / p));
+    }
+
+    /** @return ReceiverReports accepted */
+    public long reportsReceived() {
+        return reportsReceived;
+    }
+
+    /** @return ReceiverReports dropped as malformed or stale */
+    public long reportsIgnored() {
+        return reportsIgnored;
+    }
+}
