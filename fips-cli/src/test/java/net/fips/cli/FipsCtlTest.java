@@ -163,6 +163,20 @@ class FipsCtlTest {
         }
 
         @Override
+        public JsonNode showListeningSockets() throws ControlException {
+            try {
+                return ControlJson.MAPPER.readTree("""
+                    {"fips0_addr":"fd12::1","firewall_active":false,"sockets":[
+                     {"proto":"tcp","local_addr":"::","port":22,"pid":812,"process":"sshd","filter":"no_firewall",
+                      "wildcard_bind":true},
+                     {"proto":"udp","local_addr":"fd12::1","port":5354,"pid":null,"process":null,
+                      "filter":"no_firewall","wildcard_bind":false}]}""");
+            } catch (final java.io.IOException e) {
+                throw new ControlException(e.toString());
+            }
+        }
+
+        @Override
         public DisconnectResult disconnect(final String npub) throws ControlException {
             if (!npub.equals(PEER.npub())) {
                 throw ControlException.peerNotFound(npub);
@@ -299,6 +313,21 @@ class FipsCtlTest {
 
         final JsonNode json = ControlJson.MAPPER.readTree(run("show", "peers", "--json").out());
         assertEquals("alice", json.get("peers").get(0).get("display_name").asText());
+    }
+
+    @Test
+    void listeningSocketsTableAndJson() throws Exception {
+        final Result t = run("show", "listening-sockets");
+        assertEquals(0, t.code(), t.err());
+        final String[] lines = t.out().split("\n");
+        assertEquals("fips0 fd12::1, firewall (inet fips): not active", lines[0]);
+        assertTrue(lines[1].startsWith("PROTO") && lines[1].contains("FILTER") && lines[1].contains("PROCESS"),
+                lines[1]);
+        assertTrue(lines[2].matches("tcp\\s+::\\s+22\\s+wildcard\\s+no_firewall\\s+812\\s+sshd"), lines[2]);
+        assertTrue(lines[3].matches("udp\\s+fd12::1\\s+5354\\s+fips0\\s+no_firewall\\s+-\\s+-"), lines[3]);
+        final JsonNode json = ControlJson.MAPPER.readTree(run("show", "listening-sockets", "--json").out());
+        assertEquals(2, json.get("sockets").size());
+        assertTrue(json.get("sockets").get(1).get("pid").isNull());
     }
 
     @Test

@@ -75,6 +75,16 @@ public interface ControlApi {
     }
 
     /**
+     * {@code show_listening_sockets}: the host's sockets fips0 can reach ({@link ListeningSockets}).
+     *
+     * @return {@code fips0_addr, firewall_active, sockets[]}
+     * @throws ControlException when this node does not serve the command
+     */
+    default JsonNode showListeningSockets() throws ControlException {
+        throw new ControlException("unknown command: show_listening_sockets");
+    }
+
+    /**
      * The stats history the {@code show_stats_*} commands read ({@link StatsRequests}).
      *
      * @return the view, or empty when this node keeps no history

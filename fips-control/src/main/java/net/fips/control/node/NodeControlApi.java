@@ -214,6 +214,11 @@ final class NodeControlApi implements ControlApi {
     }
 
     @Override
+    public JsonNode showListeningSockets() {
+        return net.fips.control.ctl.ListeningSockets.query(node.identity().address().toBytes());
+    }
+
+    @Override
     public java.util.Optional<StatsView> stats() {
         return java.util.Optional.of(statsView);
     }
