@@ -162,6 +162,12 @@ class FipsCtlTest {
                     n -> null, n -> n.equals(PEER.npub()) ? "alice" : n));
         }
 
+        /** The daemon's config names PEER "carol" (as {@code peers[].alias}). */
+        @Override
+        public String resolvePeer(final String name) throws ControlException {
+            return name.equalsIgnoreCase("carol") ? PEER.npub() : ControlApi.super.resolvePeer(name);
+        }
+
         @Override
         public JsonNode showListeningSockets() throws ControlException {
             try {
@@ -370,6 +376,26 @@ class FipsCtlTest {
         final Result ok = run("disconnect", "ALICE");
         assertEquals(0, ok.code(), ok.err());
         assertEquals("disconnected: " + PEER.npub(), ok.out().strip());
+    }
+
+    @Test
+    void peerNamesFallBackToTheDaemonsConfigAliases() throws Exception {
+        // Not an npub and not in the (missing) hosts file: the daemon resolves "carol" from its config.
+        assertEquals(0, run("connect", "carol", "192.0.2.7:2121").code());
+        assertEquals(PEER.npub(), connects.get(0).npub());
+        final Result ok = run("disconnect", "Carol");
+        assertEquals(0, ok.code(), ok.err());
+        assertEquals("disconnected: " + PEER.npub(), ok.out().strip());
+        final Result h = run("stats", "history", "srtt_ms", "--peer", "carol", "--window", "5s", "--json");
+        assertEquals(0, h.code(), h.err());
+        assertEquals(5, ControlJson.MAPPER.readTree(h.out()).get("values").size());
+        // The hosts file wins over a daemon alias of the same name.
+        Files.writeString(dir.resolve("hosts"), "carol " + SELF.npub() + "\n");
+        assertEquals(1, run("disconnect", "carol").code(), "SELF is not a peer: the hosts entry was used");
+        final Result unknown = run("stats", "history", "srtt_ms", "--peer", "dave");
+        assertEquals(1, unknown.code());
+        assertTrue(unknown.err().startsWith("error: unknown host 'dave': not an npub, and not a peer alias"),
+                unknown.err());
     }
 
     @Test

@@ -94,25 +94,37 @@ public final class ControlDispatcher {
             case "show_listening_sockets" -> ControlJson.ok(api.showListeningSockets());
             case "show_metrics" -> ControlJson.ok(api.showMetrics());
             case "show_stats_list" -> ControlJson.ok(StatsRequests.list());
-            case "show_stats_history" -> ControlJson.ok(StatsRequests.history(params, stats(command)));
-            case "show_stats_all_history" -> ControlJson.ok(StatsRequests.allHistory(params, stats(command)));
+            case "show_stats_history" ->
+                    ControlJson.ok(StatsRequests.history(resolvePeerParam(params), stats(command)));
+            case "show_stats_all_history" ->
+                    ControlJson.ok(StatsRequests.allHistory(resolvePeerParam(params), stats(command)));
             case "show_stats_peers" -> ControlJson.ok(StatsRequests.peers(stats(command)));
             case "show_stats_history_all_peers" ->
                     ControlJson.ok(StatsRequests.historyAllPeers(params, stats(command)));
             case "connect" -> {
                 final JsonNode p = requireParams(command, params);
-                final String npub = requireString(p, "npub");
+                final String npub = api.resolvePeer(requireString(p, "npub"));
                 final String address = requireString(p, "address");
                 final String transport = requireString(p, "transport");
                 yield ControlJson.ok(ControlJson.MAPPER.valueToTree(api.connect(npub, address, transport)));
             }
             case "disconnect" -> {
                 final JsonNode p = requireParams(command, params);
-                final String npub = requireString(p, "npub");
+                final String npub = api.resolvePeer(requireString(p, "npub"));
                 yield ControlJson.ok(ControlJson.MAPPER.valueToTree(api.disconnect(npub)));
             }
             default -> ControlJson.error("unknown command: " + command);
         };
+    }
+
+    /** A textual {@code peer} parameter named by alias becomes its npub; everything else passes unchanged. */
+    private JsonNode resolvePeerParam(final JsonNode params) throws ControlException {
+        if (params == null || !params.isObject() || !params.path("peer").isTextual()) {
+            return params;
+        }
+        final String given = params.get("peer").asText();
+        final String npub = api.resolvePeer(given);
+        return npub.equals(given) ? params : ((ObjectNode) params).deepCopy().put("peer", npub);
     }
 
     private StatsView stats(final String command) throws ControlException {
