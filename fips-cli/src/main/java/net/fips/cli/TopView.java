@@ -199,12 +199,12 @@ final class TopView {
                 text(peer.get("transport_addr")), role, text(peer.get("tree_depth")),
                 text(peer.path("mmp").get("srtt_ms")), text(peer.path("mmp").get("loss_rate")),
                 r == null ? "-" : bytesPerSecond(r[0]), r == null ? "-" : bytesPerSecond(r[1]),
-                text(peer.get("npub"))});
+                text(peer.get("node_addr"))});
         }
         lines.add("Peers: " + rows.size());
         if (!rows.isEmpty()) {
             lines.addAll(List.of(TableView.table(new String[] {"NAME", "STATE", "ADDRESS", "TREE", "DEPTH",
-                "RTT_MS", "LOSS", "RX/s", "TX/s", "NPUB"}, rows).split("\n")));
+                "RTT_MS", "LOSS", "RX/s", "TX/s", "NODE_ADDR"}, rows).split("\n")));
         }
     }
 
