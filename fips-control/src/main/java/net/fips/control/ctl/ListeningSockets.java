@@ -30,9 +30,9 @@ import net.fips.control.identity.FipsAddress;
  * neither do IPv4-mapped binds in the v6 tables.
  *
  * <p>Firewall: when {@code nft} is not installed there is no {@code inet fips} table ({@code no_firewall}); when
- * {@code nft list table inet fips} says the table does not exist, likewise; when it lists the table, the firewall
- * is active, and since the inbound chain's rules are not classified yet each socket's filter is
- * {@code unknown}; when nft fails otherwise (no permission, no answer within {@value #NFT_TIMEOUT_MS} ms),
+ * {@code nft -j list table inet fips} says the table does not exist, likewise; when it lists the table, the
+ * firewall is active and each socket's filter is what {@link NftInbound} makes of the inbound chain
+ * ({@code accept}, {@code drop} or {@code unknown}); when nft fails otherwise (no permission, no answer within {@value #NFT_TIMEOUT_MS} ms),
  * {@code firewall_active} is null and every filter {@code unknown}. The nft probe never blocks longer than that
  * timeout and its answer is reused for {@value #NFT_CACHE_MS} ms, so a once-a-second poller spawns few processes.
  */
@@ -64,16 +64,26 @@ public final class ListeningSockets {
     /**
      * The {@code inet fips} table as seen by nft.
      *
-     * @param active true, false, or null when it could not be determined
-     * @param filter the filter every socket gets: {@code no_firewall} or {@code unknown}
+     * @param active  true, false, or null when it could not be determined
+     * @param inbound the table's inbound chain when it was listed and parsed, else null
      */
-    public record Firewall(Boolean active, String filter) {
+    record Firewall(Boolean active, NftInbound inbound) {
         /** No {@code inet fips} table. */
-        public static final Firewall NONE = new Firewall(false, "no_firewall");
-        /** The table is loaded; its rules are not classified per port. */
-        public static final Firewall ACTIVE = new Firewall(true, "unknown");
+        static final Firewall NONE = new Firewall(false, null);
         /** nft could not tell. */
-        public static final Firewall UNKNOWN = new Firewall(null, "unknown");
+        static final Firewall UNKNOWN = new Firewall(null, null);
+
+        /**
+         * @param proto {@code tcp} or {@code udp}
+         * @param port  the port
+         * @return {@code no_firewall}, {@code accept}, {@code drop} or {@code unknown}
+         */
+        String filter(final String proto, final int port) {
+            if (Boolean.FALSE.equals(active)) {
+                return "no_firewall";
+            }
+            return active == null || inbound == null ? "unknown" : inbound.classify(proto, port);
+        }
     }
 
     /**
@@ -176,7 +186,7 @@ public final class ListeningSockets {
                 r.put("pid", Math.toIntExact(o.pid()));
                 r.put("process", o.process());
             }
-            r.put("filter", firewall.filter());
+            r.put("filter", firewall.filter(s.proto().wire(), s.port()));
             r.put("wildcard_bind", s.wildcardBind());
         }
         return data;
@@ -242,7 +252,7 @@ public final class ListeningSockets {
         if (c != null && now - cachedAtNanos < TimeUnit.MILLISECONDS.toNanos(NFT_CACHE_MS)) {
             return c;
         }
-        final Firewall f = probeNft(List.of("nft", "list", "table", "inet", "fips"));
+        final Firewall f = probeNft(List.of("nft", "-j", "list", "table", "inet", "fips"));
         cached = f;
         cachedAtNanos = now;
         return f;
@@ -256,18 +266,24 @@ public final class ListeningSockets {
      */
     static Firewall probeNft(final List<String> command) {
         Path out = null;
+        Path err = null;
         Process p = null;
         try {
-            out = Files.createTempFile("fips-nft", ".txt");
-            p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile())
+            out = Files.createTempFile("fips-nft", ".json");
+            err = Files.createTempFile("fips-nft", ".err");
+            p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
             if (!p.waitFor(NFT_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
                 return Firewall.UNKNOWN;
             }
             if (p.exitValue() == 0) {
-                return Firewall.ACTIVE;
+                try {
+                    return new Firewall(true, NftInbound.parse(ControlJson.MAPPER.readTree(out.toFile())));
+                } catch (final IOException | RuntimeException e) {
+                    return new Firewall(true, null);
+                }
             }
-            final String text = Files.readString(out, StandardCharsets.UTF_8);
+            final String text = Files.readString(err, StandardCharsets.UTF_8);
             return text.contains("No such file or directory") ? Firewall.NONE : Firewall.UNKNOWN;
         } catch (final IOException e) {
             // nft is not installed (or cannot be run): nothing can have loaded the table with it.
@@ -279,11 +295,13 @@ public final class ListeningSockets {
             if (p != null && p.isAlive()) {
                 p.destroyForcibly();
             }
-            if (out != null) {
-                try {
-                    Files.deleteIfExists(out);
-                } catch (final IOException e) {
-                    // temp file left behind; harmless
+            for (final Path f : new Path[] {out, err}) {
+                if (f != null) {
+                    try {
+                        Files.deleteIfExists(f);
+                    } catch (final IOException e) {
+                        // temp file left behind; harmless
+                    }
                 }
             }
         }

@@ -104,7 +104,14 @@ class ListeningSocketsTest {
     void nftProbeIsBoundedAndReadsTheOutcome() {
         assertEquals(ListeningSockets.Firewall.NONE, ListeningSockets.probeNft(List.of("/nonexistent/nft")));
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/sh")), "no /bin/sh");
-        assertEquals(ListeningSockets.Firewall.ACTIVE, ListeningSockets.probeNft(List.of("/bin/sh", "-c", "exit 0")));
+        final ListeningSockets.Firewall listed = ListeningSockets.probeNft(List.of("/bin/sh", "-c",
+                "printf '%s' '" + BASELINE_PLUS_DROPINS.replace("\n", " ") + "'"));
+        assertEquals(Boolean.TRUE, listed.active());
+        assertEquals("accept", listed.filter("tcp", 22));
+        assertEquals("drop", listed.filter("tcp", 8080));
+        final ListeningSockets.Firewall garbled = ListeningSockets.probeNft(List.of("/bin/sh", "-c", "echo '{'"));
+        assertEquals(Boolean.TRUE, garbled.active());
+        assertEquals("unknown", garbled.filter("tcp", 22));
         assertEquals(ListeningSockets.Firewall.NONE, ListeningSockets.probeNft(List.of("/bin/sh", "-c",
                 "echo 'Error: No such file or directory' >&2; exit 1")));
         assertEquals(ListeningSockets.Firewall.UNKNOWN, ListeningSockets.probeNft(List.of("/bin/sh", "-c",
@@ -114,6 +121,78 @@ class ListeningSocketsTest {
                 "exec sleep 30")));
         final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         assertTrue(ms < ListeningSockets.NFT_TIMEOUT_MS + 2_000, ms + " ms");
+    }
+
+    /**
+     * The shipped baseline (operator.md §4.4) as {@code nft -j} lists it, with drop-ins: ssh open to all, 80 and
+     * 443 as a set, a udp range, 5000 open to one source prefix only, and an explicit drop of 23.
+     */
+    private static final String BASELINE_PLUS_DROPINS = """
+            {"nftables":[{"metainfo":{"version":"1.0.6","json_schema_version":1}},
+             {"table":{"family":"inet","name":"fips","handle":7}},
+             {"chain":{"family":"inet","table":"fips","name":"inbound","handle":1,"type":"filter","hook":"input",
+              "prio":0,"policy":"accept"}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":2,"expr":[
+              {"match":{"op":"!=","left":{"meta":{"key":"iifname"}},"right":"fips0"}},{"return":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":3,"expr":[
+              {"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}},
+              {"accept":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":4,"expr":[
+              {"match":{"op":"==","left":{"meta":{"key":"nfproto"}},"right":"ipv6"}},
+              {"match":{"op":"==","left":{"payload":{"protocol":"icmpv6","field":"type"}},"right":"echo-request"}},
+              {"accept":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":5,"expr":[
+              {"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"dport"}},"right":22}},
+              {"accept":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":6,"expr":[
+              {"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"dport"}},"right":{"set":[80,443]}}},
+              {"counter":{"packets":0,"bytes":0}},{"accept":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":7,"expr":[
+              {"match":{"op":"==","left":{"meta":{"key":"l4proto"}},"right":"udp"}},
+              {"match":{"op":"==","left":{"payload":{"protocol":"udp","field":"dport"}},"right":{"range":[6000,6010]}}},
+              {"accept":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":8,"expr":[
+              {"match":{"op":"==","left":{"payload":{"protocol":"ip6","field":"saddr"}},
+               "right":{"prefix":{"addr":"fd01::","len":64}}}},
+              {"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"dport"}},"right":5000}},
+              {"accept":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":9,"expr":[
+              {"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"dport"}},"right":23}},
+              {"drop":null}]}},
+             {"rule":{"family":"inet","table":"fips","chain":"inbound","handle":10,"expr":[
+              {"counter":{"packets":3,"bytes":180}},{"drop":null}]}}]}
+            """;
+
+    @Test
+    void classifiesPortsAgainstTheInboundChain() throws Exception {
+        final NftInbound chain = NftInbound.parse(ControlJson.MAPPER.readTree(BASELINE_PLUS_DROPINS));
+        assertEquals("accept", chain.classify("tcp", 22));
+        assertEquals("drop", chain.classify("udp", 22), "the ssh rule is tcp only");
+        assertEquals("accept", chain.classify("tcp", 443));
+        assertEquals("accept", chain.classify("udp", 6005));
+        assertEquals("drop", chain.classify("udp", 6011));
+        assertEquals("unknown", chain.classify("tcp", 5000), "source-restricted: not open to everyone");
+        assertEquals("drop", chain.classify("tcp", 23));
+        assertEquals("drop", chain.classify("tcp", 8080), "falls through to counter drop");
+        // Without a catch-all rule, falling off the chain is its policy.
+        final NftInbound open = NftInbound.parse(ControlJson.MAPPER.readTree("""
+                {"nftables":[{"chain":{"name":"inbound","policy":"accept"}},{"rule":{"chain":"inbound","expr":[
+                 {"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"dport"}},"right":23}},
+                 {"drop":null}]}}]}"""));
+        assertEquals("accept", open.classify("tcp", 22));
+        assertEquals("drop", open.classify("tcp", 23));
+        final NftInbound named = NftInbound.parse(ControlJson.MAPPER.readTree("""
+                {"nftables":[{"rule":{"chain":"inbound","expr":[
+                 {"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"dport"}},"right":"@open"}},
+                 {"accept":null}]}},{"rule":{"chain":"inbound","expr":[{"drop":null}]}}]}"""));
+        assertEquals("unknown", named.classify("tcp", 22), "a named set cannot be read here");
+
+        final JsonNode data = ListeningSockets.render(FIPS0, ListeningSockets.parseProcNet6(TCP6,
+                ListeningSockets.Proto.TCP, FIPS0, ByteOrder.LITTLE_ENDIAN), Map.of(),
+                new ListeningSockets.Firewall(true, chain));
+        assertTrue(data.get("firewall_active").asBoolean());
+        assertEquals("accept", data.get("sockets").get(0).get("filter").asText());
+        assertEquals("drop", data.get("sockets").get(1).get("filter").asText());
     }
 
     @Test
