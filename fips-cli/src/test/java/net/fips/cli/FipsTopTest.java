@@ -218,6 +218,8 @@ class FipsTopTest {
                 + b.nodeAddr());
         awaitScreen("a", 15_000, s -> s.contains("[Peers]") && s.contains("Peers: 1")
                 && s.lines().anyMatch(l -> bobRow.matcher(l).matches()), "the Peers tab with bob's measured row");
+        tmux("send-keys", "-t", "a", "BTab");
+        awaitScreen("a", 10_000, s -> s.contains("[Node]"), "Shift-Tab back to the Node tab");
         tmux("send-keys", "-t", "a", "q");
         assertEquals(0, awaitExit(exitA, 10_000));
 
