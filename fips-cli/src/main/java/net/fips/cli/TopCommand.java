@@ -78,8 +78,16 @@ final class TopCommand implements Callable<Integer> {
         final ControlClient client = new ControlClient(socket, QUERY_TIMEOUT);
         final long periodNanos = (long) (refreshSeconds * 1e9);
 
-        try (Terminal terminal = TerminalBuilder.builder().system(true).exec(true).ffm(false).jna(false)
-                .jansi(false).jni(false).dumb(false).build()) {
+        final Terminal terminal;
+        try {
+            terminal = TerminalBuilder.builder().system(true).exec(true).ffm(false).jna(false).jansi(false)
+                    .jni(false).dumb(false).build();
+        } catch (final IOException | IllegalStateException e) {
+            root.err().println("error: cannot drive this terminal (" + e.getMessage() + ")");
+            root.err().flush();
+            return FipsCtl.EXIT_USAGE;
+        }
+        try (terminal) {
             return run(terminal, client, periodNanos);
         }
     }
