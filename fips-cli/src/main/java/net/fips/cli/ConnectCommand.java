@@ -23,7 +23,8 @@ final class ConnectCommand implements Callable<Integer> {
     @ParentCommand
     FipsCtl root;
 
-    @Parameters(index = "0", paramLabel = "PEER", description = "Peer npub, a hostname from the hosts file, or a peer alias from the daemon's config.")
+    @Parameters(index = "0", paramLabel = "PEER",
+            description = "Peer npub, a hostname from the hosts file, or a peer alias from the daemon's config.")
     String peer;
 
     @Parameters(index = "1", paramLabel = "ADDRESS", description = "Transport address, e.g. 192.0.2.1:2121.")

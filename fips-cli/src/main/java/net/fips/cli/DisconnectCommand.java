@@ -15,7 +15,8 @@ final class DisconnectCommand implements Callable<Integer> {
     @ParentCommand
     FipsCtl root;
 
-    @Parameters(index = "0", paramLabel = "PEER", description = "Peer npub, a hostname from the hosts file, or a peer alias from the daemon's config.")
+    @Parameters(index = "0", paramLabel = "PEER",
+            description = "Peer npub, a hostname from the hosts file, or a peer alias from the daemon's config.")
     String peer;
 
     @Override

@@ -20,9 +20,9 @@ public final class ControlDispatcher {
     /** Commands this dispatcher serves, in the order {@code fipsctl} lists them. */
     public static final List<String> COMMANDS = List.of("show_status", "show_peers", "show_links",
             "show_connections", "show_transports", "show_acl", "show_tree", "show_bloom", "show_cache", "show_routing",
-            "show_identity_cache", "show_sessions", "show_mmp", "show_listening_sockets", "show_metrics", "show_stats_list",
-            "show_stats_history", "show_stats_all_history", "show_stats_peers", "show_stats_history_all_peers",
-            "connect", "disconnect");
+            "show_identity_cache", "show_sessions", "show_mmp", "show_listening_sockets", "show_metrics",
+            "show_stats_list", "show_stats_history", "show_stats_all_history", "show_stats_peers",
+            "show_stats_history_all_peers", "connect", "disconnect");
 
     // Trailing tokens after the object are an error in the reference (serde rejects trailing characters).
     private static final ObjectReader READER = ControlJson.MAPPER.reader()

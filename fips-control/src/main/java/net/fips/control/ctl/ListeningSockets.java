@@ -32,7 +32,8 @@ import net.fips.control.identity.FipsAddress;
  * <p>Firewall: when {@code nft} is not installed there is no {@code inet fips} table ({@code no_firewall}); when
  * {@code nft -j list table inet fips} says the table does not exist, likewise; when it lists the table, the
  * firewall is active and each socket's filter is what {@link NftInbound} makes of the inbound chain
- * ({@code accept}, {@code drop} or {@code unknown}); when nft fails otherwise (no permission, no answer within {@value #NFT_TIMEOUT_MS} ms),
+ * ({@code accept}, {@code drop} or {@code unknown}); when nft fails otherwise (no permission, no answer within
+ * {@value #NFT_TIMEOUT_MS} ms),
  * {@code firewall_active} is null and every filter {@code unknown}. The nft probe never blocks longer than that
  * timeout and its answer is reused for {@value #NFT_CACHE_MS} ms, so a once-a-second poller spawns few processes.
  */

@@ -32,13 +32,13 @@ class ListeningSocketsTest {
         (byte) 0xf0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
     private static final String FIPS0_LE = "563412FDDEBC9A78332211F077665544";
     private static final String ZERO = "00000000000000000000000000000000";
-    private static final String HEADER = "  sl  local_address                         remote_address                        "
-            + "st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
+    private static final String HEADER = "  sl  local_address                         remote_address"
+            + "                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
 
     private static String row(final int sl, final String local, final String remote, final String st,
                               final long inode) {
-        return "%4d: %s %s %s 00000000:00000000 00:00000000 00000000  1000        0 %d 1 0000000000000000 100 0 0 10 0\n"
-                .formatted(sl, local, remote, st, inode);
+        return ("%4d: %s %s %s 00000000:00000000 00:00000000 00000000  1000        0 %d 1 0000000000000000 100 0 0"
+                + " 10 0\n").formatted(sl, local, remote, st, inode);
     }
 
     /** Lines as a little-endian kernel prints them (x86-64). */
