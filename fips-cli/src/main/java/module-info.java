@@ -2,6 +2,8 @@
 module net.fips.cli {
     requires net.fips.control;
     requires info.picocli;
+    // fipsctl top: the JLine bundle, an automatic module (Automatic-Module-Name org.jline).
+    requires org.jline;
     // The daemon logs through java.util.logging (System.Logger routes there when this module is present).
     requires java.logging;
     // sun.misc.Signal: SIGTERM/SIGINT stop the daemon cleanly with exit status 0 instead of 143/130.

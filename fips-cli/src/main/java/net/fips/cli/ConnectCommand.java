@@ -1,7 +1,6 @@
 package net.fips.cli;
 
 import java.net.Inet6Address;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,7 +23,8 @@ final class ConnectCommand implements Callable<Integer> {
     @ParentCommand
     FipsCtl root;
 
-    @Parameters(index = "0", paramLabel = "PEER", description = "Peer npub, or a hostname from the hosts file.")
+    @Parameters(index = "0", paramLabel = "PEER",
+            description = "Peer npub, a hostname from the hosts file, or a peer alias from the daemon's config.")
     String peer;
 
     @Parameters(index = "1", paramLabel = "ADDRESS", description = "Transport address, e.g. 192.0.2.1:2121.")
@@ -50,12 +50,10 @@ final class ConnectCommand implements Callable<Integer> {
                     + " endpoint.\nProvide the peer's routable IP/hostname and port (e.g., '192.0.2.1:2121' or "
                     + "'peer.example.com:2121').");
         }
-        final Optional<String> npub = HostsFile.resolvePeer(root.hostsFile, peer);
-        if (npub.isEmpty()) {
-            return root.fail(HostsFile.unknownHostMessage(root.hostsFile, peer));
-        }
+        // Not an npub and not in the hosts file: the daemon resolves its config aliases.
+        final String npub = HostsFile.resolvePeer(root.hostsFile, peer).orElse(peer);
         final ObjectNode params = ControlJson.MAPPER.createObjectNode()
-                .put("npub", npub.get())
+                .put("npub", npub)
                 .put("address", address)
                 .put("transport", transport);
         return root.request("connect", params, TableView::connect);

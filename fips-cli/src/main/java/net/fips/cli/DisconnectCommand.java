@@ -1,6 +1,5 @@
 package net.fips.cli;
 
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import net.fips.control.ctl.ControlJson;
@@ -16,16 +15,15 @@ final class DisconnectCommand implements Callable<Integer> {
     @ParentCommand
     FipsCtl root;
 
-    @Parameters(index = "0", paramLabel = "PEER", description = "Peer npub, or a hostname from the hosts file.")
+    @Parameters(index = "0", paramLabel = "PEER",
+            description = "Peer npub, a hostname from the hosts file, or a peer alias from the daemon's config.")
     String peer;
 
     @Override
     public Integer call() {
-        final Optional<String> npub = HostsFile.resolvePeer(root.hostsFile, peer);
-        if (npub.isEmpty()) {
-            return root.fail(HostsFile.unknownHostMessage(root.hostsFile, peer));
-        }
-        return root.request("disconnect", ControlJson.MAPPER.createObjectNode().put("npub", npub.get()),
+        // Not an npub and not in the hosts file: the daemon resolves its config aliases.
+        final String npub = HostsFile.resolvePeer(root.hostsFile, peer).orElse(peer);
+        return root.request("disconnect", ControlJson.MAPPER.createObjectNode().put("npub", npub),
                 TableView::disconnect);
     }
 }

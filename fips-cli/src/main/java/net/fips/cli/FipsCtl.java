@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "fipsctl", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Control a running FIPS daemon.",
         subcommands = {ShowCommand.class, AclCommand.class, StatsCommand.class, ConnectCommand.class,
-            DisconnectCommand.class, KeygenCommand.class, CompletionCommand.class},
+            DisconnectCommand.class, TopCommand.class, KeygenCommand.class, CompletionCommand.class},
         footer = {"",
             "Output: a readable table on a terminal; when stdout is not a terminal (a pipe,",
             "$(...), a file) the response's data as pretty JSON, as the reference fipsctl",

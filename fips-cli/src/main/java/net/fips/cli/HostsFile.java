@@ -11,7 +11,9 @@ import java.util.Optional;
 /**
  * Peer-name lookup for {@code connect}/{@code disconnect}, as the reference client does it: an argument starting
  * with {@code npub1} is used as is; anything else is looked up in the hosts file ({@code name npub1...} per line,
- * {@code #} comments, names case-insensitive, a later line wins). YAML peer aliases are not consulted.
+ * {@code #} comments, names case-insensitive, a later line wins). A name found in neither is sent to the daemon
+ * as is, which resolves its config's peer aliases ({@code peers[].alias}) or answers {@code unknown host}: only
+ * the daemon knows its config, so that lookup lives there (the reference consults no YAML aliases at all).
  */
 final class HostsFile {
     private HostsFile() {
@@ -46,14 +48,5 @@ final class HostsFile {
             }
         }
         return Optional.ofNullable(found);
-    }
-
-    /**
-     * @param file the hosts file consulted
-     * @param peer the unknown name
-     * @return the reference's two-line message
-     */
-    static String unknownHostMessage(final Path file, final String peer) {
-        return "unknown host '" + peer + "'\nNot found in " + file + " and not an npub.";
     }
 }

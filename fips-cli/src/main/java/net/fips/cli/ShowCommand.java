@@ -6,7 +6,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fipsctl show <what>}: the read-only queries. */
 @Command(name = "show", description = "Show node information.", mixinStandardHelpOptions = true,
         synopsisSubcommandLabel = "(status | peers | links | connections | transports | tree | bloom | cache"
-                + " | routing | identity-cache | sessions | mmp)")
+                + " | routing | identity-cache | sessions | mmp | listening-sockets)")
 final class ShowCommand {
 
     @ParentCommand
@@ -68,6 +68,13 @@ final class ShowCommand {
             description = "Measurement metrics per peer (link layer) and per session (session layer).")
     int mmp() {
         return root.request("show_mmp", null, TableView::mmp);
+    }
+
+    @Command(name = "listening-sockets", mixinStandardHelpOptions = true,
+            description = "Sockets on this host that fips0 reaches (bound to :: or the fips0 address), with owner"
+                    + " and firewall state.")
+    int listeningSockets() {
+        return root.request("show_listening_sockets", null, TableView::listeningSockets);
     }
 
     @Command(name = "routing", mixinStandardHelpOptions = true, description = "Routing: pending lookups, forwarding, discovery and error counters.")

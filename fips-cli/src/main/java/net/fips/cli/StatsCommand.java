@@ -1,6 +1,5 @@
 package net.fips.cli;
 
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -48,7 +47,7 @@ final class StatsCommand {
         String metric;
 
         @Option(names = "--peer", paramLabel = "PEER",
-                description = "Peer npub, or a hostname from the hosts file, for per-peer metrics.")
+                description = "Peer npub, hosts-file name or config alias, for per-peer metrics.")
         String peer;
 
         @Option(names = "--window", paramLabel = "W", defaultValue = "10m",
@@ -69,11 +68,9 @@ final class StatsCommand {
             final ObjectNode params = ControlJson.MAPPER.createObjectNode().put("metric", metric)
                     .put("window", window).put("granularity", granularity);
             if (peer != null) {
-                final Optional<String> npub = HostsFile.resolvePeer(root.hostsFile, peer);
-                if (npub.isEmpty()) {
-                    return root.fail(HostsFile.unknownHostMessage(root.hostsFile, peer));
-                }
-                params.put("peer", npub.get());
+                // Not an npub and not in the hosts file: the daemon resolves its config aliases.
+                final String npub = HostsFile.resolvePeer(root.hostsFile, peer).orElse(peer);
+                params.put("peer", npub);
             }
             return plot ? root.request("show_stats_history", params, d -> StatsTables.plot(metric, d), true)
                     : root.request("show_stats_history", params, d -> StatsTables.history(metric, d));

@@ -197,6 +197,21 @@ final class TableView {
         return sb.toString().stripTrailing();
     }
 
+    /** {@code show_listening_sockets}: a banner line about the firewall, then one row per socket. */
+    static String listeningSockets(final JsonNode d) {
+        final JsonNode active = d.get("firewall_active");
+        final String banner = "fips0 " + text(d.get("fips0_addr")) + ", firewall (inet fips): "
+                + (active == null || active.isNull() ? "unknown" : active.asBoolean() ? "active" : "not active");
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode s : d.path("sockets")) {
+            rows.add(new String[] {text(s.get("proto")), text(s.get("local_addr")), text(s.get("port")),
+                s.path("wildcard_bind").asBoolean() ? "wildcard" : "fips0", text(s.get("filter")),
+                text(s.get("pid")), text(s.get("process"))});
+        }
+        return banner + "\n" + (rows.isEmpty() ? "(no sockets reachable from fips0)" : table(new String[] {"PROTO",
+            "LOCAL", "PORT", "BIND", "FILTER", "PID", "PROCESS"}, rows).stripTrailing());
+    }
+
     static String connect(final JsonNode d) {
         if (d.path("already_connected").asBoolean(false)) {
             return "already connected: " + text(d.get("npub")) + " (no dial started; see 'fipsctl show peers')";

@@ -162,6 +162,26 @@ class FipsCtlTest {
                     n -> null, n -> n.equals(PEER.npub()) ? "alice" : n));
         }
 
+        /** The daemon's config names PEER "carol" (as {@code peers[].alias}). */
+        @Override
+        public String resolvePeer(final String name) throws ControlException {
+            return name.equalsIgnoreCase("carol") ? PEER.npub() : ControlApi.super.resolvePeer(name);
+        }
+
+        @Override
+        public JsonNode showListeningSockets() throws ControlException {
+            try {
+                return ControlJson.MAPPER.readTree("""
+                    {"fips0_addr":"fd12::1","firewall_active":false,"sockets":[
+                     {"proto":"tcp","local_addr":"::","port":22,"pid":812,"process":"sshd","filter":"no_firewall",
+                      "wildcard_bind":true},
+                     {"proto":"udp","local_addr":"fd12::1","port":5354,"pid":null,"process":null,
+                      "filter":"no_firewall","wildcard_bind":false}]}""");
+            } catch (final java.io.IOException e) {
+                throw new ControlException(e.toString());
+            }
+        }
+
         @Override
         public DisconnectResult disconnect(final String npub) throws ControlException {
             if (!npub.equals(PEER.npub())) {
@@ -302,6 +322,21 @@ class FipsCtlTest {
     }
 
     @Test
+    void listeningSocketsTableAndJson() throws Exception {
+        final Result t = run("show", "listening-sockets");
+        assertEquals(0, t.code(), t.err());
+        final String[] lines = t.out().split("\n");
+        assertEquals("fips0 fd12::1, firewall (inet fips): not active", lines[0]);
+        assertTrue(lines[1].startsWith("PROTO") && lines[1].contains("FILTER") && lines[1].contains("PROCESS"),
+                lines[1]);
+        assertTrue(lines[2].matches("tcp\\s+::\\s+22\\s+wildcard\\s+no_firewall\\s+812\\s+sshd"), lines[2]);
+        assertTrue(lines[3].matches("udp\\s+fd12::1\\s+5354\\s+fips0\\s+no_firewall\\s+-\\s+-"), lines[3]);
+        final JsonNode json = ControlJson.MAPPER.readTree(run("show", "listening-sockets", "--json").out());
+        assertEquals(2, json.get("sockets").size());
+        assertTrue(json.get("sockets").get(1).get("pid").isNull());
+    }
+
+    @Test
     void connectSendsTheReferenceParams() throws Exception {
         final String npub = PEER.npub();
         assertEquals(0, run("connect", npub, "192.0.2.7:2121").code());
@@ -341,6 +376,26 @@ class FipsCtlTest {
         final Result ok = run("disconnect", "ALICE");
         assertEquals(0, ok.code(), ok.err());
         assertEquals("disconnected: " + PEER.npub(), ok.out().strip());
+    }
+
+    @Test
+    void peerNamesFallBackToTheDaemonsConfigAliases() throws Exception {
+        // Not an npub and not in the (missing) hosts file: the daemon resolves "carol" from its config.
+        assertEquals(0, run("connect", "carol", "192.0.2.7:2121").code());
+        assertEquals(PEER.npub(), connects.get(0).npub());
+        final Result ok = run("disconnect", "Carol");
+        assertEquals(0, ok.code(), ok.err());
+        assertEquals("disconnected: " + PEER.npub(), ok.out().strip());
+        final Result h = run("stats", "history", "srtt_ms", "--peer", "carol", "--window", "5s", "--json");
+        assertEquals(0, h.code(), h.err());
+        assertEquals(5, ControlJson.MAPPER.readTree(h.out()).get("values").size());
+        // The hosts file wins over a daemon alias of the same name.
+        Files.writeString(dir.resolve("hosts"), "carol " + SELF.npub() + "\n");
+        assertEquals(1, run("disconnect", "carol").code(), "SELF is not a peer: the hosts entry was used");
+        final Result unknown = run("stats", "history", "srtt_ms", "--peer", "dave");
+        assertEquals(1, unknown.code());
+        assertTrue(unknown.err().startsWith("error: unknown host 'dave': not an npub, and not a peer alias"),
+                unknown.err());
     }
 
     @Test

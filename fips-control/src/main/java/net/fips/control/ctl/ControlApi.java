@@ -75,6 +75,34 @@ public interface ControlApi {
     }
 
     /**
+     * Names a peer for {@code connect}, {@code disconnect} and the {@code peer} parameter of
+     * {@code show_stats_history} / {@code show_stats_all_history}: an npub is used as given (and checked by the
+     * command itself); any other text is looked up among the node's config aliases ({@code peers[].alias}),
+     * which only the daemon knows. This is an extension: the reference daemon takes npubs only, and its client
+     * resolves hosts-file names before sending.
+     *
+     * @param name what the client sent
+     * @return the npub to use
+     * @throws ControlException {@code unknown peer '<name>': ...} when the name is neither an npub nor an alias
+     */
+    default String resolvePeer(final String name) throws ControlException {
+        if (name.startsWith("npub1")) {
+            return name;
+        }
+        throw ControlException.unknownPeerName(name);
+    }
+
+    /**
+     * {@code show_listening_sockets}: the host's sockets fips0 can reach ({@link ListeningSockets}).
+     *
+     * @return {@code fips0_addr, firewall_active, sockets[]}
+     * @throws ControlException when this node does not serve the command
+     */
+    default JsonNode showListeningSockets() throws ControlException {
+        throw new ControlException("unknown command: show_listening_sockets");
+    }
+
+    /**
      * The stats history the {@code show_stats_*} commands read ({@link StatsRequests}).
      *
      * @return the view, or empty when this node keeps no history

@@ -20,9 +20,9 @@ public final class ControlDispatcher {
     /** Commands this dispatcher serves, in the order {@code fipsctl} lists them. */
     public static final List<String> COMMANDS = List.of("show_status", "show_peers", "show_links",
             "show_connections", "show_transports", "show_acl", "show_tree", "show_bloom", "show_cache", "show_routing",
-            "show_identity_cache", "show_sessions", "show_mmp", "show_metrics", "show_stats_list",
-            "show_stats_history", "show_stats_all_history", "show_stats_peers", "show_stats_history_all_peers",
-            "connect", "disconnect");
+            "show_identity_cache", "show_sessions", "show_mmp", "show_listening_sockets", "show_metrics",
+            "show_stats_list", "show_stats_history", "show_stats_all_history", "show_stats_peers",
+            "show_stats_history_all_peers", "connect", "disconnect");
 
     // Trailing tokens after the object are an error in the reference (serde rejects trailing characters).
     private static final ObjectReader READER = ControlJson.MAPPER.reader()
@@ -91,27 +91,40 @@ public final class ControlDispatcher {
             case "show_identity_cache" -> ok(api::showIdentityCache);
             case "show_sessions" -> ok(api::showSessions);
             case "show_mmp" -> ok(api::showMmp);
+            case "show_listening_sockets" -> ControlJson.ok(api.showListeningSockets());
             case "show_metrics" -> ControlJson.ok(api.showMetrics());
             case "show_stats_list" -> ControlJson.ok(StatsRequests.list());
-            case "show_stats_history" -> ControlJson.ok(StatsRequests.history(params, stats(command)));
-            case "show_stats_all_history" -> ControlJson.ok(StatsRequests.allHistory(params, stats(command)));
+            case "show_stats_history" ->
+                    ControlJson.ok(StatsRequests.history(resolvePeerParam(params), stats(command)));
+            case "show_stats_all_history" ->
+                    ControlJson.ok(StatsRequests.allHistory(resolvePeerParam(params), stats(command)));
             case "show_stats_peers" -> ControlJson.ok(StatsRequests.peers(stats(command)));
             case "show_stats_history_all_peers" ->
                     ControlJson.ok(StatsRequests.historyAllPeers(params, stats(command)));
             case "connect" -> {
                 final JsonNode p = requireParams(command, params);
-                final String npub = requireString(p, "npub");
+                final String npub = api.resolvePeer(requireString(p, "npub"));
                 final String address = requireString(p, "address");
                 final String transport = requireString(p, "transport");
                 yield ControlJson.ok(ControlJson.MAPPER.valueToTree(api.connect(npub, address, transport)));
             }
             case "disconnect" -> {
                 final JsonNode p = requireParams(command, params);
-                final String npub = requireString(p, "npub");
+                final String npub = api.resolvePeer(requireString(p, "npub"));
                 yield ControlJson.ok(ControlJson.MAPPER.valueToTree(api.disconnect(npub)));
             }
             default -> ControlJson.error("unknown command: " + command);
         };
+    }
+
+    /** A textual {@code peer} parameter named by alias becomes its npub; everything else passes unchanged. */
+    private JsonNode resolvePeerParam(final JsonNode params) throws ControlException {
+        if (params == null || !params.isObject() || !params.path("peer").isTextual()) {
+            return params;
+        }
+        final String given = params.get("peer").asText();
+        final String npub = api.resolvePeer(given);
+        return npub.equals(given) ? params : ((ObjectNode) params).deepCopy().put("peer", npub);
     }
 
     private StatsView stats(final String command) throws ControlException {

@@ -29,4 +29,13 @@ public final class ControlException extends Exception {
     public static ControlException invalidNpub(final String npub, final String reason) {
         return new ControlException("invalid npub '" + npub + "': " + reason);
     }
+
+    /**
+     * @param name the peer name the client sent
+     * @return the error for a name that is neither an npub nor one of the daemon's config aliases
+     */
+    public static ControlException unknownPeerName(final String name) {
+        return new ControlException("unknown host '" + name + "': not an npub, and not a peer alias in the daemon's"
+                + " config (hosts-file names are resolved by the client)");
+    }
 }

@@ -213,6 +213,25 @@ final class NodeControlApi implements ControlApi {
         return o;
     }
 
+    /** Config aliases ({@code peers[].alias}), matched case-insensitively as hosts-file names are. */
+    @Override
+    public String resolvePeer(final String name) throws ControlException {
+        if (name.startsWith("npub1")) {
+            return name;
+        }
+        for (final Map.Entry<String, String> e : node.displayNames().entrySet()) {
+            if (e.getValue().equalsIgnoreCase(name)) {
+                return e.getKey();
+            }
+        }
+        throw ControlException.unknownPeerName(name);
+    }
+
+    @Override
+    public JsonNode showListeningSockets() {
+        return net.fips.control.ctl.ListeningSockets.query(node.identity().address().toBytes());
+    }
+
     @Override
     public java.util.Optional<StatsView> stats() {
         return java.util.Optional.of(statsView);

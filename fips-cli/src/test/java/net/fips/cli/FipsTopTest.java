@@ -1,0 +1,292 @@
+package net.fips.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import net.fips.control.ctl.ControlJson;
+import net.fips.control.identity.NodeIdentity;
+
+/**
+ * {@code fipsctl top} in a real pseudo-terminal (a private tmux server, 120x40) against two real daemons linked
+ * over loopback; on the same daemons, peers named by config alias and {@code show listening-sockets}. Skipped
+ * when tmux is not installed. Every wait polls with a deadline.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FipsTopTest {
+
+    @TempDir
+    Path dir;
+
+    private final List<Process> processes = new ArrayList<>();
+    private final String tmuxSocket = "fipstop-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+    private boolean tmuxStarted;
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        if (tmuxStarted) {
+            tmux("kill-server");
+        }
+        for (final Process p : processes) {
+            if (p.isAlive()) {
+                p.destroy();
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    private static boolean tmuxInstalled() {
+        for (final String d : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, "tmux"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String tmux(final String... args) throws IOException, InterruptedException {
+        final List<String> cmd = new ArrayList<>(List.of("tmux", "-L", tmuxSocket, "-f", "/dev/null"));
+        cmd.addAll(List.of(args));
+        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("tmux " + args[0] + " did not finish");
+        }
+        return out;
+    }
+
+    private static int freePort() throws IOException {
+        try (DatagramChannel ch = DatagramChannel.open()) {
+            ch.bind(new InetSocketAddress("127.0.0.1", 0));
+            return ((InetSocketAddress) ch.getLocalAddress()).getPort();
+        }
+    }
+
+    private Path config(final String name, final NodeIdentity self, final int port, final NodeIdentity peer,
+                        final String peerAlias, final int peerPort) throws IOException {
+        final String yaml = "node:\n"
+                + "  identity:\n    nsec: \"" + self.nsec() + "\"\n"
+                + "  heartbeat_interval_secs: 1\n"
+                + "  control:\n    socket_path: \"" + dir.resolve(name + ".sock") + "\"\n"
+                + "transports:\n  udp:\n    bind_addr: \"127.0.0.1:" + port + "\"\n"
+                + "peers:\n  - npub: \"" + peer.npub() + "\"\n    alias: \"" + peerAlias + "\"\n"
+                + "    addresses:\n      - transport: udp\n        addr: \"127.0.0.1:" + peerPort + "\"\n";
+        final Path file = dir.resolve(name + ".yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    private List<String> java(final String mainClass) {
+        return new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=net.fips.ffm", "-p", System.getProperty("jdk.module.path"), "-m",
+                "net.fips.cli/" + mainClass));
+    }
+
+    private void daemon(final String name, final Path config) throws IOException {
+        final List<String> cmd = java("net.fips.cli.FipsDaemon");
+        cmd.addAll(List.of("-c", config.toString()));
+        processes.add(new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".log").toFile()).start());
+    }
+
+    record Ctl(int code, String out, String err) {
+    }
+
+    /** fipsctl in process, with a hosts file that does not exist (so names go to the daemon). */
+    private Ctl ctl(final Path socket, final String... args) {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final var cl = FipsCtl.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        final List<String> all = new ArrayList<>(List.of("--socket", socket.toString(), "--hosts-file",
+                dir.resolve("no-hosts").toString()));
+        all.addAll(List.of(args));
+        return new Ctl(cl.execute(all.toArray(String[]::new)), out.toString(), err.toString());
+    }
+
+    private int peerCount(final Path socket) {
+        final Ctl r = ctl(socket, "--json", "show", "peers");
+        try {
+            return r.code() != 0 ? -1 : ControlJson.MAPPER.readTree(r.out()).path("peers").size();
+        } catch (final IOException e) {
+            return -1;
+        }
+    }
+
+    private static void await(final long timeoutMs, final java.util.function.BooleanSupplier ok, final String what) {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (!ok.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out after " + timeoutMs + " ms waiting for " + what);
+            }
+            LockSupport.parkNanos(50_000_000L);
+        }
+    }
+
+    /** Polls the pane until it satisfies {@code ok}; fails with the last screen. */
+    private String awaitScreen(final String session, final long timeoutMs, final Predicate<String> ok,
+                               final String what) throws Exception {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        String screen = "";
+        while (System.nanoTime() - deadline < 0) {
+            screen = tmux("capture-pane", "-p", "-t", session);
+            if (ok.test(screen)) {
+                return screen;
+            }
+            LockSupport.parkNanos(100_000_000L);
+        }
+        fail("timed out after " + timeoutMs + " ms waiting for " + what + "; screen:\n" + screen);
+        return screen;
+    }
+
+    /** Starts {@code fipsctl top} in a detached 120x40 tmux session; its exit status lands in {@code exitFile}. */
+    private void startTop(final String session, final Path socket, final Path exitFile) throws Exception {
+        final List<String> cmd = java("net.fips.cli.FipsCtl");
+        cmd.addAll(List.of("--socket", socket.toString(), "top"));
+        final StringBuilder sh = new StringBuilder();
+        for (final String c : cmd) {
+            sh.append('\'').append(c.replace("'", "'\\''")).append("' ");
+        }
+        sh.append("; echo $? > '").append(exitFile).append("'; exec sleep 600");
+        tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", sh.toString());
+        tmuxStarted = true;
+    }
+
+    private static int awaitExit(final Path exitFile, final long timeoutMs) throws Exception {
+        await(timeoutMs, () -> {
+            try {
+                return Files.exists(exitFile) && !Files.readString(exitFile).isBlank();
+            } catch (final IOException e) {
+                return false;
+            }
+        }, "fipsctl top to exit");
+        return Integer.parseInt(Files.readString(exitFile).strip());
+    }
+
+    @Test
+    void topShowsTheLiveNodeSwitchesTabsAndQuits_aliasesAndListeningSocketsOnARealDaemon() throws Exception {
+        Assumptions.assumeTrue(tmuxInstalled(), "tmux is not installed: skipping the pseudo-terminal test");
+        final NodeIdentity a = NodeIdentity.generate();
+        final NodeIdentity b = NodeIdentity.generate();
+        final int pa = freePort();
+        final int pb = freePort();
+        final Path sa = dir.resolve("a.sock");
+        final Path sb = dir.resolve("b.sock");
+        daemon("a", config("a", a, pa, b, "bob", pb));
+        daemon("b", config("b", b, pb, a, "alice", pa));
+        await(45_000, () -> peerCount(sa) == 1 && peerCount(sb) == 1, "both daemons to show one peer");
+
+        // The live view: identity and peer count on the Node tab, the alias on the Peers tab.
+        final Path exitA = dir.resolve("top-a.exit");
+        startTop("a", sa, exitA);
+        final String node = awaitScreen("a", 30_000, s -> s.contains(a.npub()) && s.contains("peers: 1"),
+                "the Node tab with a's npub and one peer");
+        assertTrue(node.contains("[Node]"), node);
+        assertTrue(node.contains("mesh_size"), "sparkline rows from the stats history:\n" + node);
+        assertTrue(node.contains("Listening on fips0 (" + a.address() + ")"), node);
+        tmux("send-keys", "-t", "a", "Tab");
+        // bob's row: RTT measured, loss not measured ("-"), byte rates once two polls have been taken.
+        final java.util.regex.Pattern bobRow = java.util.regex.Pattern.compile("bob\\s+connected\\s+127\\.0\\.0\\.1:"
+                + pb + "\\s+\\S+\\s+\\S+\\s+[0-9.]+\\s+-\\s+[0-9.]+[kM]?\\s+[0-9.]+[kM]?\\s+"
+                + b.nodeAddr());
+        awaitScreen("a", 15_000, s -> s.contains("[Peers]") && s.contains("Peers: 1")
+                && s.lines().anyMatch(l -> bobRow.matcher(l).matches()), "the Peers tab with bob's measured row");
+        tmux("send-keys", "-t", "a", "BTab");
+        awaitScreen("a", 10_000, s -> s.contains("[Node]"), "Shift-Tab back to the Node tab");
+        tmux("send-keys", "-t", "a", "q");
+        assertEquals(0, awaitExit(exitA, 10_000));
+
+        // An unreachable daemon: the view says so and keeps running until q.
+        final Path exitNone = dir.resolve("top-none.exit");
+        startTop("none", dir.resolve("absent.sock"), exitNone);
+        awaitScreen("none", 30_000, s -> s.contains("Disconnected: "), "the Disconnected line");
+        assertTrue(!Files.exists(exitNone), "still running while the daemon is unreachable");
+        tmux("send-keys", "-t", "none", "q");
+        assertEquals(0, awaitExit(exitNone, 10_000));
+
+        // show_listening_sockets on the real daemon: its fips0 address, the reference's keys.
+        final Ctl ls = ctl(sa, "--json", "show", "listening-sockets");
+        assertEquals(0, ls.code(), ls.err());
+        final JsonNode l = ControlJson.MAPPER.readTree(ls.out());
+        assertEquals(a.address().toString(), l.path("fips0_addr").asText());
+        assertTrue(l.path("sockets").isArray() && l.has("firewall_active"), ls.out());
+
+        // Peers by config alias, resolved by the daemon (a's config names b "bob").
+        final Ctl hist = ctl(sa, "--json", "stats", "history", "srtt_ms", "--peer", "BOB", "--window", "5s");
+        assertEquals(0, hist.code(), hist.err());
+        assertEquals(5, ControlJson.MAPPER.readTree(hist.out()).path("values").size());
+        final Ctl unknown = ctl(sa, "disconnect", "carol");
+        assertEquals(1, unknown.code());
+        assertTrue(unknown.err().startsWith("error: unknown host 'carol'"), unknown.err());
+        final Ctl gone = ctl(sa, "--json", "disconnect", "bob");
+        assertEquals(0, gone.code(), gone.err());
+        assertEquals(b.npub(), ControlJson.MAPPER.readTree(gone.out()).path("npub").asText());
+        await(10_000, () -> peerCount(sb) == 0, "b to drop a after the disconnect by alias");
+    }
+
+    @Test
+    void withoutATerminalTopExits64() {
+        final var saved = TopCommand.isTerminal;
+        TopCommand.isTerminal = () -> false;
+        try {
+            final Ctl r = ctl(dir.resolve("x.sock"), "top");
+            assertEquals(FipsCtl.EXIT_USAGE, r.code());
+            assertTrue(r.err().startsWith("error: fipsctl top needs a terminal"), r.err());
+        } finally {
+            TopCommand.isTerminal = saved;
+        }
+    }
+
+    @Test
+    void viewRendersNullsAsDashesAndRatesFromTwoPolls() throws Exception {
+        final JsonNode peers1 = ControlJson.MAPPER.readTree("""
+                {"peers":[{"npub":"npub1x","display_name":"bob","connectivity":"connected","is_parent":true,
+                 "mmp":{"srtt_ms":41.5,"loss_rate":null},"stats":{"bytes_recv":1000,"bytes_sent":500}}]}""");
+        final JsonNode peers2 = ControlJson.MAPPER.readTree("""
+                {"peers":[{"npub":"npub1x","display_name":"bob","connectivity":"connected","is_parent":true,
+                 "mmp":{"srtt_ms":41.5,"loss_rate":null},"stats":{"bytes_recv":3000,"bytes_sent":1500}}]}""");
+        final TopView.Poll p1 = new TopView.Poll(null, peers1, null, null, null, null, null, 0);
+        final TopView.Poll p2 = new TopView.Poll(null, peers2, null, null, null, null, null, 2_000_000_000L);
+        final Map<String, double[]> rates = TopView.rates(p1, p2);
+        assertEquals(1000.0, rates.get("npub1x")[0]);
+        assertEquals(500.0, rates.get("npub1x")[1]);
+        final List<String> lines = TopView.render(p2, rates, TopView.Tab.PEERS, 100, 12, "12:00:00");
+        assertEquals(12, lines.size());
+        final String row = lines.stream().filter(s -> s.startsWith("bob")).findFirst().orElseThrow();
+        assertTrue(row.matches("bob\\s+connected\\s+-\\s+parent\\s+-\\s+41\\.500\\s+-\\s+1\\.0k\\s+500\\s+-"),
+                row);
+        assertTrue(lines.get(11).startsWith("q quit"), lines.get(11));
+        assertTrue(TopView.render(p2, Map.of(), TopView.Tab.PEERS, 100, 12, "t").stream()
+                .anyMatch(s -> s.startsWith("bob") && s.contains("  -  ")), "no rate before two polls");
+        for (final String s : TopView.render(p2, rates, TopView.Tab.PEERS, 20, 5, "t")) {
+            assertTrue(s.length() <= 20, s);
+        }
+    }
+}
