@@ -42,6 +42,9 @@ fips_fresh_jar() {
         echo "$who: building (./mvnw -q -B -o package -DskipTests) ..." >&2
         (cd "$root" && { ./mvnw -q -B -o package -DskipTests >&2 || ./mvnw -q -B package -DskipTests >&2; })
         jar=$(ls $root/$pattern | head -n1)
+        # Maven leaves a jar whose content did not change untouched; mark it fresh, or every later call would see
+        # sources newer than it and build again.
+        touch "$jar"
     fi
     exec 9>&-
     printf '%s\n' "$jar"
