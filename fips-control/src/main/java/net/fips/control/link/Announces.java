@@ -172,6 +172,26 @@ final class Announces {
         }
         peer.mmp.receiverReportsIn++;
         c.count(LinkCounter.MMP_REPORTS_RECEIVED);
+        final PeerLink.Mmp mm = peer.mmp;
+        final boolean stale = mm.haveRr && (rr.cumulativePacketsRecv() < mm.lastRrPackets
+                || rr.cumulativePacketsRecv() == mm.lastRrPackets && rr.highestCounter() == mm.lastRrHighest
+                && rr.cumulativeBytesRecv() == mm.lastRrBytes);
+        if (!stale) {
+            final net.fips.dataplane.LinkStats s = c.statsOf(peer);
+            if (s != null) {
+                mm.delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), s.packetsIn(),
+                        s.highestCounterIn());
+            }
+            final Double etx = mm.delivery.etx();
+            final LinkListener ll = c.listener();
+            if (etx != null && ll != null) {
+                ll.onEtx(peer.identity, etx, c.now);
+            }
+            mm.haveRr = true;
+            mm.lastRrHighest = rr.highestCounter();
+            mm.lastRrPackets = rr.cumulativePacketsRecv();
+            mm.lastRrBytes = rr.cumulativeBytesRecv();
+        }
         if (rr.timestampEcho() == 0) {
             return;
         }

@@ -71,4 +71,11 @@ public interface LinkListener {
     default int onLookupTick(long nowNanos) {
         return 0;
     }
+
+    /**
+     * A new ETX for the link to {@code peer} from its ReceiverReports (routing-session §6.3): link cost is
+     * {@code ETX × (1 + SRTT_ms / 100)}.
+     */
+    default void onEtx(PeerIdentity peer, double etx, long nowNanos) {
+    }
 }

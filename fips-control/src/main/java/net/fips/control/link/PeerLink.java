@@ -82,6 +82,12 @@ final class PeerLink {
         long peerTimestampAtNanos;
         long srttMicros;
         long rttvarMicros;
+        /** Forward/reverse delivery and ETX from the peer's ReceiverReports (routing-session §6.3). */
+        final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
+        boolean haveRr;
+        long lastRrHighest;
+        long lastRrPackets;
+        long lastRrBytes;
         int srttSamples;
         long senderReportsIn;
         long receiverReportsIn;

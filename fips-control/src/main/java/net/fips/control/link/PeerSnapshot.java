@@ -34,6 +34,9 @@ package net.fips.control.link;
  * @param consecutiveDecryptFailures frames that failed authentication in a row, now
  * @param restarts           restarts of this peer detected since our start (changed epoch; survives the link)
  * @param decryptFailures    of {@code dropsIn}, frames that failed authentication (the rest are replay drops)
+ * @param deliveryForward    forward delivery ratio from the peer's ReceiverReports, or null before two
+ * @param deliveryReverse    reverse delivery ratio (our receiver), or null
+ * @param etx                ETX from both ratios, or null
  */
 public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
@@ -41,5 +44,5 @@ public record PeerSnapshot(String npub, String nodeAddr, String state, String di
                            long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
                            long srttMicros, long replayDrops, int consecutiveDecryptFailures, long restarts,
-                           long decryptFailures) {
+                           long decryptFailures, Double deliveryForward, Double deliveryReverse, Double etx) {
 }

@@ -27,7 +27,8 @@ final class Snapshots {
                 s == null ? 0 : s.highestCounterIn(),
                 p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros, s == null ? 0 : s.replayDrops(),
                 s == null ? 0 : s.consecutiveDecryptFailures(), c.peerRestarts.of(p.nodeAddr),
-                s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()));
+                s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()), p.mmp.delivery.forward(),
+                p.mmp.delivery.reverse(), p.mmp.delivery.etx());
     }
 
     static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {

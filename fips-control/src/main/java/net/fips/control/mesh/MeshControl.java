@@ -72,6 +72,10 @@ public final class MeshControl implements LinkListener {
         int transportId;
         int linkMtu;
         double cost = Double.NaN;
+        /** ETX from the link's ReceiverReports; the initial 1.0 until measured. */
+        double etx = 1.0;
+        /** SRTT in µs, or -1 before the first sample. */
+        long srttMicros = -1;
         /** A link message arrived on the current link since its promotion. */
         boolean heard;
 
@@ -326,13 +330,32 @@ public final class MeshControl implements LinkListener {
         if (p == null) {
             return;
         }
-        // ETX stays at its initial 1.0 until link loss is measured (routing-session §6.3).
-        final double cost = TreeCoordinates.linkCost(1.0, srttMicros / 1000.0);
+        p.srttMicros = srttMicros;
+        updateCost(p);
+    }
+
+    /** A measured ETX for the link to {@code peer} (routing-session §6.3): folded into its cost once SRTT exists. */
+    @Override
+    public void onEtx(final PeerIdentity peer, final double etx, final long nowNanos) {
+        advance(nowNanos);
+        final PeerState p = peers.get(peer.nodeAddr());
+        if (p == null || !(etx >= 1.0) || etx == p.etx) {
+            return;
+        }
+        p.etx = etx;
+        if (p.srttMicros >= 0) {
+            updateCost(p);
+        }
+    }
+
+    /** Link cost = ETX × (1 + SRTT_ms / 100); ETX is 1.0 until the link's reports measured it. */
+    private void updateCost(final PeerState p) {
+        final double cost = TreeCoordinates.linkCost(p.etx, p.srttMicros / 1000.0);
         if (cost != p.cost) {
             p.cost = cost;
             dirty = true;
         }
-        tree.onLinkCost(peer.nodeAddr(), cost, now);
+        tree.onLinkCost(p.identity.nodeAddr(), cost, now);
     }
 
     @Override

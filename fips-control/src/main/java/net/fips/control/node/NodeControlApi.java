@@ -254,7 +254,9 @@ final class NodeControlApi implements ControlApi {
                     p.consecutiveDecryptFailures(), null,
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
-                    p.kBit() == 1, LinkMmp.of(mode, srttMs, null, null, null, null, null, null, null), p.rekeys(),
+                    p.kBit() == 1, LinkMmp.of(mode, srttMs,
+                            p.deliveryForward() == null ? null : 1.0 - p.deliveryForward(), p.etx(), null,
+                            p.deliveryForward(), p.deliveryReverse(), null, null), p.rekeys(),
                     p.restarts(), p.decryptFailures()));
         }
         return out;
@@ -280,19 +282,27 @@ final class NodeControlApi implements ControlApi {
             o.put("display_name", displayName(p.npub()));
             o.put("mode", mode);
             final ObjectNode l = o.putObject("link_layer");
-            l.putNull("loss_rate");
-            l.putNull("etx");
+            putNullable(l, "loss_rate", p.deliveryForward() == null ? null : 1.0 - p.deliveryForward());
+            putNullable(l, "etx", p.etx());
             l.putNull("goodput_bps");
             l.put("spin_bit_role", "unknown");
             if (p.srttMicros() >= 0) {
                 l.put("srtt_ms", p.srttMicros() / 1000.0);
             }
-            l.putNull("delivery_ratio_forward");
-            l.putNull("delivery_ratio_reverse");
+            putNullable(l, "delivery_ratio_forward", p.deliveryForward());
+            putNullable(l, "delivery_ratio_reverse", p.deliveryReverse());
             l.putNull("ecn_ce_count");
         }
         data.set("sessions", node.loop().sessionsMmpSnapshot());
         return data;
+    }
+
+    private static void putNullable(final ObjectNode o, final String k, final Double v) {
+        if (v == null) {
+            o.putNull(k);
+        } else {
+            o.put(k, v);
+        }
     }
 
     @Override

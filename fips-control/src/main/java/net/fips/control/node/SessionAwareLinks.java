@@ -41,6 +41,11 @@ final class SessionAwareLinks implements LinkListener {
     }
 
     @Override
+    public void onEtx(final PeerIdentity peer, final double etx, final long nowNanos) {
+        mesh.onEtx(peer, etx, nowNanos);
+    }
+
+    @Override
     public int onRoutingTick(final long nowNanos) {
         final int work = mesh.onRoutingTick(nowNanos);
         sessions.tick(nowNanos);

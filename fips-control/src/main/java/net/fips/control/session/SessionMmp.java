@@ -30,13 +30,9 @@ public final class SessionMmp {
     private long lastHighest;
     private long lastPackets;
     private long lastBytes;
-    // our receiver state at the previous report, for the reverse ratio
-    private long ourLastMessagesIn = -1;
-    private long ourLastHighestIn = -1;
+    private final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
     private long srttUs = -1;
     private long rttvarUs;
-    private Double forwardDelivery;
-    private Double reverseDelivery;
     private long reportsReceived;
     private long reportsIgnored;
 
@@ -114,21 +110,7 @@ public final class SessionMmp {
                 sample(rttMs * 1000);
             }
         }
-        if (haveReport) {
-            final long dHighest = rr.highestCounter() - lastHighest;
-            if (dHighest > 0) {
-                final double df = (double) (rr.cumulativePacketsRecv() - lastPackets) / dHighest;
-                forwardDelivery = Math.max(0.0, Math.min(1.0, df));
-            }
-        }
-        final long ourIn = ours.messagesIn();
-        final long ourHighest = ours.highestCounterIn();
-        if (ourLastMessagesIn >= 0 && ourHighest > ourLastHighestIn && ourLastHighestIn >= 0) {
-            final double dr = (double) (ourIn - ourLastMessagesIn) / (ourHighest - ourLastHighestIn);
-            reverseDelivery = Math.max(0.0, Math.min(1.0, dr));
-        }
-        ourLastMessagesIn = ourIn;
-        ourLastHighestIn = ourHighest;
+        delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), ours.messagesIn(), ours.highestCounterIn());
         haveReport = true;
         lastHighest = rr.highestCounter();
         lastPackets = rr.cumulativePacketsRecv();
@@ -153,26 +135,22 @@ public final class SessionMmp {
 
     /** @return the loss rate of our traffic (1 − forward delivery), or null before two reports */
     public Double lossRate() {
-        return forwardDelivery == null ? null : 1.0 - forwardDelivery;
+        return delivery.lossRate();
     }
 
     /** @return forward delivery ratio, or null */
     public Double deliveryRatioForward() {
-        return forwardDelivery;
+        return delivery.forward();
     }
 
     /** @return reverse delivery ratio (our receiver's view), or null */
     public Double deliveryRatioReverse() {
-        return reverseDelivery;
+        return delivery.reverse();
     }
 
     /** @return ETX = clamp(1/(df·dr), 1, 100), or null until both ratios are measured */
     public Double etx() {
-        if (forwardDelivery == null || reverseDelivery == null) {
-            return null;
-        }
-        final double p = forwardDelivery * reverseDelivery;
-        return p <= 0 ? 100.0 : Math.max(1.0, Math.min(100.0, 1.0 / p));
+        return delivery.etx();
     }
 
     /** @return ReceiverReports accepted */

@@ -60,6 +60,12 @@ class MeshControlTableTest {
         assertEquals(before, published.size(), "nothing changed, nothing published");
         assertSame(t2, mesh.table());
 
+        // A measured ETX (lossy link) multiplies into the cost: ETX x (1 + SRTT/100).
+        mesh.onEtx(peer.toPeer(), 2.5, 3);
+        mesh.flush();
+        final ForwardingTable t3 = published.getLast();
+        assertEquals(TreeCoordinates.linkCost(2.5, 40.0), t3.peer(t3.peerIndex(peer.nodeAddr())).linkCost());
+
         mesh.onPeerDown(peer.toPeer(), 3);
         mesh.flush();
         assertTrue(published.getLast().peerIndex(peer.nodeAddr()) < 0, "the peer left the table");

@@ -123,14 +123,24 @@ class NodeMeshTest {
                 && roles(ask(b, "show_peers"))[1] == 2 - wantParents, () -> "tree roles at B: " + ask(b, "show_peers"));
         for (final JsonNode p : ask(b, "show_peers").get("peers")) {
             assertTrue(p.get("has_tree_position").asBoolean());
-            // Loss, ETX, goodput and delivery are not measured yet: present, as in the reference, and null.
-            for (final String k : List.of("loss_rate", "etx", "goodput_bps", "delivery_ratio_forward",
-                    "delivery_ratio_reverse")) {
-                assertTrue(p.get("mmp").has(k) && p.get("mmp").get(k).isNull(), () -> k + " in " + p);
+            // Goodput is not measured: present, as in the reference, and null. Loss, ETX and the delivery ratios are
+            // null until two ReceiverReports arrived, then measured (checked below).
+            assertTrue(p.get("mmp").has("goodput_bps") && p.get("mmp").get("goodput_bps").isNull(), p::toString);
+            for (final String k : List.of("loss_rate", "etx", "delivery_ratio_forward", "delivery_ratio_reverse")) {
+                assertTrue(p.get("mmp").has(k), () -> k + " in " + p);
             }
             assertEquals(p.get("is_parent").asBoolean() ? treeB.get("depth").asInt() - 1
                     : treeB.get("depth").asInt() + 1, p.get("tree_depth").asInt(), p::toString);
         }
+
+        // Link MMP from the ReceiverReports: a lossless loopback link measures loss 0, delivery 1 and ETX 1.
+        await(10_000, () -> {
+            final JsonNode m = ask(b, "show_peers").get("peers").get(0).get("mmp");
+            return m.get("loss_rate").isNumber() && m.get("etx").isNumber();
+        }, () -> "link loss and ETX measured: " + ask(b, "show_peers"));
+        final JsonNode lm = ask(b, "show_peers").get("peers").get(0).get("mmp");
+        assertEquals(0.0, lm.get("loss_rate").asDouble(), 0.02, lm::toString);
+        assertEquals(1.0, lm.get("etx").asDouble(), 0.05, lm::toString);
 
         // Discovery: A knows C's key (as DNS would tell it), looks C up; only B can relay it.
         await(10_000, () -> ask(a, "show_bloom").get("peer_filters").get(0).get("has_filter").asBoolean(),

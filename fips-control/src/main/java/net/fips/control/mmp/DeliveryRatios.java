@@ -1,0 +1,71 @@
+package net.fips.control.mmp;
+
+/**
+ * Delivery ratios and ETX of one MMP instance, link or session (routing-session.md §6.3): forward delivery from
+ * consecutive ReceiverReports about our traffic ({@code Δcumulative_packets_recv / Δhighest_counter}), reverse
+ * delivery from our own receiver state sampled at each report, ETX = clamp(1/(df·dr), 1, 100). A counter that
+ * goes backwards (a rekey restarts it) only re-bases the next interval. Single thread.
+ */
+public final class DeliveryRatios {
+    private boolean havePeer;
+    private long peerHighest;
+    private long peerPackets;
+    private long ourPackets = -1;
+    private long ourHighest = -1;
+    private Double forward;
+    private Double reverse;
+
+    /**
+     * One accepted ReceiverReport.
+     *
+     * @param peerHighestCounter   the report's highest_counter (of our frames)
+     * @param peerPacketsReceived  the report's cumulative_packets_recv
+     * @param ourPacketsReceived   our cumulative frames received from the peer now
+     * @param ourHighestCounter    the highest counter of the peer's frames we accepted, now (-1 before one)
+     */
+    public void onReport(final long peerHighestCounter, final long peerPacketsReceived,
+                         final long ourPacketsReceived, final long ourHighestCounter) {
+        if (havePeer) {
+            final long dHighest = peerHighestCounter - peerHighest;
+            if (dHighest > 0) {
+                forward = clamp01((double) (peerPacketsReceived - peerPackets) / dHighest);
+            }
+        }
+        havePeer = true;
+        peerHighest = peerHighestCounter;
+        peerPackets = peerPacketsReceived;
+        if (ourPackets >= 0 && ourHighest >= 0 && ourHighestCounter > ourHighest) {
+            reverse = clamp01((double) (ourPacketsReceived - ourPackets) / (ourHighestCounter - ourHighest));
+        }
+        ourPackets = ourPacketsReceived;
+        ourHighest = ourHighestCounter;
+    }
+
+    private static double clamp01(final double v) {
+        return Math.max(0.0, Math.min(1.0, v));
+    }
+
+    /** @return forward delivery ratio, or null before two reports */
+    public Double forward() {
+        return forward;
+    }
+
+    /** @return reverse delivery ratio, or null before two samples of our own receiver */
+    public Double reverse() {
+        return reverse;
+    }
+
+    /** @return 1 − forward delivery, or null */
+    public Double lossRate() {
+        return forward == null ? null : 1.0 - forward;
+    }
+
+    /** @return ETX = clamp(1/(df·dr), 1, 100), or null until both ratios are measured */
+    public Double etx() {
+        if (forward == null || reverse == null) {
+            return null;
+        }
+        final double p = forward * reverse;
+        return p <= 0 ? 100.0 : Math.max(1.0, Math.min(100.0, 1.0 / p));
+    }
+}

@@ -1,0 +1,34 @@
+package net.fips.control.mmp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import org.junit.jupiter.api.Test;
+
+/** Delivery ratios and ETX from consecutive reports (routing-session §6.3). */
+class DeliveryRatiosTest {
+    @Test
+    void ratiosEtxAndARekeyThatRestartsTheCounter() {
+        final DeliveryRatios d = new DeliveryRatios();
+        d.onReport(99, 100, 50, 49);
+        assertNull(d.forward());
+        assertNull(d.etx());
+        // 100 counters, 80 arrived; we got 50 of 100 of theirs: df 0.8, dr 0.5, ETX 1/(0.4) = 2.5.
+        d.onReport(199, 180, 100, 149);
+        assertEquals(0.8, d.forward(), 1e-9);
+        assertEquals(0.2, d.lossRate(), 1e-9);
+        assertEquals(0.5, d.reverse(), 1e-9);
+        assertEquals(2.5, d.etx(), 1e-9);
+        // A rekey restarts both counters: the ratios stay, the next interval is re-based.
+        d.onReport(9, 190, 110, 9);
+        assertEquals(0.8, d.forward(), 1e-9);
+        d.onReport(109, 290, 210, 109);
+        assertEquals(1.0, d.forward(), 1e-9);
+        assertEquals(1.0, d.reverse(), 1e-9);
+        assertEquals(1.0, d.etx(), 1e-9);
+        // Nothing delivered: ETX is capped at 100.
+        d.onReport(209, 290, 210, 209);
+        assertEquals(0.0, d.forward(), 1e-9);
+        assertEquals(100.0, d.etx(), 1e-9);
+    }
+}
