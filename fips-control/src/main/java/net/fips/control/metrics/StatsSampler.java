@@ -28,8 +28,8 @@ import net.fips.dataplane.udp.UdpTransport;
  *   <li>{@code loss_rate}: a gap, MMP loss is not measured yet;</li>
  *   <li>{@code active_sessions}: whatever {@link #activeSessions(LongSupplier)} supplies, a gap until the session
  *       layer supplies it;</li>
- *   <li>per peer: MMP SRTT and the link's frame and byte totals from the {@link LinkSnapshot}; loss rate and ECN CE
- *       are gaps (not measured yet).</li>
+ *   <li>per peer: MMP SRTT, loss (1 − forward delivery from the peer's ReceiverReports, a gap before two) and the
+ *       link's frame and byte totals from the {@link LinkSnapshot}; ECN CE is a gap (not measured yet).</li>
  * </ul>
  */
 public final class StatsSampler {
@@ -104,7 +104,8 @@ public final class StatsSampler {
         final List<PeerSample> peers = new ArrayList<>(ls.peers().size());
         for (final PeerSnapshot p : ls.peers()) {
             peers.add(new PeerSample(p.nodeAddr(), p.npub(), p.srttMicros() < 0 ? Double.NaN : p.srttMicros() / 1000.0,
-                    Double.NaN, p.bytesIn(), p.bytesOut(), p.packetsIn(), p.packetsOut(), NodeSample.UNMEASURED));
+                    p.deliveryForward() == null ? Double.NaN : 1.0 - p.deliveryForward(), p.bytesIn(), p.bytesOut(),
+                    p.packetsIn(), p.packetsOut(), NodeSample.UNMEASURED));
         }
         return history.record(nowNanos, node, peers);
     }
