@@ -212,9 +212,10 @@ class FipsTopTest {
         assertTrue(node.contains("mesh_size"), "sparkline rows from the stats history:\n" + node);
         assertTrue(node.contains("Listening on fips0 (" + a.address() + ")"), node);
         tmux("send-keys", "-t", "a", "Tab");
-        // bob's row: RTT measured, loss not measured ("-"), byte rates once two polls have been taken.
+        // bob's row: RTT and loss measured (loss from the link's ReceiverReports), byte
+        // rates once two polls have been taken.
         final java.util.regex.Pattern bobRow = java.util.regex.Pattern.compile("bob\\s+connected\\s+127\\.0\\.0\\.1:"
-                + pb + "\\s+\\S+\\s+\\S+\\s+[0-9.]+\\s+-\\s+[0-9.]+[kM]?\\s+[0-9.]+[kM]?\\s+"
+                + pb + "\\s+\\S+\\s+\\S+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+[kM]?\\s+[0-9.]+[kM]?\\s+"
                 + b.nodeAddr());
         awaitScreen("a", 15_000, s -> s.contains("[Peers]") && s.contains("Peers: 1")
                 && s.lines().anyMatch(l -> bobRow.matcher(l).matches()), "the Peers tab with bob's measured row");
