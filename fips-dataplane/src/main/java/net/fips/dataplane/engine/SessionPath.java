@@ -141,8 +141,14 @@ final class SessionPath {
         }
         final FspSession s = sessions.getByPrefix(Ipv6Packet.nodePrefixHi(dstHi, dstLo),
                 Ipv6Packet.nodePrefixLo(dstLo));
-        if (s == null || table == null) {
+        if (s == null) {
             toControl(slot, seg, off, len);
+            return;
+        }
+        if (table == null) {
+            // An established session but no routing snapshot yet: nothing can route it (handing it to the control
+            // plane would only bring it back here).
+            drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
             return;
         }
         final long now = clock.getAsLong();
