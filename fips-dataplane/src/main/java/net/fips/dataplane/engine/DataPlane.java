@@ -21,7 +21,6 @@ import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.SessionStats;
-import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.tun.TunDevice;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.pool.MpscSlotRing;
@@ -411,14 +410,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     public void sendIpv6(final byte[] packet) {
         checkRunning();
         final byte[] copy = packet.clone();
-        int worker = 0;
-        final MemorySegment seg = MemorySegment.ofArray(copy);
-        if (Ipv6Packet.checkHeader(seg, 0, copy.length) == Ipv6Packet.OK) {
-            final long hi = Ipv6Packet.dstHi(seg, 0);
-            final long lo = Ipv6Packet.dstLo(seg, 0);
-            worker = SessionPath.workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo),
-                    workers.length);
-        }
+        final int worker = SessionPath.workerOfPacket(MemorySegment.ofArray(copy), 0, copy.length, workers.length);
         workers[worker].enqueue(new WorkerAgent.SendIpv6(copy));
     }
 
@@ -525,14 +517,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         MemorySegment.copy(src, offset, seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, length);
         SlotMeta.linkId(seg, IPV6_PACKET);
-        int worker = 0;
-        final long off = SlotDescriptor.DEFAULT_DATA_OFFSET;
-        if (Ipv6Packet.checkHeader(seg, off, length) == Ipv6Packet.OK) {
-            final long hi = Ipv6Packet.dstHi(seg, off);
-            final long lo = Ipv6Packet.dstLo(seg, off);
-            worker = SessionPath.workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo),
-                    callerRings.length);
-        }
+        final int worker = SessionPath.workerOfPacket(seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length,
+                callerRings.length);
         // release (inside offer): the worker sees the bytes and the metadata before the index
         if (!callerRings[worker].offer(slot)) {
             pool.release(slot);

@@ -112,6 +112,19 @@ final class SessionPath {
         return Math.floorMod(SessionMap.hash(prefixHi, prefixLo), workers);
     }
 
+    /**
+     * The worker an outbound IPv6 packet goes to: the owner of its destination's session; worker 0 (which counts
+     * and drops it) for a packet that is not IPv6.
+     */
+    static int workerOfPacket(final MemorySegment seg, final long off, final int len, final int workers) {
+        if (Ipv6Packet.checkHeader(seg, off, len) != Ipv6Packet.OK) {
+            return 0;
+        }
+        final long hi = Ipv6Packet.dstHi(seg, off);
+        final long lo = Ipv6Packet.dstLo(seg, off);
+        return workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo), workers);
+    }
+
     /** The worker of the session with {@code node}. */
     static int workerOf(final NodeAddr node, final int workers) {
         return workerOf(node.hi(), SessionMap.prefixLo(node.lo()), workers);

@@ -3,7 +3,6 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
@@ -99,14 +98,8 @@ final class TunRxAgent implements Agent {
     private void onPacket(final MemorySegment seg, final int len) {
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, SlotDescriptor.DEFAULT_DATA_OFFSET);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
-        final long off = SlotDescriptor.DEFAULT_DATA_OFFSET;
-        int worker = 0;
-        if (Ipv6Packet.checkHeader(seg, off, len) == Ipv6Packet.OK) {
-            final long hi = Ipv6Packet.dstHi(seg, off);
-            final long lo = Ipv6Packet.dstLo(seg, off);
-            worker = SessionPath.workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo),
-                    toWorkers.length);
-        }
+        final int worker = SessionPath.workerOfPacket(seg, SlotDescriptor.DEFAULT_DATA_OFFSET, len,
+                toWorkers.length);
         // release (inside offer): the worker sees the packet and its header fields before the index
         if (toWorkers[worker].offer(slot)) {
             workerFed[worker] = true;

@@ -543,14 +543,25 @@ final class WorkerAgent implements Agent {
             return;
         }
         SlotMeta.linkId(seg, outLinkId);
-        SlotMeta.forwardFlags(seg, forwardFlags);
+        handOff(worker, slot, seg, forwardFlags);
+    }
+
+    /**
+     * Passes {@code slot} to {@code worker} through this worker's SPSC ring to it, with {@code flags} in the slot
+     * metadata (a forward's CE and route class, or {@link #HANDOFF_DELIVER}/{@link #HANDOFF_ORIGINATED}).
+     *
+     * @return false when the ring was full (the drop is counted and the slot released)
+     */
+    private boolean handOff(final int worker, final int slot, final MemorySegment seg, final int flags) {
+        SlotMeta.forwardFlags(seg, flags);
         // release (inside offer): the other worker sees the bytes and the metadata before the index
         if (!toWorkers[worker].offer(slot)) {
             drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
-            return;
+            return false;
         }
         workerFed[worker] = true;
         counters.increment(DataPlaneCounter.HANDOFFS);
+        return true;
     }
 
     /** A forward handed over by another worker (the outbound link is ours), or a datagram for our session. */
@@ -593,13 +604,7 @@ final class WorkerAgent implements Agent {
         }
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) m);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
-        SlotMeta.forwardFlags(seg, HANDOFF_DELIVER | (fmpFlags & FmpEstablishedHeader.FLAG_CE));
-        if (!toWorkers[owner].offer(slot)) {
-            drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
-            return;
-        }
-        workerFed[owner] = true;
-        counters.increment(DataPlaneCounter.HANDOFFS);
+        handOff(owner, slot, seg, HANDOFF_DELIVER | (fmpFlags & FmpEstablishedHeader.FLAG_CE));
     }
 
     /** An IPv6 packet read from TUN for a destination whose session this worker owns. */
@@ -639,14 +644,7 @@ final class WorkerAgent implements Agent {
             return seal(out, slot, 0);
         }
         SlotMeta.linkId(seg, outLinkId);
-        SlotMeta.forwardFlags(seg, HANDOFF_ORIGINATED);
-        if (!toWorkers[worker].offer(slot)) {
-            drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
-            return false;
-        }
-        workerFed[worker] = true;
-        counters.increment(DataPlaneCounter.HANDOFFS);
-        return true;
+        return handOff(worker, slot, seg, HANDOFF_ORIGINATED);
     }
 
     /** @param forwardFlags the FMP flags to add (CE) in the low byte, the route class ordinal above */
