@@ -95,11 +95,11 @@ final class Announces {
 
     /** Sender reports every 2·SRTT, receiver reports every SRTT, within [floor, 5 s]; 200 ms before any SRTT. */
     private static long reportInterval(final PeerLink.Mmp m, final int srttMultiple) {
-        if (m.srttSamples == 0) {
+        if (m.rtt.samples() == 0) {
             return REPORT_FLOOR_COLD_NANOS;
         }
-        final long floor = m.srttSamples <= COLD_SAMPLES ? REPORT_FLOOR_COLD_NANOS : REPORT_FLOOR_NANOS;
-        final long want = m.srttMicros * 1000L * srttMultiple;
+        final long floor = m.rtt.samples() <= COLD_SAMPLES ? REPORT_FLOOR_COLD_NANOS : REPORT_FLOOR_NANOS;
+        final long want = m.rtt.srttMicros() * 1000L * srttMultiple;
         return Math.min(REPORT_CEILING_NANOS, Math.max(floor, want));
     }
 
@@ -173,24 +173,14 @@ final class Announces {
         peer.mmp.receiverReportsIn++;
         c.count(LinkCounter.MMP_REPORTS_RECEIVED);
         final PeerLink.Mmp mm = peer.mmp;
-        final boolean stale = mm.haveRr && (rr.cumulativePacketsRecv() < mm.lastRrPackets
-                || rr.cumulativePacketsRecv() == mm.lastRrPackets && rr.highestCounter() == mm.lastRrHighest
-                && rr.cumulativeBytesRecv() == mm.lastRrBytes);
-        if (!stale) {
-            final net.fips.dataplane.LinkStats s = c.statsOf(peer);
-            if (s != null) {
-                mm.delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), s.packetsIn(),
-                        s.highestCounterIn());
-            }
+        final net.fips.dataplane.LinkStats s = c.statsOf(peer);
+        if (mm.delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), rr.cumulativeBytesRecv(),
+                s == null ? -1 : s.packetsIn(), s == null ? -1 : s.highestCounterIn())) {
             final Double etx = mm.delivery.etx();
             final LinkListener ll = c.listener();
             if (etx != null && ll != null) {
                 ll.onEtx(peer.identity, etx, c.now);
             }
-            mm.haveRr = true;
-            mm.lastRrHighest = rr.highestCounter();
-            mm.lastRrPackets = rr.cumulativePacketsRecv();
-            mm.lastRrBytes = rr.cumulativeBytesRecv();
         }
         if (rr.timestampEcho() == 0) {
             return;
@@ -200,19 +190,10 @@ final class Announces {
         if (rttMs <= 0) {
             return;
         }
-        final long sample = rttMs * 1000;
-        final PeerLink.Mmp m = peer.mmp;
-        if (m.srttSamples == 0) {
-            m.srttMicros = sample;
-            m.rttvarMicros = sample / 2;
-        } else {
-            m.rttvarMicros += (Math.abs(m.srttMicros - sample) - m.rttvarMicros) >> 2;
-            m.srttMicros += (sample - m.srttMicros) >> 3;
-        }
-        m.srttSamples++;
+        mm.rtt.sample(rttMs * 1000);
         final LinkListener l = c.listener();
         if (l != null) {
-            l.onRttSample(peer.identity, m.srttMicros, m.srttSamples, c.now);
+            l.onRttSample(peer.identity, mm.rtt.srttMicros(), mm.rtt.samples(), c.now);
         }
     }
 }

@@ -80,15 +80,10 @@ final class PeerLink {
         boolean hasPeerTimestamp;
         long peerTimestampMs;
         long peerTimestampAtNanos;
-        long srttMicros;
-        long rttvarMicros;
+        /** SRTT from the timestamp echo of the peer's ReceiverReports. */
+        final net.fips.control.mmp.SmoothedRtt rtt = new net.fips.control.mmp.SmoothedRtt();
         /** Forward/reverse delivery and ETX from the peer's ReceiverReports (routing-session §6.3). */
         final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
-        boolean haveRr;
-        long lastRrHighest;
-        long lastRrPackets;
-        long lastRrBytes;
-        int srttSamples;
         long senderReportsIn;
         long receiverReportsIn;
         long senderReportsOut;

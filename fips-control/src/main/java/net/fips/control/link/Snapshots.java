@@ -25,7 +25,7 @@ final class Snapshots {
                 s == null ? 0 : s.packetsIn(), s == null ? 0 : s.bytesIn(), s == null ? 0 : s.packetsOut(),
                 s == null ? 0 : s.bytesOut(), s == null ? 0 : s.dropsIn(), s == null ? 0 : s.sendCounter(),
                 s == null ? 0 : s.highestCounterIn(),
-                p.mmp.srttSamples == 0 ? -1 : p.mmp.srttMicros, s == null ? 0 : s.replayDrops(),
+                p.mmp.rtt.samples() == 0 ? -1 : p.mmp.rtt.srttMicros(), s == null ? 0 : s.replayDrops(),
                 s == null ? 0 : s.consecutiveDecryptFailures(), c.peerRestarts.of(p.nodeAddr),
                 s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()), p.mmp.delivery.forward(),
                 p.mmp.delivery.reverse(), p.mmp.delivery.etx());

@@ -3,28 +3,38 @@ package net.fips.control.mmp;
 /**
  * Delivery ratios and ETX of one MMP instance, link or session (routing-session.md §6.3): forward delivery from
  * consecutive ReceiverReports about our traffic ({@code Δcumulative_packets_recv / Δhighest_counter}), reverse
- * delivery from our own receiver state sampled at each report, ETX = clamp(1/(df·dr), 1, 100). A counter that
- * goes backwards (a rekey restarts it) only re-bases the next interval. Single thread.
+ * delivery from our own receiver state sampled at each report, ETX = clamp(1/(df·dr), 1, 100). After the first
+ * report, one whose cumulative packets went backwards or that repeats the previous one exactly is stale and ignored
+ * (§6.3). A highest counter that goes backwards (a rekey restarts it) only re-bases the next interval. Single
+ * thread.
  */
 public final class DeliveryRatios {
     private boolean havePeer;
     private long peerHighest;
     private long peerPackets;
+    private long peerBytes;
     private long ourPackets = -1;
     private long ourHighest = -1;
     private Double forward;
     private Double reverse;
 
     /**
-     * One accepted ReceiverReport.
+     * One ReceiverReport about our traffic.
      *
      * @param peerHighestCounter   the report's highest_counter (of our frames)
      * @param peerPacketsReceived  the report's cumulative_packets_recv
-     * @param ourPacketsReceived   our cumulative frames received from the peer now
+     * @param peerBytesReceived    the report's cumulative_bytes_recv
+     * @param ourPacketsReceived   our cumulative frames received from the peer now, or -1 when unknown (the reverse
+     *                             ratio then keeps its baseline)
      * @param ourHighestCounter    the highest counter of the peer's frames we accepted, now (-1 before one)
+     * @return false when the report was stale and ignored
      */
-    public void onReport(final long peerHighestCounter, final long peerPacketsReceived,
-                         final long ourPacketsReceived, final long ourHighestCounter) {
+    public boolean onReport(final long peerHighestCounter, final long peerPacketsReceived,
+                            final long peerBytesReceived, final long ourPacketsReceived, final long ourHighestCounter) {
+        if (havePeer && (peerPacketsReceived < peerPackets || peerPacketsReceived == peerPackets
+                && peerHighestCounter == peerHighest && peerBytesReceived == peerBytes)) {
+            return false;
+        }
         if (havePeer) {
             final long dHighest = peerHighestCounter - peerHighest;
             if (dHighest > 0) {
@@ -34,11 +44,16 @@ public final class DeliveryRatios {
         havePeer = true;
         peerHighest = peerHighestCounter;
         peerPackets = peerPacketsReceived;
+        peerBytes = peerBytesReceived;
+        if (ourPacketsReceived < 0) {
+            return true;
+        }
         if (ourPackets >= 0 && ourHighest >= 0 && ourHighestCounter > ourHighest) {
             reverse = clamp01((double) (ourPacketsReceived - ourPackets) / (ourHighestCounter - ourHighest));
         }
         ourPackets = ourPacketsReceived;
         ourHighest = ourHighestCounter;
+        return true;
     }
 
     private static double clamp01(final double v) {

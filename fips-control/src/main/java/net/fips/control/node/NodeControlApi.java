@@ -282,28 +282,21 @@ final class NodeControlApi implements ControlApi {
             o.put("display_name", displayName(p.npub()));
             o.put("mode", mode);
             final ObjectNode l = o.putObject("link_layer");
-            putNullable(l, "loss_rate", p.deliveryForward() == null ? null : 1.0 - p.deliveryForward());
-            putNullable(l, "etx", p.etx());
+            l.put("loss_rate", p.deliveryForward() == null ? null : 1.0 - p.deliveryForward());
+            l.put("etx", p.etx());
             l.putNull("goodput_bps");
             l.put("spin_bit_role", "unknown");
             if (p.srttMicros() >= 0) {
                 l.put("srtt_ms", p.srttMicros() / 1000.0);
             }
-            putNullable(l, "delivery_ratio_forward", p.deliveryForward());
-            putNullable(l, "delivery_ratio_reverse", p.deliveryReverse());
+            l.put("delivery_ratio_forward", p.deliveryForward());
+            l.put("delivery_ratio_reverse", p.deliveryReverse());
             l.putNull("ecn_ce_count");
         }
         data.set("sessions", node.loop().sessionsMmpSnapshot());
         return data;
     }
 
-    private static void putNullable(final ObjectNode o, final String k, final Double v) {
-        if (v == null) {
-            o.putNull(k);
-        } else {
-            o.put(k, v);
-        }
-    }
 
     @Override
     public List<LinkSnapshot> showLinks() {

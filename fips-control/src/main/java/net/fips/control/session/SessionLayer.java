@@ -41,6 +41,8 @@ import net.fips.dataplane.wire.SessionMessageType;
  */
 public final class SessionLayer implements SessionListener, SessionHost {
     private static final System.Logger LOG = System.getLogger(SessionLayer.class.getName());
+    private static final int SENDER_REPORT = net.fips.dataplane.wire.MmpSenderReport.SESSION_MSG_TYPE;
+    private static final int RECEIVER_REPORT = net.fips.dataplane.wire.MmpReceiverReport.SESSION_MSG_TYPE;
 
     private final Sessions sessions;
     private final MeshControl mesh;
@@ -55,7 +57,6 @@ public final class SessionLayer implements SessionListener, SessionHost {
     private String mmpMode = "full";
     private long now;
     private long icmpSent;
-    private long packetsRefused;
     /** The destination whose lookup just failed at once (set inside {@link #onLookupNeeded}). */
     private NodeAddr lookupFailed;
 
@@ -154,7 +155,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
 
     private void onInner(final NodeAddr src, final byte[] plaintext) {
         final int type = plaintext.length > 4 ? plaintext[4] & 0xFF : -1;
-        if (type == MmpReceiverReportType.RR) {
+        if (type == RECEIVER_REPORT) {
             final SessionMmp m = mmp.get(src);
             final SessionStats st = stats.apply(src);
             if (m != null && st != null) {
@@ -162,23 +163,16 @@ public final class SessionLayer implements SessionListener, SessionHost {
             }
             return;
         }
-        if (type == MmpReceiverReportType.SR) {
+        if (type == SENDER_REPORT) {
             return;   // the peer's sender view; our receiver state is the data plane's
         }
         sessions.onInnerMessage(src, plaintext, now);
     }
 
-    /** Session-layer MMP inner msg_types. */
-    private static final class MmpReceiverReportType {
-        static final int SR = net.fips.dataplane.wire.MmpSenderReport.SESSION_MSG_TYPE;
-        static final int RR = net.fips.dataplane.wire.MmpReceiverReport.SESSION_MSG_TYPE;
-    }
-
     private void onOutbound(final byte[] packet) {
         final MemorySegment seg = MemorySegment.ofArray(packet);
         if (Ipv6Packet.checkHeader(seg, 0, packet.length) != Ipv6Packet.OK) {
-            packetsRefused++;
-            return;
+            return;   // not reached: the data plane passes on only packets whose header it checked
         }
         final IdentityCache.Entry id = lookupByAddress(packet);
         if (id == null) {
@@ -190,7 +184,9 @@ public final class SessionLayer implements SessionListener, SessionHost {
         switch (sessions.send(dest, packet, now)) {
             case ESTABLISHED -> dataPlane.sendIpv6(packet);
             case NO_IDENTITY -> unreachable(packet);
-            case DROPPED -> packetsRefused++;
+            case DROPPED -> {
+                // counted by Sessions (the queue table is full)
+            }
             case LOOKUP_REQUESTED -> {
                 if (dest.equals(lookupFailed)) {
                     for (final byte[] p : sessions.onUnreachable(dest, now)) {
@@ -254,12 +250,12 @@ public final class SessionLayer implements SessionListener, SessionHost {
         }
         final byte[] rr = m.receiverReport(s, nowNanos);
         if (rr != null) {
-            dataPlane.sendSessionMessage(remote, MmpReceiverReportType.RR, rr, false);
+            dataPlane.sendSessionMessage(remote, RECEIVER_REPORT, rr, false);
         }
         if ("full".equals(mmpMode)) {
             final byte[] sr = m.senderReport(s, nowNanos);
             if (sr != null) {
-                dataPlane.sendSessionMessage(remote, MmpReceiverReportType.SR, sr, false);
+                dataPlane.sendSessionMessage(remote, SENDER_REPORT, sr, false);
             }
         }
     }
@@ -446,11 +442,11 @@ public final class SessionLayer implements SessionListener, SessionHost {
                 if (m != null) {
                     final com.fasterxml.jackson.databind.node.ObjectNode mo = o.putObject("mmp");
                     mo.put("mode", mmpMode);
-                    putNullable(mo, "loss_rate", m.lossRate());
-                    putNullable(mo, "etx", m.etx());
+                    mo.put("loss_rate", m.lossRate());
+                    mo.put("etx", m.etx());
                     mo.putNull("goodput_bps");
-                    putNullable(mo, "delivery_ratio_forward", m.deliveryRatioForward());
-                    putNullable(mo, "delivery_ratio_reverse", m.deliveryRatioReverse());
+                    mo.put("delivery_ratio_forward", m.deliveryRatioForward());
+                    mo.put("delivery_ratio_reverse", m.deliveryRatioReverse());
                     if (st != null) {
                         mo.put("path_mtu", st.pathMtu());
                     }
@@ -463,14 +459,6 @@ public final class SessionLayer implements SessionListener, SessionHost {
         return data;
     }
 
-    private static void putNullable(final com.fasterxml.jackson.databind.node.ObjectNode o, final String k,
-                                    final Double v) {
-        if (v == null) {
-            o.putNull(k);
-        } else {
-            o.put(k, v);
-        }
-    }
 
     /**
      * Renders the session half of {@code show_mmp}: {@code sessions[]{remote, display_name, mode,
@@ -494,8 +482,8 @@ public final class SessionLayer implements SessionListener, SessionHost {
             o.put("mode", mode);
             final com.fasterxml.jackson.databind.node.ObjectNode l = o.putObject("session_layer");
             final SessionMmp m = mmp.get(r);
-            putNullable(l, "loss_rate", m == null ? null : m.lossRate());
-            putNullable(l, "etx", m == null ? null : m.etx());
+            l.put("loss_rate", m == null ? null : m.lossRate());
+            l.put("etx", m == null ? null : m.etx());
             if (st == null) {
                 l.putNull("path_mtu");
             } else {

@@ -8,8 +8,8 @@ import net.fips.dataplane.wire.WireResult;
 /**
  * The session-layer MMP instance of one established session (routing-session.md §6): builds the reports we send
  * from the data plane's live figures ({@link SessionStats}) and computes, from the peer's ReceiverReports about our
- * traffic, SRTT (RFC 6298 on the timestamp echo), forward delivery and loss, and with our own receiver state the
- * reverse delivery and ETX. Control thread; time is the caller's.
+ * traffic, SRTT on the timestamp echo ({@link net.fips.control.mmp.SmoothedRtt}) and the delivery ratios, loss and
+ * ETX ({@link net.fips.control.mmp.DeliveryRatios}), as the link layer does. Control thread; time is the caller's.
  *
  * <p>Not measured (left null by the callers): goodput, jitter, OWD trend, burst loss and reorder counts; the
  * reports we send carry 0 in those fields.
@@ -25,14 +25,8 @@ public final class SessionMmp {
     private long srIntervalStartCounter;
     private long srIntervalStartTs;
     private long srIntervalStartBytes;
-    // the peer's last accepted report about our traffic
-    private boolean haveReport;
-    private long lastHighest;
-    private long lastPackets;
-    private long lastBytes;
     private final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
-    private long srttUs = -1;
-    private long rttvarUs;
+    private final net.fips.control.mmp.SmoothedRtt rtt = new net.fips.control.mmp.SmoothedRtt();
     private long reportsReceived;
     private long reportsIgnored;
 
@@ -97,8 +91,8 @@ public final class SessionMmp {
             reportsIgnored++;
             return;
         }
-        if (haveReport && (rr.cumulativePacketsRecv() < lastPackets || rr.cumulativePacketsRecv() == lastPackets
-                && rr.highestCounter() == lastHighest && rr.cumulativeBytesRecv() == lastBytes)) {
+        if (!delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), rr.cumulativeBytesRecv(),
+                ours.messagesIn(), ours.highestCounterIn())) {
             reportsIgnored++;   // stale: regressed or identical (§6.3)
             return;
         }
@@ -107,30 +101,14 @@ public final class SessionMmp {
             final long ourNowMs = (nowNanos - ours.generationStartNanos()) / NANOS_PER_MS;
             final long rttMs = ourNowMs - (rr.timestampEcho() + rr.dwellTime());
             if (rttMs > 0 && rttMs < MAX_RTT_MS) {
-                sample(rttMs * 1000);
+                rtt.sample(rttMs * 1000);
             }
         }
-        delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), ours.messagesIn(), ours.highestCounterIn());
-        haveReport = true;
-        lastHighest = rr.highestCounter();
-        lastPackets = rr.cumulativePacketsRecv();
-        lastBytes = rr.cumulativeBytesRecv();
-    }
-
-    /** RFC 6298 in integer microseconds, as the reference. */
-    private void sample(final long rUs) {
-        if (srttUs < 0) {
-            srttUs = rUs;
-            rttvarUs = rUs / 2;
-            return;
-        }
-        rttvarUs += (Math.abs(srttUs - rUs) - rttvarUs) / 4;
-        srttUs += (rUs - srttUs) / 8;
     }
 
     /** @return SRTT in ms, or null before the first sample */
     public Double srttMs() {
-        return srttUs < 0 ? null : srttUs / 1000.0;
+        return rtt.samples() == 0 ? null : rtt.srttMicros() / 1000.0;
     }
 
     /** @return the loss rate of our traffic (1 − forward delivery), or null before two reports */
