@@ -31,8 +31,8 @@ import net.fips.dataplane.engine.ThreadingMode;
  * One-way link throughput between two data planes on loopback, each on its own threads (rx, one worker, tx):
  * the benchmark thread pushes 1400-byte SessionDatagrams into A ({@code sendDatagram}, copying), A frames, seals
  * and sends them, B receives, opens and delivers them to a counting hook. The benchmark thread keeps at most
- * {@link #WINDOW} datagrams undelivered, so the score (packets/s offered) tracks the delivered rate rather than
- * the kernel's drop rate. {@code raw}: same engine with a no-op cipher; {@code link}: full FMP seal/open.
+ * {@link DeliveryWindow#WINDOW} datagrams undelivered, so the score (packets/s offered) tracks the delivered rate
+ * rather than the kernel's drop rate. {@code raw}: same engine with a no-op cipher; {@code link}: full FMP seal/open.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -44,9 +44,6 @@ import net.fips.dataplane.engine.ThreadingMode;
 public class LinkThroughputBenchmark {
     static final int BATCH = 32;
     /** Undelivered datagrams allowed in flight: under what the 4 MiB receive buffer holds. */
-    static final int WINDOW = 1024;
-    /** A window that makes no progress for this long is written off as lost (counted) instead of hanging. */
-    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
     @Param({"raw", "link"})
     public String mode;
@@ -62,8 +59,7 @@ public class LinkThroughputBenchmark {
     private DataPlane a;
     private DataPlane b;
     private MemorySegment datagram;
-    private long sent;
-    private long lost;
+    private final DeliveryWindow window = new DeliveryWindow(delivered);
     private long refused;
 
     @Setup(Level.Trial)
@@ -84,7 +80,7 @@ public class LinkThroughputBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         System.out.printf("%n%s: sent %d, delivered %d, written off %d, refused offers %d; A out %d, B in %d, "
-                        + "B auth failures %d, B rx %s%n", mode, sent, delivered.get(), lost, refused,
+                        + "B auth failures %d, B rx %s%n", mode, window.sent(), delivered.get(), window.lost(), refused,
                 a.counter(DataPlaneCounter.FRAMES_OUT), b.counter(DataPlaneCounter.FRAMES_IN),
                 b.counter(DataPlaneCounter.DROP_AUTH_FAILED), b.transport(0).counters());
         System.out.printf("A drops: %s; B drops: %s%n", Links.drops(a), Links.drops(b));
@@ -103,19 +99,6 @@ public class LinkThroughputBenchmark {
                 Thread.onSpinWait();
             }
         }
-        sent += BATCH;
-        long seen = delivered.get();
-        long since = System.nanoTime();
-        while (sent - lost - seen > WINDOW) {
-            Thread.onSpinWait();
-            final long now = delivered.get();
-            if (now != seen) {
-                seen = now;
-                since = System.nanoTime();
-            } else if (System.nanoTime() - since > STALL_NS) {
-                lost = sent - seen;
-            }
-        }
-        return seen;
+        return window.sentAndWait(BATCH);
     }
 }

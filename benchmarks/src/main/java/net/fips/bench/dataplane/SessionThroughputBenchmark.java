@@ -52,10 +52,8 @@ import net.fips.dataplane.wire.NodeAddr;
 @OperationsPerInvocation(SessionThroughputBenchmark.BATCH)
 public class SessionThroughputBenchmark {
     static final int BATCH = 32;
-    static final int WINDOW = 1024;
     /** The IPv6 packet: 1400 bytes, which with 77 bytes of encapsulation fits a 1500-byte transport MTU. */
     static final int PACKET = 1400;
-    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final NodeAddr ADDR_A = NodeAddr.of(0x3000_0000_0000_0000L, 0x0100);
     private static final NodeAddr ADDR_C = NodeAddr.of(0x1000_0000_0000_0000L, 0x0100);
 
@@ -66,8 +64,7 @@ public class SessionThroughputBenchmark {
     private DataPlane a;
     private DataPlane c;
     private MemorySegment packet;
-    private long sent;
-    private long lost;
+    private final DeliveryWindow window = new DeliveryWindow(delivered);
 
     private DataPlane plane(final NodeAddr self, final NodeAddr peer) throws IOException {
         final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.DEDICATED)
@@ -107,8 +104,9 @@ public class SessionThroughputBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        System.out.printf("%nsent %d, delivered %d, written off %d; A out %d, C in %d%n", sent, delivered.get(),
-                lost, a.counter(DataPlaneCounter.SESSION_PACKETS_OUT), c.counter(DataPlaneCounter.SESSION_PACKETS_IN));
+        System.out.printf("%nsent %d, delivered %d, written off %d; A out %d, C in %d%n", window.sent(),
+                delivered.get(), window.lost(), a.counter(DataPlaneCounter.SESSION_PACKETS_OUT),
+                c.counter(DataPlaneCounter.SESSION_PACKETS_IN));
         System.out.printf("drops: A %s; C %s; C rx %s%n", Links.drops(a), Links.drops(c), c.transport(0).counters());
         a.close();
         c.close();
@@ -122,19 +120,6 @@ public class SessionThroughputBenchmark {
                 Thread.onSpinWait();
             }
         }
-        sent += BATCH;
-        long seen = delivered.get();
-        long since = System.nanoTime();
-        while (sent - lost - seen > WINDOW) {
-            Thread.onSpinWait();
-            final long now = delivered.get();
-            if (now != seen) {
-                seen = now;
-                since = System.nanoTime();
-            } else if (System.nanoTime() - since > STALL_NS) {
-                lost = sent - seen;
-            }
-        }
-        return seen;
+        return window.sentAndWait(BATCH);
     }
 }

@@ -49,8 +49,6 @@ import net.fips.dataplane.wire.SessionDatagramHeader;
 @OperationsPerInvocation(TransitThroughputBenchmark.BATCH)
 public class TransitThroughputBenchmark {
     static final int BATCH = 32;
-    static final int WINDOW = 1024;
-    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final NodeAddr ADDR_A = NodeAddr.of(0x3000_0000_0000_0000L, 1);
     private static final NodeAddr ADDR_B = NodeAddr.of(0x2000_0000_0000_0000L, 1);
     private static final NodeAddr ADDR_C = NodeAddr.of(0x1000_0000_0000_0000L, 1);
@@ -66,8 +64,7 @@ public class TransitThroughputBenchmark {
     private DataPlane b;
     private DataPlane c;
     private MemorySegment datagram;
-    private long sent;
-    private long lost;
+    private final DeliveryWindow window = new DeliveryWindow(delivered);
 
     private DataPlane plane(final int workerCount, final net.fips.dataplane.LocalDelivery hook) throws IOException {
         final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.DEDICATED)
@@ -107,7 +104,7 @@ public class TransitThroughputBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         System.out.printf("%nworkers %d: sent %d, delivered %d, written off %d; B forwarded %d, handoffs %d, "
-                        + "B no-route %d%n", workers, sent, delivered.get(), lost,
+                        + "B no-route %d%n", workers, window.sent(), delivered.get(), window.lost(),
                 b.counter(DataPlaneCounter.FORWARDED), b.counter(DataPlaneCounter.HANDOFFS),
                 b.counter(DataPlaneCounter.DROP_NO_ROUTE));
         System.out.printf("drops: A %s; B %s; C %s; B rx %s; C rx %s%n", Links.drops(a), Links.drops(b),
@@ -127,19 +124,6 @@ public class TransitThroughputBenchmark {
                 Thread.onSpinWait();
             }
         }
-        sent += BATCH;
-        long seen = delivered.get();
-        long since = System.nanoTime();
-        while (sent - lost - seen > WINDOW) {
-            Thread.onSpinWait();
-            final long now = delivered.get();
-            if (now != seen) {
-                seen = now;
-                since = System.nanoTime();
-            } else if (System.nanoTime() - since > STALL_NS) {
-                lost = sent - seen;
-            }
-        }
-        return seen;
+        return window.sentAndWait(BATCH);
     }
 }
