@@ -122,8 +122,9 @@ final class NodeControlApi implements ControlApi {
 
     /**
      * The forwarding family from the data plane's packet counters. The data plane counts packets, not bytes, per
-     * outcome, so every {@code *_bytes} figure is null (not measured); {@code originated_packets} is 0 until the
-     * session layer originates datagrams.
+     * outcome, so every {@code *_bytes} figure is null (not measured); {@code originated_packets} counts the
+     * session datagrams the data plane sealed for our own sessions (DataPackets, reports, notifications; the few
+     * handshake and error-signal datagrams the control plane sends are not in it).
      */
     private ForwardingCounters forwarding() {
         final var dp = node.dataPlane();
@@ -133,8 +134,10 @@ final class NodeControlApi implements ControlApi {
         final long ttl = dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED);
         final long malformed = dp.counter(DataPlaneCounter.DROP_MALFORMED_DATAGRAM);
         final long sendErrors = dp.counter(DataPlaneCounter.DROP_HANDOFF_RING_FULL);
+        final long originated = dp.counter(DataPlaneCounter.SESSION_PACKETS_OUT)
+                + dp.counter(DataPlaneCounter.SESSION_MESSAGES_OUT);
         return new ForwardingCounters(null, malformed, null, delivered, null, 0L, null, noRoute, null, sendErrors,
-                null, forwarded, null, 0L, null, delivered + forwarded + noRoute + ttl + malformed + sendErrors,
+                null, forwarded, null, originated, null, delivered + forwarded + noRoute + ttl + malformed + sendErrors,
                 dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_ASCEND), dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_DESCEND),
                 dp.counter(DataPlaneCounter.ROUTE_DIRECT_PEER), dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN),
                 dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN_CROSS), dp.counter(DataPlaneCounter.ROUTE_TREE_UP),
@@ -285,7 +288,7 @@ final class NodeControlApi implements ControlApi {
             l.put("loss_rate", p.deliveryForward() == null ? null : 1.0 - p.deliveryForward());
             l.put("etx", p.etx());
             l.putNull("goodput_bps");
-            l.put("spin_bit_role", "unknown");
+            l.putNull("spin_bit_role");   // the spin bit is not implemented
             if (p.srttMicros() >= 0) {
                 l.put("srtt_ms", p.srttMicros() / 1000.0);
             }

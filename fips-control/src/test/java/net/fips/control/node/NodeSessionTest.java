@@ -174,6 +174,9 @@ class NodeSessionTest {
             return s0.path("mmp").has("srtt_ms");
         }, () -> "an SRTT from the session's reports: " + ask(a, "show_sessions"));
         assertTrue(mmp.get("sessions").get(0).get("session_layer").has("path_mtu"));
+        assertTrue(mmp.get("peers").get(0).get("link_layer").get("spin_bit_role").isNull(), "no spin bit: null");
+        assertTrue(ask(a, "show_status").get("forwarding").get("originated_packets").asLong() >= 1,
+                "A's sealed session datagrams count as originated");
 
         // A steady stream across several rekeys (every ~4 s): every packet, in order.
         final int total = 3_000;
