@@ -13,6 +13,6 @@ final class AclCommand {
 
     @Command(name = "show", mixinStandardHelpOptions = true, description = "Loaded peer ACL state.")
     int show() {
-        return root.request("show_acl", null, TableView::acl);
+        return root.request(Query.ACL);
     }
 }

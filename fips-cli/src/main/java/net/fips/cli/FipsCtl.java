@@ -1,6 +1,9 @@
 package net.fips.cli;
 
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
@@ -10,7 +13,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.ctl.ControlClient;
 import net.fips.control.ctl.ControlClientException;
-import net.fips.control.ctl.ControlJson;
 import net.fips.control.config.ControlSocketPaths;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -73,27 +75,39 @@ public final class FipsCtl implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing required subcommand");
-    }
-
-    /** @return a command line with fipsctl's exit-code conventions, ready to {@code execute} */
-    public static CommandLine commandLine() {
-        final CommandLine cl = new CommandLine(new FipsCtl());
-        setUsageExitCode(cl);
-        return cl;
-    }
-
-    // The invalid-input exit code is per command spec; usage errors are raised by the innermost subcommand.
-    private static void setUsageExitCode(final CommandLine cl) {
-        cl.getCommandSpec().exitCodeOnInvalidInput(EXIT_USAGE);
-        cl.getSubcommands().values().forEach(FipsCtl::setUsageExitCode);
+        throw UsageError.of(spec, "Missing required subcommand");
     }
 
     /**
      * @param args command-line arguments
      */
     public static void main(final String[] args) {
-        System.exit(commandLine().execute(args));
+        // The writers picocli would make: the default charset (UTF-8), autoflush.
+        final PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, Charset.defaultCharset()), true);
+        final PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, Charset.defaultCharset()), true);
+        final int quick = QuickCtl.run(args, out, err);
+        System.exit(quick != QuickCtl.NOT_HANDLED ? quick : CtlCommandLine.create().execute(args));
+    }
+
+    /**
+     * Runs one fipsctl command line as {@link #main} does, writing to the given streams: the parameterless queries
+     * in their plain spellings through {@link QuickCtl}, which answers without initialising picocli (most of a
+     * call's start-up time), everything else through picocli.
+     *
+     * @param args command-line arguments
+     * @param out  standard output
+     * @param err  standard error
+     * @return the exit status
+     */
+    public static int run(final String[] args, final PrintWriter out, final PrintWriter err) {
+        final int quick = QuickCtl.run(args, out, err);
+        if (quick != QuickCtl.NOT_HANDLED) {
+            return quick;
+        }
+        final CommandLine cl = CtlCommandLine.create();
+        cl.setOut(out);
+        cl.setErr(err);
+        return cl.execute(args);
     }
 
     PrintWriter out() {
@@ -115,7 +129,7 @@ public final class FipsCtl implements Callable<Integer> {
     /** @return true when output is JSON: --json, or no --table and stdout is not a terminal */
     boolean asJson() {
         if (json && table) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--json and --table exclude each other");
+            throw UsageError.of(spec, "--json and --table exclude each other");
         }
         return json || !table && !stdoutIsTerminal.getAsBoolean();
     }
@@ -136,22 +150,66 @@ public final class FipsCtl implements Callable<Integer> {
     int request(final String command, final ObjectNode params, final Function<JsonNode, String> render,
                 final boolean renderOnly) {
         final Path path = socket != null ? socket : ControlSocketPaths.defaultControlSocket();
-        final ObjectNode response;
+        return exchange(path, command, params, render, renderOnly || !asJson(), out(), err());
+    }
+
+    /**
+     * @param query a parameterless query
+     * @return the exit status
+     */
+    int request(final Query query) {
+        return request(query.command, null, query.table, false);
+    }
+
+    /**
+     * Sends one request to the daemon and prints the outcome: the data rendered or as pretty JSON on {@code out},
+     * a refusal or a failure to reach the daemon as {@code error: ...} on {@code err}.
+     *
+     * @param path    the control socket
+     * @param command command name
+     * @param params  parameters, or null
+     * @param render  renders {@code data} as text
+     * @param rendered print {@code render}'s text; false prints the data as pretty JSON
+     * @param out     standard output
+     * @param err     standard error
+     * @return the exit status
+     */
+    static int exchange(final Path path, final String command, final ObjectNode params,
+                        final Function<JsonNode, String> render, final boolean rendered, final PrintWriter out,
+                        final PrintWriter err) {
+        final StringBuilder line = new StringBuilder(64).append("{\"command\":");
+        JsonText.quote(line, command);
+        if (params != null) {
+            line.append(",\"params\":").append(JsonText.compact(params));
+        }
+        line.append("}\n");
+        final JsonNode response;
         try {
-            response = new ControlClient(path, ControlClient.DEFAULT_TIMEOUT).send(command, params);
+            final byte[] answer = new ControlClient(path, ControlClient.DEFAULT_TIMEOUT)
+                    .exchange(line.toString().getBytes(StandardCharsets.UTF_8));
+            response = JsonText.parse(answer);
         } catch (final ControlClientException e) {
-            err().println("error: " + e.getMessage());
-            err().flush();
+            err.println("error: " + e.getMessage());
+            err.flush();
+            return EXIT_NO_DAEMON;
+        } catch (final JsonText.JsonTextException e) {
+            err.println("error: invalid response JSON from " + path + ": " + e.getMessage());
+            err.flush();
+            return EXIT_NO_DAEMON;
+        }
+        if (!response.isObject() || !response.path("status").isTextual()) {
+            err.println("error: invalid response from " + path + ": not a status object");
+            err.flush();
             return EXIT_NO_DAEMON;
         }
         if ("error".equals(response.path("status").asText())) {
-            err().println("error: " + response.path("message").asText("unknown error"));
-            err().flush();
+            err.println("error: " + response.path("message").asText("unknown error"));
+            err.flush();
             return EXIT_COMMAND_ERROR;
         }
         final JsonNode data = response.has("data") ? response.get("data") : response;
-        out().println(!renderOnly && asJson() ? ControlJson.pretty(data) : render.apply(data));
-        out().flush();
+        out.println(rendered ? render.apply(data) : JsonText.pretty(data));
+        out.flush();
         return EXIT_OK;
     }
 

@@ -14,71 +14,71 @@ final class ShowCommand {
 
     @Command(name = "status", mixinStandardHelpOptions = true, description = "Node status overview.")
     int status() {
-        return root.request("show_status", null, TableView::status);
+        return root.request(Query.STATUS);
     }
 
     @Command(name = "peers", mixinStandardHelpOptions = true, description = "Authenticated peers.")
     int peers() {
-        return root.request("show_peers", null, TableView::peers);
+        return root.request(Query.PEERS);
     }
 
     @Command(name = "links", mixinStandardHelpOptions = true, description = "Active links.")
     int links() {
-        return root.request("show_links", null, TableView::links);
+        return root.request(Query.LINKS);
     }
 
     @Command(name = "connections", mixinStandardHelpOptions = true, description = "Pending handshake connections.")
     int connections() {
-        return root.request("show_connections", null, TableView::connections);
+        return root.request(Query.CONNECTIONS);
     }
 
     @Command(name = "transports", mixinStandardHelpOptions = true, description = "Transport instances.")
     int transports() {
-        return root.request("show_transports", null, TableView::transports);
+        return root.request(Query.TRANSPORTS);
     }
 
     @Command(name = "tree", mixinStandardHelpOptions = true, description = "Spanning tree: root, parent, depth, coordinates, peers' positions.")
     int tree() {
-        return root.request("show_tree", null, TableView::tree);
+        return root.request(Query.TREE);
     }
 
     @Command(name = "bloom", mixinStandardHelpOptions = true, description = "Bloom filters: own sequence and each peer's inbound filter.")
     int bloom() {
-        return root.request("show_bloom", null, TableView::bloom);
+        return root.request(Query.BLOOM);
     }
 
     @Command(name = "cache", mixinStandardHelpOptions = true, description = "Coordinate cache: known destinations' tree coordinates.")
     int cache() {
-        return root.request("show_cache", null, TableView::cache);
+        return root.request(Query.CACHE);
     }
 
     @Command(name = "identity-cache", mixinStandardHelpOptions = true,
             description = "Known node keys: peers, lookup targets (later DNS answers).")
     int identityCache() {
-        return root.request("show_identity_cache", null, TableView::identityCache);
+        return root.request(Query.IDENTITY_CACHE);
     }
 
     @Command(name = "sessions", mixinStandardHelpOptions = true,
             description = "End-to-end sessions: state, initiator, K bit, warm-up, traffic.")
     int sessions() {
-        return root.request("show_sessions", null, TableView::sessions);
+        return root.request(Query.SESSIONS);
     }
 
     @Command(name = "mmp", mixinStandardHelpOptions = true,
             description = "Measurement metrics per peer (link layer) and per session (session layer).")
     int mmp() {
-        return root.request("show_mmp", null, TableView::mmp);
+        return root.request(Query.MMP);
     }
 
     @Command(name = "listening-sockets", mixinStandardHelpOptions = true,
             description = "Sockets on this host that fips0 reaches (bound to :: or the fips0 address), with owner"
                     + " and firewall state.")
     int listeningSockets() {
-        return root.request("show_listening_sockets", null, TableView::listeningSockets);
+        return root.request(Query.LISTENING_SOCKETS);
     }
 
     @Command(name = "routing", mixinStandardHelpOptions = true, description = "Routing: pending lookups, forwarding, discovery and error counters.")
     int routing() {
-        return root.request("show_routing", null, TableView::routing);
+        return root.request(Query.ROUTING);
     }
 }

@@ -21,18 +21,18 @@ final class StatsCommand {
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List the history metrics.")
     int list() {
-        return root.request("show_stats_list", null, StatsTables::list);
+        return root.request(Query.STATS_LIST);
     }
 
     @Command(name = "metrics", mixinStandardHelpOptions = true,
             description = "Current counter values of every protocol metric family.")
     int metrics() {
-        return root.request("show_metrics", null, StatsTables::metrics);
+        return root.request(Query.STATS_METRICS);
     }
 
     @Command(name = "peers", mixinStandardHelpOptions = true, description = "Peers tracked in the stats history.")
     int peers() {
-        return root.request("show_stats_peers", null, StatsTables::peers);
+        return root.request(Query.STATS_PEERS);
     }
 
     /** {@code fipsctl stats history <metric> [--peer P] [--window W] [--granularity G] [--plot]}. */

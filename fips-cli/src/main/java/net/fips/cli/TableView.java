@@ -232,7 +232,7 @@ final class TableView {
             final double x = v.asDouble();
             return x == Math.rint(x) && Math.abs(x) < 1e15 ? Long.toString((long) x) : String.format("%.3f", x);
         }
-        return v.isValueNode() ? v.asText() : v.toString();
+        return v.isValueNode() ? v.asText() : JsonText.compact(v);
     }
 
     static String pairs(final JsonNode obj) {

@@ -225,6 +225,74 @@ class FipsCtlTest {
         FipsCtl.stdoutIsTerminal = () -> System.console() != null && System.console().isTerminal();
     }
 
+    /** The same command line through picocli only, as before the quick path existed. */
+    private static Result runPicocli(final String... args) {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final var cl = CtlCommandLine.create();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        final int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private static Result runQuick(final String... args) {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = QuickCtl.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void quickPathPrintsWhatPicocliPrintsForEveryQuery() {
+        final String sock = server.path().toString();
+        for (final boolean terminal : new boolean[] {true, false}) {
+            FipsCtl.stdoutIsTerminal = () -> terminal;
+            for (final Query q : Query.values()) {
+                for (final String[] args : List.of(
+                        new String[] {"-s", sock, q.group, q.name},
+                        new String[] {"--socket=" + sock, "--json", q.group, q.name},
+                        new String[] {"--socket", sock, "--hosts-file", "/nonexistent", q.group, "--table", q.name},
+                        new String[] {"-s", sock, q.group, q.name, "--json"})) {
+                    final Result quick = runQuick(args);
+                    final Result picocli = runPicocli(args);
+                    final String what = String.join(" ", args) + " (terminal " + terminal + ")";
+                    assertTrue(quick.code() != QuickCtl.NOT_HANDLED, "quick path declined " + what);
+                    assertEquals(picocli, quick, what);
+                    // The stand-in daemon answers most queries; the others are its refusal, the same both ways.
+                    assertTrue(quick.code() == 0 ? !quick.out().isBlank() : quick.err().startsWith("error: "),
+                            what + ": " + quick);
+                }
+            }
+        }
+    }
+
+    @Test
+    void quickPathLeavesEverythingElseToPicocli() {
+        final String sock = server.path().toString();
+        for (final String[] args : List.of(
+                new String[] {}, new String[] {"show"}, new String[] {"show", "nonsense"},
+                new String[] {"-s", sock, "show", "status", "--help"}, new String[] {"-h"}, new String[] {"-V"},
+                new String[] {"--json", "--table", "show", "status"}, new String[] {"show", "status", "extra"},
+                new String[] {"show", "status", "--json", "--json"}, new String[] {"-s"},
+                new String[] {"-s", sock, "-s", sock, "show", "status"}, new String[] {"-s", "--json", "show", "peers"},
+                new String[] {"-s" + sock, "show", "status"}, new String[] {"--", "show", "status"},
+                new String[] {"@args", "show"}, new String[] {"show", "-s", sock, "status"},
+                new String[] {"stats", "history", "srtt"}, new String[] {"connect", "npub1x", "1.2.3.4:1"},
+                new String[] {"top"}, new String[] {"acl", "show", "--bogus"})) {
+            assertEquals(new Result(QuickCtl.NOT_HANDLED, "", ""), runQuick(args), String.join(" ", args));
+        }
+    }
+
+    @Test
+    void quickPathReportsAMissingDaemonAsPicocliDoes() {
+        final String[] args = {"-s", dir.resolve("absent.sock").toString(), "show", "peers"};
+        final Result quick = runQuick(args);
+        assertEquals(runPicocli(args), quick);
+        assertEquals(FipsCtl.EXIT_NO_DAEMON, quick.code());
+        assertTrue(quick.err().startsWith("error: cannot connect to "), quick.err());
+    }
+
     @Test
     void pipesGetTheReferencesPrettyJsonAndTableForcesATable() throws Exception {
         FipsCtl.stdoutIsTerminal = () -> false;
@@ -272,10 +340,7 @@ class FipsCtlTest {
     private static Result runRaw(final String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final var cl = FipsCtl.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        final int code = cl.execute(args);
+        final int code = FipsCtl.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
         return new Result(code, out.toString(), err.toString());
     }
 

@@ -120,12 +120,9 @@ class FipsDaemonTest {
     private static JsonNode ctl(final Path socket, final String... args) throws IOException {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final CommandLine cl = FipsCtl.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
         final List<String> all = new ArrayList<>(List.of("--socket", socket.toString(), "--json"));
         all.addAll(List.of(args));
-        final int code = cl.execute(all.toArray(new String[0]));
+        final int code = FipsCtl.run(all.toArray(new String[0]), new PrintWriter(out), new PrintWriter(err));
         if (code != 0) {
             return null;
         }

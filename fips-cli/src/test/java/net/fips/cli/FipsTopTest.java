@@ -122,13 +122,11 @@ class FipsTopTest {
     private Ctl ctl(final Path socket, final String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final var cl = FipsCtl.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
         final List<String> all = new ArrayList<>(List.of("--socket", socket.toString(), "--hosts-file",
                 dir.resolve("no-hosts").toString()));
         all.addAll(List.of(args));
-        return new Ctl(cl.execute(all.toArray(String[]::new)), out.toString(), err.toString());
+        return new Ctl(FipsCtl.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err)),
+                out.toString(), err.toString());
     }
 
     private int peerCount(final Path socket) {

@@ -60,7 +60,18 @@ public final class ControlClient {
             req.set("params", params);
         }
         final byte[] line = (ControlJson.compact(req) + "\n").getBytes(StandardCharsets.UTF_8);
+        return parse(exchange(line));
+    }
 
+    /**
+     * Sends one request line and returns the response line, without interpreting either: what {@link #send} does
+     * around its JSON, for a caller that reads and writes JSON without Jackson's mapper (fipsctl's quick path).
+     *
+     * @param line the request: one line of JSON ending in {@code \n}
+     * @return the response line without its newline; never empty
+     * @throws ControlClientException when there is no response
+     */
+    public byte[] exchange(final byte[] line) throws ControlClientException {
         final SocketChannel ch;
         try {
             ch = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -89,7 +100,7 @@ public final class ControlClient {
                 throw new ControlClientException(ControlClientException.Kind.PROTOCOL,
                         "no response from daemon at " + socket, null);
             }
-            return parse(answer);
+            return answer;
         } catch (final IOException e) {
             if (e instanceof ControlClientException c) {
                 throw c;
