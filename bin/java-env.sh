@@ -1,12 +1,18 @@
 # Sourced by the launchers and .ci/run: points JAVA_HOME at a JDK 25 (JAVA_HOME if it is one, else
 # /usr/lib/jvm/*25*), or explains what is missing.
 fips_find_java25() {
-    local cand v
+    local cand v line
     for cand in "${JAVA_HOME:-}" /usr/lib/jvm/*25* /usr/lib/jvm/*; do
         [ -n "$cand" ] && [ -x "$cand/bin/java" ] && [ -x "$cand/bin/javac" ] || continue
-        # The JDK's release file says its version without starting a JVM (≈ 90 ms saved per launch).
+        v=
+        # The JDK's release file says its version without starting a JVM (about 90 ms saved per launch); read with
+        # the shell's own read, as a launcher's every extra process costs most on a loaded machine.
         if [ -f "$cand/release" ]; then
-            v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$cand/release")
+            while IFS= read -r line; do
+                case "$line" in
+                    JAVA_VERSION=\"*) v=${line#JAVA_VERSION=\"}; v=${v%%[!0-9]*}; break ;;
+                esac
+            done < "$cand/release"
         else
             v=$("$cand/bin/java" -XshowSettings:properties -version 2>&1 \
                 | sed -n 's/^ *java.specification.version = //p')
@@ -24,30 +30,49 @@ fips_find_java25() {
 
 # Prints the path of the newest jar matching $1 (a glob under the checkout), building the project first when there
 # is none, when a source file or pom is newer than it (so a `git pull` never runs stale code), or when
-# FIPS_REBUILD=1. $2 names the caller in the build message.
+# FIPS_REBUILD=1. $2 names the caller in the build message. The fresh case, every call's, costs one `find`.
 fips_fresh_jar() {
     local root pattern who jar
-    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    root=${BASH_SOURCE[0]%/bin/java-env.sh}
+    if [ "$root" = "${BASH_SOURCE[0]}" ] || [ "${root#/}" = "$root" ]; then
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    fi
     pattern=$1
     who=$2
-    # One build at a time: two launchers started together (two test daemons) must not build into the same
-    # target directories at once; the second waits, then finds the jar fresh.
-    mkdir -p "$root/target"
-    exec 9>"$root/target/.build.lock"
-    command -v flock >/dev/null 2>&1 && flock 9
-    jar=$(ls $root/$pattern 2>/dev/null | head -n1 || true)
-    if [ -z "$jar" ] || [ "${FIPS_REBUILD:-0}" = 1 ] \
-        || [ -n "$(find "$root" -maxdepth 4 \( -path "$root/*/src" -prune -o -name pom.xml \) -newer "$jar" -print -quit 2>/dev/null)" ] \
-        || [ -n "$(find "$root"/*/src -newer "$jar" -type f -print -quit 2>/dev/null)" ]; then
-        echo "$who: building (./mvnw -q -B -o package -DskipTests) ..." >&2
-        (cd "$root" && { ./mvnw -q -B -o package -DskipTests >&2 || ./mvnw -q -B package -DskipTests >&2; })
-        jar=$(ls $root/$pattern | head -n1)
-        # Maven leaves a jar whose content did not change untouched; mark it fresh, or every later call would see
-        # sources newer than it and build again.
-        touch "$jar"
+    jar=$(_fips_first_match "$root/$pattern")
+    if _fips_jar_stale "$root" "$jar"; then
+        # One build at a time: two launchers started together (two test daemons) must not build into the same
+        # target directories at once; the second waits, then finds the jar fresh.
+        mkdir -p "$root/target"
+        exec 9>"$root/target/.build.lock"
+        command -v flock >/dev/null 2>&1 && flock 9
+        jar=$(_fips_first_match "$root/$pattern")
+        if _fips_jar_stale "$root" "$jar"; then
+            echo "$who: building (./mvnw -q -B -o package -DskipTests) ..." >&2
+            (cd "$root" && { ./mvnw -q -B -o package -DskipTests >&2 || ./mvnw -q -B package -DskipTests >&2; })
+            jar=$(_fips_first_match "$root/$pattern")
+            # Maven leaves a jar whose content did not change untouched; mark it fresh, or every later call would
+            # see sources newer than it and build again.
+            touch "$jar"
+        fi
+        exec 9>&-
     fi
-    exec 9>&-
     printf '%s\n' "$jar"
+}
+
+# Prints the first path matching glob $1, or nothing.
+_fips_first_match() {
+    local m
+    for m in $1; do
+        [ -e "$m" ] && printf '%s\n' "$m"
+        return 0
+    done
+}
+
+# Succeeds when jar $2 of checkout $1 is missing, FIPS_REBUILD=1, or a pom or a file under a module's src/ is newer.
+_fips_jar_stale() {
+    [ -z "$2" ] || [ "${FIPS_REBUILD:-0}" = 1 ] && return 0
+    [ -n "$(find "$1"/pom.xml "$1"/*/pom.xml "$1"/*/src -type f -newer "$2" -print -quit 2>/dev/null)" ]
 }
 
 # Prints the JVM options of the fips daemon: $FIPS_JAVA_OPTS when it is set (even to nothing: it replaces the
@@ -66,3 +91,37 @@ FIPS_DEFAULT_JAVA_OPTS="-XX:+UseG1GC -Xms8m -Xmx128m -XX:G1PeriodicGCInterval=50
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:MaxHeapFreeRatio=30 -XX:MarkStackSize=256k -XX:MaxMetaspaceSize=96m"
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:ReservedCodeCacheSize=32m -XX:CICompilerCount=2 -Xss512k -XX:+UseCompactObjectHeaders"
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:TrimNativeHeapInterval=5000 -XX:-UsePerfData"
+
+# fipsctl's JVM options (bin/fipsctl; packaging/common/fipsctl.launcher and postinst spell the same set): a
+# short-lived client, so C1 only, the serial collector, a small heap, no hsperfdata file, and the AOT/CDS logs off
+# (their warnings would go to stdout, which scripts parse).
+FIPS_CTL_JAVA_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -Xss512k -XX:-UsePerfData"
+FIPS_CTL_JAVA_OPTS+=" -Xlog:aot=off -Xlog:cds=off"
+
+# Trains fipsctl's ahead-of-time cache $1 for module path $2 with the training run net.fips.cli.CtlTraining (a
+# stand-in daemon on a temporary socket, the common command lines against it), one trainer at a time, written to a
+# temporary file and moved into place. Prints one line to stderr; fails (and leaves no cache) when the JVM does.
+fips_train_ctl_cache() {
+    local cache=$1 modpath=$2 tmp rc
+    exec 8>"$cache.lock"
+    command -v flock >/dev/null 2>&1 && flock 8
+    if [ -f "$cache" ] && [ "$cache" -nt "${modpath%%:*}" ] && [ ! "${modpath#*:}" -nt "$cache" ]; then
+        exec 8>&-
+        return 0    # another launcher trained it while this one waited
+    fi
+    echo "fipsctl: training the start-up cache (once per build) ..." >&2
+    tmp="$cache.tmp.$$"
+    rc=0
+    # shellcheck disable=SC2086
+    java --enable-native-access=net.fips.ffm $FIPS_CTL_JAVA_OPTS -XX:AOTCacheOutput="$tmp" -p "$modpath" \
+        -m net.fips.cli/net.fips.cli.CtlTraining >/dev/null 2>&1 || rc=$?
+    if [ "$rc" = 0 ] && [ -s "$tmp" ]; then
+        mv -f "$tmp" "$cache"
+    else
+        rm -f "$tmp" "$tmp.config"
+        echo "fipsctl: training failed (exit $rc); running without the cache" >&2
+        rc=1
+    fi
+    exec 8>&-
+    return "$rc"
+}

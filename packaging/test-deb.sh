@@ -7,8 +7,8 @@
 #   1. contents (dpkg-deb -I/-c): metadata, every path the package must ship, conffiles, root ownership, modes,
 #      md5sums, no JDK tools in the runtime, sizes within bounds;
 #   2. dpkg -i: fips group, seeded /etc/fips/fips.yaml (0600, equal to the example), fips.d, conffiles registered;
-#      `fips --version` and `fipsctl --version` from the bundled runtime with no JDK on PATH; fipsctl's CDS archive
-#      maps (-Xshare:on fails otherwise); `fips --check -c /etc/fips/fips.yaml` (skipped, and said so, when this
+#      `fips --version` and `fipsctl --version` from the bundled runtime with no JDK on PATH; fipsctl's AOT cache
+#      maps (-XX:AOTMode=on fails otherwise); `fips --check -c /etc/fips/fips.yaml` (skipped, and said so, when this
 #      build has no --check); the installed daemon runs a node on a scratch config and the installed fipsctl reads
 #      its status over the control socket, as a group member and not; fips-dns-setup/-teardown per backend against a
 #      stub systemctl and a scratch /etc (the host's DNS is never touched); systemd-analyze verify of the units;
@@ -154,11 +154,12 @@ else
 fi
 check "fips --version names the build's version" grep -q "^fips ${version%%~*}" <<<"$out"
 if out=$("${bare[@]}" /usr/bin/fipsctl --version 2>&1); then pass "fipsctl --version"; else fail "fipsctl --version: $out"; fi
-# -Xshare:on turns an archive the JVM cannot map into an error instead of a silent slow start.
-if out=$("${bare[@]}" JDK_JAVA_OPTIONS=-Xshare:on /usr/bin/fipsctl --version 2>&1); then
-    pass "fipsctl's CDS archive maps on the installed runtime"
+# -XX:AOTMode=on turns a cache the JVM cannot use into an error instead of a silent slow start.
+check "postinst trained fipsctl's AOT cache" test -s /usr/lib/fips/fipsctl.aot
+if out=$("${bare[@]}" JDK_JAVA_OPTIONS=-XX:AOTMode=on /usr/bin/fipsctl --version 2>&1); then
+    pass "fipsctl's AOT cache maps on the installed runtime"
 else
-    fail "fipsctl's CDS archive does not map: $out"
+    fail "fipsctl's AOT cache does not map: $out"
 fi
 
 if "${bare[@]}" /usr/bin/fips --help 2>&1 | grep -q -- '--check'; then
