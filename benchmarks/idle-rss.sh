@@ -72,8 +72,9 @@ for i in 0 1; do
         $(( $(kib "$p" VmRSS) / 1024 )) $(( $(kib "$p" VmHWM) / 1024 )) "$idle"
 done
 if [ "${FIPS_RSS_NMT:-0}" = 1 ]; then
-    awk '/^[0-9a-f]+-[0-9a-f]+ /{name=$6} /^Rss:/{rss[name]+=$2} END{for (n in rss) printf "%8d kB %s\n", rss[n], n}' \
-        "/proc/${pids[0]}/smaps" | sort -rn | head -n 8
+    echo "== node a's mappings by resident size (kB: Rss, of which private dirty; anonymous mappings unnamed)"
+    awk '/^[0-9a-f]+-[0-9a-f]+ /{name=$6} /^Rss:/{rss[name]+=$2} /^Private_Dirty:/{pd[name]+=$2}
+        END{for (n in rss) printf "%8d %8d %s\n", rss[n], pd[n], n}' "/proc/${pids[0]}/smaps" | sort -rn | head -n 8
     jcmd "${pids[0]}" GC.heap_info | sed -n '2,6p'
     jcmd "${pids[0]}" GC.class_histogram | sed -n '3,12p'
     jcmd "${pids[0]}" VM.native_memory summary | grep -E '^-|committed' | grep -E 'Total|Java Heap|Class|Thread|Code|GC|Compiler|Internal|Other|Symbol|Metaspace|Arena|Native' || true

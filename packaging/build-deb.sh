@@ -130,6 +130,10 @@ inst() { # mode source destination
     install -D -m "$1" "$2" "$stage/$3"
 }
 inst 755 "$here/common/fips.launcher" usr/bin/fips
+# The daemon's JVM options are bin/fips's (bin/java-env.sh), written in so the two cannot drift apart.
+daemon_opts=$(unset FIPS_JAVA_OPTS; fips_daemon_java_opts)
+sed -i "s|@FIPS_DAEMON_JAVA_OPTS@|$daemon_opts|" "$stage/usr/bin/fips"
+grep -q '@FIPS_DAEMON_JAVA_OPTS@' "$stage/usr/bin/fips" && { echo "build-deb: daemon options not written in" >&2; exit 1; }
 inst 755 "$here/common/fipsctl.launcher" usr/bin/fipsctl
 inst 755 "$here/common/fips-dns-setup" usr/lib/fips/fips-dns-setup
 inst 755 "$here/common/fips-dns-teardown" usr/lib/fips/fips-dns-teardown

@@ -154,6 +154,10 @@ else
 fi
 check "fips --version names the build's version" grep -q "^fips ${version%%~*}" <<<"$out"
 if out=$("${bare[@]}" /usr/bin/fipsctl --version 2>&1); then pass "fipsctl --version"; else fail "fipsctl --version: $out"; fi
+# The packaged daemon runs with bin/fips's memory-sized JVM options, not the JVM's defaults.
+. "$root/bin/java-env.sh"
+check "/usr/bin/fips passes bin/fips's JVM options" grep -qF -- "$(unset FIPS_JAVA_OPTS; fips_daemon_java_opts)" /usr/bin/fips
+check "/usr/bin/fips limits the malloc arenas" grep -q 'MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}' /usr/bin/fips
 # -XX:AOTMode=on turns a cache the JVM cannot use into an error instead of a silent slow start.
 check "postinst trained fipsctl's AOT cache" test -s /usr/lib/fips/fipsctl.aot
 if out=$("${bare[@]}" JDK_JAVA_OPTIONS=-XX:AOTMode=on /usr/bin/fipsctl --version 2>&1); then
