@@ -175,7 +175,7 @@ final class Announces {
         final PeerLink.Mmp mm = peer.mmp;
         final net.fips.dataplane.LinkStats s = c.statsOf(peer);
         if (mm.delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), rr.cumulativeBytesRecv(),
-                s == null ? -1 : s.packetsIn(), s == null ? -1 : s.highestCounterIn())) {
+                s == null ? -1 : s.packetsIn(), s == null ? -1 : s.highestCounterIn(), c.now)) {
             final Double etx = mm.delivery.etx();
             final LinkListener ll = c.listener();
             if (etx != null && ll != null) {

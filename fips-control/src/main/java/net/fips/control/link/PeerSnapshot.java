@@ -37,6 +37,7 @@ package net.fips.control.link;
  * @param deliveryForward    forward delivery ratio from the peer's ReceiverReports, or null before two
  * @param deliveryReverse    reverse delivery ratio (our receiver), or null
  * @param etx                ETX from both ratios, or null
+ * @param goodputBps         smoothed goodput of our frames in bytes per second (from the ReceiverReports), or null
  */
 public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
@@ -44,5 +45,6 @@ public record PeerSnapshot(String npub, String nodeAddr, String state, String di
                            long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
                            long srttMicros, long replayDrops, int consecutiveDecryptFailures, long restarts,
-                           long decryptFailures, Double deliveryForward, Double deliveryReverse, Double etx) {
+                           long decryptFailures, Double deliveryForward, Double deliveryReverse, Double etx,
+                           Double goodputBps) {
 }

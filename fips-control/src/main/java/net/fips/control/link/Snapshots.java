@@ -28,7 +28,7 @@ final class Snapshots {
                 p.mmp.rtt.samples() == 0 ? -1 : p.mmp.rtt.srttMicros(), s == null ? 0 : s.replayDrops(),
                 s == null ? 0 : s.consecutiveDecryptFailures(), c.peerRestarts.of(p.nodeAddr),
                 s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()), p.mmp.delivery.forward(),
-                p.mmp.delivery.reverse(), p.mmp.delivery.etx());
+                p.mmp.delivery.reverse(), p.mmp.delivery.etx(), p.mmp.delivery.goodputBps());
     }
 
     static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {

@@ -55,7 +55,7 @@ import net.fips.dataplane.udp.UdpTransportException;
  * queue the rest for the control thread.
  *
  * <p>Not shown yet, because the parts do not exist: sessions, the spanning tree (we are our own root), mesh
- * size, TUN, sparklines, and the MMP loss/ETX/goodput figures (only SRTT is measured so far).
+ * size, TUN, sparklines, and the MMP SRTT/loss/ETX/goodput figures.
  */
 final class NodeControlApi implements ControlApi {
     private static final System.Logger LOG = System.getLogger(NodeControlApi.class.getName());
@@ -258,7 +258,7 @@ final class NodeControlApi implements ControlApi {
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
                     p.kBit() == 1, LinkMmp.of(mode, srttMs,
-                            p.deliveryForward() == null ? null : 1.0 - p.deliveryForward(), p.etx(), null,
+                            p.deliveryForward() == null ? null : 1.0 - p.deliveryForward(), p.etx(), p.goodputBps(),
                             p.deliveryForward(), p.deliveryReverse(), null, null), p.rekeys(),
                     p.restarts(), p.decryptFailures()));
         }
@@ -271,8 +271,8 @@ final class NodeControlApi implements ControlApi {
     }
 
     /**
-     * {@code show_mmp}: link layer per peer (what show_peers measures: SRTT; loss, ETX, goodput, delivery ratios and
-     * CE counts are not measured and null), session layer per established session.
+     * {@code show_mmp}: link layer per peer (what show_peers measures: SRTT, loss, ETX, goodput and delivery ratios
+     * from the ReceiverReports; CE counts are not measured and null), session layer per established session.
      */
     @Override
     public JsonNode showMmp() {
@@ -287,7 +287,7 @@ final class NodeControlApi implements ControlApi {
             final ObjectNode l = o.putObject("link_layer");
             l.put("loss_rate", p.deliveryForward() == null ? null : 1.0 - p.deliveryForward());
             l.put("etx", p.etx());
-            l.putNull("goodput_bps");
+            l.put("goodput_bps", p.goodputBps());
             l.putNull("spin_bit_role");   // the spin bit is not implemented
             if (p.srttMicros() >= 0) {
                 l.put("srtt_ms", p.srttMicros() / 1000.0);

@@ -390,7 +390,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
      * {@code remote_addr, display_name, state, is_initiator, last_activity_ms, npub, stats{4}}, {@code resend_count}
      * while not established, {@code session_start_ms, current_k_bit, coords_warmup_remaining, is_draining} once
      * established, with {@code mmp} (loss, ETX and delivery ratios from the ReceiverReports, SRTT from their
-     * timestamp echo; goodput is not measured and null).
+     * timestamp echo; goodput from the reports' received bytes).
      *
      * @param names     display name of a node
      * @param wallNowMs Unix milliseconds now
@@ -444,7 +444,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
                     mo.put("mode", mmpMode);
                     mo.put("loss_rate", m.lossRate());
                     mo.put("etx", m.etx());
-                    mo.putNull("goodput_bps");
+                    mo.put("goodput_bps", m.goodputBps());
                     mo.put("delivery_ratio_forward", m.deliveryRatioForward());
                     mo.put("delivery_ratio_reverse", m.deliveryRatioReverse());
                     if (st != null) {

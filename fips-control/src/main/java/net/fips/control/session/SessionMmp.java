@@ -9,9 +9,10 @@ import net.fips.dataplane.wire.WireResult;
  * The session-layer MMP instance of one established session (routing-session.md §6): builds the reports we send
  * from the data plane's live figures ({@link SessionStats}) and computes, from the peer's ReceiverReports about our
  * traffic, SRTT on the timestamp echo ({@link net.fips.control.mmp.SmoothedRtt}) and the delivery ratios, loss and
- * ETX ({@link net.fips.control.mmp.DeliveryRatios}), as the link layer does. Control thread; time is the caller's.
+ * ETX and goodput ({@link net.fips.control.mmp.DeliveryRatios}), as the link layer does. Control thread; time is the
+ * caller's.
  *
- * <p>Not measured (left null by the callers): goodput, jitter, OWD trend, burst loss and reorder counts; the
+ * <p>Not measured (left null by the callers): jitter, OWD trend, burst loss and reorder counts; the
  * reports we send carry 0 in those fields.
  */
 public final class SessionMmp {
@@ -92,7 +93,7 @@ public final class SessionMmp {
             return;
         }
         if (!delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), rr.cumulativeBytesRecv(),
-                ours.messagesIn(), ours.highestCounterIn())) {
+                ours.messagesIn(), ours.highestCounterIn(), nowNanos)) {
             reportsIgnored++;   // stale: regressed or identical (§6.3)
             return;
         }
@@ -109,6 +110,11 @@ public final class SessionMmp {
     /** @return SRTT in ms, or null before the first sample */
     public Double srttMs() {
         return rtt.samples() == 0 ? null : rtt.srttMicros() / 1000.0;
+    }
+
+    /** @return smoothed goodput of our traffic in bytes per second, or null before two reports */
+    public Double goodputBps() {
+        return delivery.goodputBps();
     }
 
     /** @return the loss rate of our traffic (1 − forward delivery), or null before two reports */

@@ -123,10 +123,10 @@ class NodeMeshTest {
                 && roles(ask(b, "show_peers"))[1] == 2 - wantParents, () -> "tree roles at B: " + ask(b, "show_peers"));
         for (final JsonNode p : ask(b, "show_peers").get("peers")) {
             assertTrue(p.get("has_tree_position").asBoolean());
-            // Goodput is not measured: present, as in the reference, and null. Loss, ETX and the delivery ratios are
-            // null until two ReceiverReports arrived, then measured (checked below).
-            assertTrue(p.get("mmp").has("goodput_bps") && p.get("mmp").get("goodput_bps").isNull(), p::toString);
-            for (final String k : List.of("loss_rate", "etx", "delivery_ratio_forward", "delivery_ratio_reverse")) {
+            // Loss, ETX, goodput and the delivery ratios are present, as in the reference, and null until two
+            // ReceiverReports arrived, then measured (checked below).
+            for (final String k : List.of("loss_rate", "etx", "goodput_bps", "delivery_ratio_forward",
+                    "delivery_ratio_reverse")) {
                 assertTrue(p.get("mmp").has(k), () -> k + " in " + p);
             }
             assertEquals(p.get("is_parent").asBoolean() ? treeB.get("depth").asInt() - 1
@@ -141,6 +141,8 @@ class NodeMeshTest {
         final JsonNode lm = ask(b, "show_peers").get("peers").get(0).get("mmp");
         assertEquals(0.0, lm.get("loss_rate").asDouble(), 0.02, lm::toString);
         assertEquals(1.0, lm.get("etx").asDouble(), 0.05, lm::toString);
+        // Every ReceiverReport follows new frames, so the bytes the peer got from us between two reports are > 0.
+        assertTrue(lm.get("goodput_bps").isNumber() && lm.get("goodput_bps").asDouble() > 0, lm::toString);
 
         // Discovery: A knows C's key (as DNS would tell it), looks C up; only B can relay it.
         await(10_000, () -> ask(a, "show_bloom").get("peer_filters").get(0).get("has_filter").asBoolean(),
