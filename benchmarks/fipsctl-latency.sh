@@ -19,7 +19,7 @@ transports:
 YAML
 "$root/bin/fips" -c "$dir/fips.yaml" > "$dir/node.log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -S "$dir/control.sock" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -S "$dir/control.sock" ] && break; sleep 0.1; done   # up to 60 s on a busy machine
 [ -S "$dir/control.sock" ] || { echo "node did not start:" >&2; cat "$dir/node.log" >&2; exit 1; }
 "$ctl" -s "$dir/control.sock" show status > /dev/null   # the first call may train the start-up cache
 echo "== $ctl; machine: $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
