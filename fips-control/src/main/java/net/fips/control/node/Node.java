@@ -20,6 +20,7 @@ import net.fips.control.config.FipsConfig;
 import net.fips.control.config.LoadedConfig;
 import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
+import net.fips.control.config.TcpConfig;
 import net.fips.control.config.UdpConfig;
 import net.fips.control.ctl.ControlApi;
 import net.fips.control.ctl.ControlSocketServer;
@@ -51,6 +52,8 @@ import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.UdpAddresses;
+import net.fips.dataplane.tcp.TcpTransport;
+import net.fips.dataplane.tcp.TcpTransportConfig;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
@@ -394,6 +397,28 @@ public final class Node implements AutoCloseable {
                             + " another fips daemon or program is bound to it)", false, e);
                 }
                 throw new NodeStartException("cannot open UDP transport " + where + ": " + e.getMessage(), false, e);
+            }
+        }
+        // Ethernet would come here (reference id order: UDP, Ethernet, TCP, Tor, Nym, BLE).
+        for (final TcpConfig c : cfg.tcp()) {
+            final String where = "transports.tcp" + c.name().map(n -> "." + n).orElse("")
+                    + c.bindAddr().map(b -> " (" + b + ")").orElse(" (outbound only)");
+            try {
+                out.add(TcpTransport.open(new TcpTransportConfig().bindAddress(c.bindAddr().orElse(null))
+                        .mtu(c.mtu()).connectTimeoutMs(c.connectTimeoutMs()).nodelay(c.nodelay())
+                        .keepaliveSecs(c.keepaliveSecs()).recvBufferBytes(c.recvBufSize())
+                        .sendBufferBytes(c.sendBufSize())
+                        .maxInboundConnections(c.maxInboundConnections()
+                                .orElse(cfg.node().limits().maxConnections()))
+                        .instanceName(c.name().orElse(null))));
+            } catch (final IOException | RuntimeException e) {
+                out.forEach(Transport::close);
+                if (e instanceof IOException io && TcpTransport.isAddressInUse(io)) {
+                    throw new NodeStartException("TCP address " + c.bindAddr().orElse("?") + " of " + where
+                            + " is already in use (one node per config: another fips daemon or program is bound to"
+                            + " it)", false, e);
+                }
+                throw new NodeStartException("cannot open TCP transport " + where + ": " + e.getMessage(), false, e);
             }
         }
         return out;
