@@ -80,6 +80,7 @@ public final class LinkConductor {
 
     final Map<NodeAddr, PeerLink> peers = new HashMap<>();
     final Map<Long, PeerLink> peersByLink = new HashMap<>();
+    private java.util.function.IntPredicate admission = id -> true;
     /** Dials by (transport, our index): msg2 matching. */
     final Map<Long, OutboundHandshake> pendingOutbound = new LinkedHashMap<>();
     /** Own rekeys by (transport, rekey index): rekey msg2 matching. */
@@ -241,10 +242,35 @@ public final class LinkConductor {
         publish();
     }
 
+    /**
+     * Sets which transports admit a stranger's msg1 (transports.md §1.6: {@code Transport.acceptConnections()}); a
+     * msg1 from an address that is no established peer's on such a transport is dropped and counted
+     * ({@link LinkCounter#MSG1_NOT_ADMITTED}); an established peer's (rekey) is always admitted. Default: all.
+     */
+    public void setAdmission(final java.util.function.IntPredicate acceptsStrangers) {
+        this.admission = java.util.Objects.requireNonNull(acceptsStrangers);
+    }
+
+    private boolean admitted(final int transportId, final net.fips.dataplane.transport.TransportAddr from) {
+        if (admission.test(transportId)) {
+            return true;
+        }
+        for (final PeerLink p : peers.values()) {
+            if (p.transportId == transportId && from.equals(p.address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void onHandshake(final DataPlaneEvent.HandshakeReceived h) {
         final byte[] p = h.packet();
         if (p.length < FmpPrefix.SIZE || (p[0] & 0xF0) != 0) {
             count(LinkCounter.HANDSHAKE_MALFORMED);
+            return;
+        }
+        if ((p[0] & 0x0F) == FmpPrefix.PHASE_MSG1 && !admitted(h.transportId(), h.from())) {
+            count(LinkCounter.MSG1_NOT_ADMITTED);
             return;
         }
         switch (p[0] & 0x0F) {

@@ -230,6 +230,8 @@ public final class Node implements AutoCloseable {
                 sessions.setMmpMode(nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             }
             conductor.setLinkListener(sessions == null ? mesh : new SessionAwareLinks(mesh, sessions));
+            final List<Transport> admitting = List.copyOf(transports);
+            conductor.setAdmission(id -> id >= 0 && id < admitting.size() && admitting.get(id).acceptConnections());
             addConfiguredPeers(cfg.peers(), conductor, transports);
 
             final Map<String, String> displayNames = new LinkedHashMap<>();

@@ -69,6 +69,8 @@ public final class TcpTransport implements Transport {
     private static final long WAKE_ID = -1;
     private static final long LISTENER_ID = -2;
     private static final int SOURCE_BYTES = 4;
+    /** Frames held per connection while its socket and stream buffer are full (back-pressure, not loss). */
+    private static final int PENDING_SLOTS = 256;
 
     // counter indices (the reference's §1.8 names, in its order)
     private static final int PACKETS_SENT = 0;
@@ -117,6 +119,10 @@ public final class TcpTransport implements Transport {
         boolean dirty;
         boolean stalled;
         int registered;
+        /** Slots waiting, in order, for room in {@link #out}; owned by this connection until copied. */
+        final int[] pending = new int[PENDING_SLOTS];
+        int pendingHead;
+        int pendingCount;
 
         Conn(final int id, final int fd, final TransportAddr address, final int addressId, final boolean inbound) {
             this.id = id;
@@ -550,24 +556,30 @@ public final class TcpTransport implements Transport {
             for (int i = 0; i < n; i++) {
                 final int slot = slots[i];
                 final TransportDestination d = port.takeDestination(slot);
-                if (d instanceof TcpDestination dst) {
-                    queue(cs, iov, dst, pool.slotSegment(slot));
-                } else {
-                    counters.setOpaque(SEND_ERRORS, counters.getPlain(SEND_ERRORS) + 1);
+                if (!(d instanceof TcpDestination dst)) {
+                    add(SEND_ERRORS, 1);
+                    port.release(slot);
+                } else if (!queue(cs, iov, dst, slot, pool.slotSegment(slot))) {
+                    port.release(slot);
                 }
-                port.release(slot);
             }
             flushDirty(cs, iov);
         }
         return any;
     }
 
-    private void queue(final CallState cs, final IoVec iov, final TcpDestination dst, final MemorySegment seg) {
-        final int off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
+    /**
+     * Puts one frame on its connection's stream. A frame that finds the socket and the stream buffer full waits in
+     * the connection's pending queue (TCP is reliable: back-pressure rather than loss) until EPOLLOUT.
+     *
+     * @return true when the connection kept the slot (pending); false when the caller releases it
+     */
+    private boolean queue(final CallState cs, final IoVec iov, final TcpDestination dst, final int slot,
+                          final MemorySegment seg) {
         final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
         if (len > mtu) {
             add(MTU_EXCEEDED, 1);
-            return;
+            return false;
         }
         Conn c = dst.cached;
         if (c == null || c.phase == Phase.CLOSED) {
@@ -577,23 +589,65 @@ public final class TcpTransport implements Transport {
         if (c == null) {
             add(SEND_ERRORS, 1);
             startConnect(dst.address);
-            return;
+            return false;
         }
         if (c.phase != Phase.ESTABLISHED) {
             add(SEND_ERRORS, 1);
-            return;
+            return false;
         }
-        if (OUT_BUFFER_BYTES - c.outEnd < len) {
-            compactOut(c);
-            if (OUT_BUFFER_BYTES - c.outEnd < len) {
-                flush(cs, iov, c);
+        if (c.pendingCount > 0 || !room(cs, iov, c, len)) {
+            if (c.pendingCount == PENDING_SLOTS) {
+                add(SEND_ERRORS, 1);
+                return false;
+            }
+            c.pending[(c.pendingHead + c.pendingCount++) % PENDING_SLOTS] = slot;
+            return true;
+        }
+        append(c, seg, len);
+        return false;
+    }
+
+    /** Whether {@code len} more bytes fit the stream buffer, compacting and flushing once if needed. */
+    private boolean room(final CallState cs, final IoVec iov, final Conn c, final int len) {
+        if (OUT_BUFFER_BYTES - c.outEnd >= len) {
+            return true;
+        }
+        compactOut(c);
+        if (OUT_BUFFER_BYTES - c.outEnd >= len) {
+            return true;
+        }
+        flush(cs, iov, c);
+        compactOut(c);
+        return c.phase == Phase.ESTABLISHED && OUT_BUFFER_BYTES - c.outEnd >= len;
+    }
+
+    /** Moves pending frames into the stream buffer while they fit (after EPOLLOUT made room). */
+    private void drainPending(final CallState cs, final IoVec iov, final Conn c) {
+        final PacketPool pool = port.pool();
+        while (true) {
+            while (c.pendingCount > 0 && c.phase == Phase.ESTABLISHED) {
+                final int slot = c.pending[c.pendingHead];
+                final MemorySegment seg = pool.slotSegment(slot);
+                final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
                 compactOut(c);
-                if (c.phase != Phase.ESTABLISHED || OUT_BUFFER_BYTES - c.outEnd < len) {
-                    add(SEND_ERRORS, 1);
-                    return;
+                if (OUT_BUFFER_BYTES - c.outEnd < len) {
+                    break;
                 }
+                append(c, seg, len);
+                port.release(slot);
+                c.pendingHead = (c.pendingHead + 1) % PENDING_SLOTS;
+                c.pendingCount--;
+            }
+            flush(cs, iov, c);
+            // Stop when nothing waits, the connection died, or the socket is full again (EPOLLOUT is armed).
+            if (c.pendingCount == 0 || c.phase != Phase.ESTABLISHED || c.outEnd > c.outStart) {
+                return;
             }
         }
+    }
+
+    private void append(final Conn c, final MemorySegment seg, final int len) {
+        final int off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         MemorySegment.copy(seg, off, c.out, c.outEnd, len);
         c.outEnd += len;
         add(PACKETS_SENT, 1);
@@ -837,6 +891,9 @@ public final class TcpTransport implements Transport {
                 }
                 if (c.phase == Phase.ESTABLISHED && (ev & Linux.EPOLLOUT) != 0) {
                     flush(cs, iov, c);
+                    if (c.pendingCount > 0) {
+                        drainPending(cs, iov, c);
+                    }
                 }
             }
             default -> {
@@ -861,6 +918,9 @@ public final class TcpTransport implements Transport {
                 c.inEnd += (int) r;
                 add(BYTES_RECV, r);
                 deframe(source, c);
+                // Wake the workers after every read (up to ~46 full frames), not once per round: a round can read
+                // far more than a worker ring holds.
+                port.flush();
                 if (c.phase != Phase.ESTABLISHED) {
                     return;
                 }
@@ -983,6 +1043,12 @@ public final class TcpTransport implements Transport {
 
     private void dispose(final Conn c) {
         c.phase = Phase.CLOSED;
+        while (c.pendingCount > 0) {
+            port.release(c.pending[c.pendingHead]);
+            c.pendingHead = (c.pendingHead + 1) % PENDING_SLOTS;
+            c.pendingCount--;
+            add(SEND_ERRORS, 1);
+        }
         if (conns[c.id] == c) {
             conns[c.id] = null;
         }

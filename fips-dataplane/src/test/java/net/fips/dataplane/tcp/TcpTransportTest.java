@@ -260,6 +260,79 @@ class TcpTransportTest {
         assertEquals(2L, ta.stats().get("connections_established"));
     }
 
+    /**
+     * A peer that reads nothing for a while: frames wait in the connection's pending queue (back-pressure) instead
+     * of being lost; whatever is dropped past that is counted; what arrives is whole, in order, never corrupt.
+     */
+    @Test
+    void aSlowReaderGetsEveryFrameInOrderOrACountedDrop() throws Exception {
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress("127.0.0.1", 0));
+            final TransportAddr peer = TransportAddr.ofInet((InetSocketAddress) server.getLocalAddress());
+            final TcpTransport ta = dialer();
+            final DataPlane a = plane(ta, new Sink());
+            ta.connect(peer);
+            try (SocketChannel raw = server.accept()) {
+                await("connected", () -> ta.connectionState(peer) == ConnectionState.CONNECTED);
+                a.addLink(new LinkSpec(1, 0, peer, 0x1111, 0x2222, key(1), key(2), System.nanoTime()));
+                final MemorySegment buf = MemorySegment.ofArray(new byte[1300]);
+                final int total = 4000;
+                int sent = 0;
+                final long start = System.nanoTime();
+                while (sent < total) {
+                    if (a.sendDatagram(1, buf, 0, 1300)) {
+                        sent++;
+                    } else if (System.nanoTime() - start > DEADLINE_NS) {
+                        fail("no room for datagram " + sent);
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+                // Now read everything and cut it with the framer.
+                final MemorySegment in = MemorySegment.ofArray(new byte[1 << 16]);
+                final ByteBuffer bb = in.asByteBuffer();
+                raw.configureBlocking(false);
+                long frames = 0;
+                long lastCounter = -1;
+                int pos = 0;
+                final long readStart = System.nanoTime();
+                while (true) {
+                    final long dropped = ta.stats().get("send_errors")
+                            + a.counter(net.fips.dataplane.engine.DataPlaneCounter.DROP_TX_RING_FULL);
+                    if (frames + dropped == total) {
+                        break;
+                    }
+                    if (System.nanoTime() - readStart > DEADLINE_NS) {
+                        fail(frames + " frames, " + dropped + " dropped of " + total + "; " + ta.stats());
+                    }
+                    bb.limit(bb.capacity()).position(pos);
+                    final int r = raw.read(bb);
+                    if (r <= 0) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    pos += r;
+                    int at = 0;
+                    int len;
+                    while ((len = FmpStreamFramer.next(in, at, pos - at, 1400)) > 0) {
+                        assertEquals(32 + 4 + 1300, len, "a whole established frame");
+                        final long counter = in.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
+                                java.nio.ByteOrder.LITTLE_ENDIAN), at + 8);
+                        assertTrue(counter > lastCounter, "in order: " + counter + " after " + lastCounter);
+                        lastCounter = counter;
+                        frames++;
+                        at += len;
+                    }
+                    assertTrue(len == FmpStreamFramer.NEED_MORE, "the stream stays well framed");
+                    MemorySegment.copy(in, at, in, 0, pos - at);
+                    pos -= at;
+                }
+                assertTrue(frames > 0);
+                assertEquals(frames, ta.stats().get("packets_sent"), "packets_sent counts what went on the stream");
+            }
+        }
+    }
+
     private static int readUntilClosed(final SocketChannel c) throws IOException {
         final ByteBuffer sink = ByteBuffer.allocate(4096);
         int r;
