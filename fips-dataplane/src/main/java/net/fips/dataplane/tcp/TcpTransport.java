@@ -188,6 +188,8 @@ public final class TcpTransport implements Transport {
     private final Map<TransportAddr, Conn> pool = new HashMap<>();
     private Conn[] conns = new Conn[16];
     private final List<Conn> connecting = new ArrayList<>();
+    /** Accepted connections that have not sent a complete frame yet (the first-frame deadline, [master]). */
+    private final List<Conn> silent = new ArrayList<>();
     private int[] dirty = new int[16];
     private int dirtyCount;
     private int inboundCount;
@@ -516,11 +518,14 @@ public final class TcpTransport implements Transport {
         if (anyStalled) {
             return 1;
         }
-        if (connecting.isEmpty()) {
+        if (connecting.isEmpty() && silent.isEmpty()) {
             return 1000;
         }
         long earliest = Long.MAX_VALUE;
         for (final Conn c : connecting) {
+            earliest = Math.min(earliest, c.deadlineNanos);
+        }
+        for (final Conn c : silent) {
             earliest = Math.min(earliest, c.deadlineNanos);
         }
         final long ms = (earliest - clock.getAsLong()) / 1_000_000L + 1;
@@ -852,6 +857,8 @@ public final class TcpTransport implements Transport {
             final Conn c = new Conn(newConnId(), fd, from, addressId(from), true);
             conns[c.id] = c;
             pool.put(from, c);
+            c.deadlineNanos = clock.getAsLong() + cfg.firstFrameTimeoutMs() * 1_000_000L;
+            silent.add(c);
             try {
                 Syscalls.epollCtl(epfd, Linux.EPOLL_CTL_ADD, fd, Linux.EPOLLIN | Linux.EPOLLRDHUP, c.id);
                 c.registered = Linux.EPOLLIN | Linux.EPOLLRDHUP;
@@ -971,6 +978,10 @@ public final class TcpTransport implements Transport {
             source.set(INT_LE, 0, c.addressId);
             port.deliver(slot, len, source, 0, SOURCE_BYTES);
             add(PACKETS_RECV, 1);
+            if (c.inbound && c.deadlineNanos != 0) {
+                c.deadlineNanos = 0;
+                silent.remove(c);
+            }
             c.inStart += len;
         }
         if (c.inStart == c.inEnd) {
@@ -993,10 +1004,17 @@ public final class TcpTransport implements Transport {
     }
 
     private void expireConnects() {
-        if (connecting.isEmpty()) {
+        if (connecting.isEmpty() && silent.isEmpty()) {
             return;
         }
         final long now = clock.getAsLong();
+        for (int i = silent.size() - 1; i >= 0; i--) {
+            final Conn c = silent.get(i);
+            if (now - c.deadlineNanos >= 0) {
+                add(RECV_ERRORS, 1);
+                close(c, "no complete frame within " + cfg.firstFrameTimeoutMs() + " ms of accept");
+            }
+        }
         for (int i = connecting.size() - 1; i >= 0; i--) {
             final Conn c = connecting.get(i);
             if (now - c.deadlineNanos >= 0) {
@@ -1043,6 +1061,9 @@ public final class TcpTransport implements Transport {
 
     private void dispose(final Conn c) {
         c.phase = Phase.CLOSED;
+        if (c.inbound && c.deadlineNanos != 0) {
+            silent.remove(c);
+        }
         while (c.pendingCount > 0) {
             port.release(c.pending[c.pendingHead]);
             c.pendingHead = (c.pendingHead + 1) % PENDING_SLOTS;

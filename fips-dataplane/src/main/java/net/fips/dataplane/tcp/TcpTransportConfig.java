@@ -13,6 +13,8 @@ public final class TcpTransportConfig {
     public static final int KEEPALIVE_SECS_DEFAULT = 30;
     public static final int BUFFER_BYTES_DEFAULT = 2 * 1024 * 1024;
     public static final int MAX_INBOUND_DEFAULT = 256;
+    /** [master] An accepted connection that sends no complete frame within this is closed (30 s). */
+    public static final int FIRST_FRAME_TIMEOUT_MS_DEFAULT = 30_000;
     /** Listen backlog (the reference's runtime default). */
     public static final int BACKLOG = 1024;
 
@@ -24,6 +26,7 @@ public final class TcpTransportConfig {
     private int recvBufferBytes = BUFFER_BYTES_DEFAULT;
     private int sendBufferBytes = BUFFER_BYTES_DEFAULT;
     private int maxInboundConnections = MAX_INBOUND_DEFAULT;
+    private int firstFrameTimeoutMs = FIRST_FRAME_TIMEOUT_MS_DEFAULT;
     private String instanceName;
     private String typeName = "tcp";
     private StreamConnector connector = new DirectConnector();
@@ -75,6 +78,16 @@ public final class TcpTransportConfig {
     public TcpTransportConfig maxInboundConnections(final int n) {
         this.maxInboundConnections = n;
         return this;
+    }
+
+    /** @param ms how long an accepted connection may stay silent before its first complete frame */
+    public TcpTransportConfig firstFrameTimeoutMs(final int ms) {
+        this.firstFrameTimeoutMs = ms;
+        return this;
+    }
+
+    public int firstFrameTimeoutMs() {
+        return firstFrameTimeoutMs;
     }
 
     /** @param name the instance name of a named-instance config, or null */

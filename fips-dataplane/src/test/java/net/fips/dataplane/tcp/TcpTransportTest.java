@@ -333,6 +333,28 @@ class TcpTransportTest {
         }
     }
 
+    /** [master] behaviour: an accepted connection that stays silent is closed after the first-frame deadline. */
+    @Test
+    void aSilentInboundConnectionIsClosedAfterTheFirstFrameDeadline() throws Exception {
+        final AtomicLong clock = new AtomicLong(1_000_000_000L);
+        final TcpTransport tb = TcpTransport.open(new TcpTransportConfig().bindAddress("127.0.0.1:0")
+                .firstFrameTimeoutMs(30_000).nanoClock(clock::get));
+        plane(tb, new Sink());
+        final InetSocketAddress at = parse(tb.localAddr());
+        try (SocketChannel talker = SocketChannel.open(at); SocketChannel silent = SocketChannel.open(at)) {
+            talker.write(ByteBuffer.wrap(msg(1)));
+            await("both accepted", () -> tb.stats().get("pool_inbound") == 2L && tb.stats().get("packets_recv") == 1L);
+            clock.addAndGet(29_000_000_000L);
+            tb.wakeup();
+            clock.addAndGet(2_000_000_000L);
+            await("the silent one closed", () -> tb.stats().get("pool_inbound") == 1L);
+            assertEquals(-1, readUntilClosed(silent));
+            assertEquals(1L, tb.stats().get("recv_errors"));
+            talker.configureBlocking(false);
+            assertEquals(0, talker.read(ByteBuffer.allocate(16)), "the one that sent a frame stays open");
+        }
+    }
+
     private static int readUntilClosed(final SocketChannel c) throws IOException {
         final ByteBuffer sink = ByteBuffer.allocate(4096);
         int r;
