@@ -92,7 +92,8 @@ public final class ConfigLoader {
         final TunConfig tun = tun(top.child("tun"));
         final DnsConfig dns = dns(top.child("dns"));
         final List<UdpConfig> udp = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp);
+        final List<TcpConfig> tcp = new ArrayList<>();
+        final boolean otherAdvertises = transports(top.child("transports"), udp, tcp);
         final Set<String> udpNames = new java.util.TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -106,7 +107,7 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers), files, warnings, env);
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers, tcp), files, warnings, env);
     }
 
     private static TunConfig tun(final ConfigReader r) {
@@ -126,7 +127,7 @@ public final class ConfigLoader {
     }
 
     /** @return true when a non-UDP transport has advertise_on_nostr set */
-    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp) {
+    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp, final List<TcpConfig> tcp) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -151,7 +152,11 @@ public final class ConfigLoader {
                 final String path = inst.getKey() == null ? other[0] : other[0] + "." + inst.getKey();
                 final ConfigReader r = ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf(other[0]),
                         inst.getValue());
-                advertises |= Boolean.TRUE.equals(Skim.read(r, other[1]).get("advertise_on_nostr"));
+                final Map<String, Object> values = Skim.read(r, other[1]);
+                advertises |= Boolean.TRUE.equals(values.get("advertise_on_nostr"));
+                if ("tcp".equals(other[0])) {
+                    tcp.add(tcp(r, values, Optional.ofNullable(inst.getKey())));
+                }
                 if ("tor".equals(other[0])) {
                     final ConfigReader ds = r.child("directory_service");
                     Skim.read(ds, Skim.TOR_DIRECTORY_SERVICE);
@@ -172,6 +177,42 @@ public final class ConfigLoader {
         final java.util.LinkedHashSet<String> u = new java.util.LinkedHashSet<>(a);
         u.addAll(b);
         return u;
+    }
+
+    private static TcpConfig tcp(final ConfigReader r, final Map<String, Object> v, final Optional<String> name) {
+        final TcpConfig d = TcpConfig.DEFAULTS;
+        final Optional<String> bind = Optional.ofNullable((String) v.get("bind_addr"));
+        if (bind.isPresent() && SocketAddresses.parseLiteral(bind.get()) == null) {
+            r.error("bind_addr", "expected an IP address with port (\"0.0.0.0:8443\" or \"[::]:8443\"), got \""
+                    + bind.get() + "\"");
+        }
+        final int mtu = intValue(v, "mtu", d.mtu());
+        if (mtu < 1280) {
+            r.error("mtu", "must be at least 1280, got " + mtu);
+        }
+        final int timeout = intValue(v, "connect_timeout_ms", d.connectTimeoutMs());
+        if (timeout <= 0) {
+            r.error("connect_timeout_ms", "must be positive");
+        }
+        return new TcpConfig(name, bind, mtu, timeout,
+                v.containsKey("nodelay") ? (Boolean) v.get("nodelay") : d.nodelay(),
+                intValue(v, "keepalive_secs", d.keepaliveSecs()),
+                Math.max(1, intValue(v, "recv_buf_size", d.recvBufSize())),
+                Math.max(1, intValue(v, "send_buf_size", d.sendBufSize())),
+                v.containsKey("max_inbound_connections")
+                        ? java.util.OptionalInt.of(intValue(v, "max_inbound_connections", 0))
+                        : java.util.OptionalInt.empty(),
+                Boolean.TRUE.equals(v.get("advertise_on_nostr")),
+                Optional.ofNullable((String) v.get("external_addr")));
+    }
+
+    /** A schema value as an int, saturated (sizes and timeouts beyond 2^31 mean "as large as possible"). */
+    private static int intValue(final Map<String, Object> v, final String key, final int dflt) {
+        final Object o = v.get(key);
+        if (!(o instanceof Number n)) {
+            return dflt;
+        }
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n.longValue()));
     }
 
     private static UdpConfig udp(final ConfigReader r, final Optional<String> name) {
@@ -283,7 +324,7 @@ public final class ConfigLoader {
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
         }
-        if (!"udp".equals(kind)) {
+        if (!"udp".equals(kind) && !"tcp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
         } else if ("nat".equals(addr.get())) {
             a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");

@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param peers      {@code peers[]}
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
-        List<PeerConfig> peers) {
+        List<PeerConfig> peers, List<TcpConfig> tcp) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -27,6 +27,13 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(dns, "dns");
         udp = List.copyOf(udp);
         peers = List.copyOf(peers);
+        tcp = List.copyOf(tcp);
+    }
+
+    /** A config without TCP transports. */
+    public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
+                      final List<PeerConfig> peers) {
+        this(node, tun, dns, udp, peers, List.of());
     }
 
     /**
