@@ -352,10 +352,29 @@ public final class EthernetTransport implements AutoCloseable {
         if (rc < 0) {
             if (rc != Errno.EINTR_NEGATIVE) {
                 counters.recvErrors++;
+                if (rc == -PacketSockets.ENETDOWN || rc == -PacketSockets.ENODEV || rc == -PacketSockets.ENXIO) {
+                    checkInterface();
+                }
             }
             return 0;
         }
         return rc;
+    }
+
+    /**
+     * After ENETDOWN (which the kernel also reports when the bound interface is unregistered): reopen when the
+     * name is gone or now names another interface, so a receiver heals too, not only a beacon sender. Rare.
+     */
+    private void checkInterface() {
+        int now;
+        try {
+            now = Syscalls.ifNameToIndex(config.interfaceName());
+        } catch (ErrnoException e) {
+            now = 0;
+        }
+        if (now != ifindex) {
+            reopenRequested = true;
+        }
     }
 
     private boolean awaitReadable(final int sock, final int timeoutMs) {
