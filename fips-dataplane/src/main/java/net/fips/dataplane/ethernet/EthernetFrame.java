@@ -118,6 +118,13 @@ public final class EthernetFrame {
         return base + DATA_HEADER_SIZE;
     }
 
+    /** @return for a data frame, a copy of the FMP packet (control path and tests) */
+    public byte[] payload() {
+        final byte[] packet = new byte[payloadLength()];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, payloadOffset(), packet, 0, packet.length);
+        return packet;
+    }
+
     /** @return for a beacon, a copy of its 32-byte x-only key */
     public byte[] beaconKey() {
         final byte[] key = new byte[KEY_SIZE];
