@@ -33,7 +33,7 @@ public final class EthernetBeacons {
         int sendBeacon();
 
         /** @return the beacons heard since the last call */
-        List<DiscoveredBeacon> drainDiscovered();
+        List<DiscoveredBeacon> drainBeacons();
     }
 
     private final EthernetConfig config;
@@ -76,7 +76,7 @@ public final class EthernetBeacons {
                 nextBeaconNanos = nowNanos;   // due again at the next tick
             }
         }
-        final List<DiscoveredBeacon> heard = medium.drainDiscovered();
+        final List<DiscoveredBeacon> heard = medium.drainBeacons();
         if (heard.isEmpty()) {
             return List.of();
         }

@@ -39,7 +39,7 @@ class EthernetBeaconsTest {
         }
 
         @Override
-        public List<DiscoveredBeacon> drainDiscovered() {
+        public List<DiscoveredBeacon> drainBeacons() {
             final List<DiscoveredBeacon> out = List.copyOf(queued);
             queued.clear();
             return out;

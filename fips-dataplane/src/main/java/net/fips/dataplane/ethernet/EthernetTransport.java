@@ -33,7 +33,7 @@ import net.fips.ffm.linux.WakeFd;
  * the FMP packet lands at {@code offset}; see docs/benchmarks.md for recvmmsg against one call per frame).
  * Frames for another host or our own outgoing ones (a promiscuous interface) are dropped; a data frame is trimmed
  * to its length field; a beacon is counted and, with discovery on, its (MAC, key) kept for
- * {@link #drainDiscovered()} (one entry per MAC, newest wins, at most {@value #MAX_DISCOVERED} MACs between
+ * {@link #drainBeacons()} (one entry per MAC, newest wins, at most {@value #MAX_DISCOVERED} MACs between
  * drains). Malformed frames are counted drops ({@link EthernetCounters}).
  *
  * <p>Send: one {@code sendmmsg} per batch, each frame the 3-byte header written into the slot's headroom followed
@@ -395,7 +395,7 @@ public final class EthernetTransport implements AutoCloseable {
      *
      * @return the beacons (empty with discovery off)
      */
-    public List<DiscoveredBeacon> drainDiscovered() {
+    public List<DiscoveredBeacon> drainBeacons() {
         synchronized (discovered) {
             if (discovered.isEmpty()) {
                 return List.of();
@@ -632,7 +632,7 @@ public final class EthernetTransport implements AutoCloseable {
         return config.etherType();
     }
 
-    /** @return whether beacons are kept for {@link #drainDiscovered()} */
+    /** @return whether beacons are kept for {@link #drainBeacons()} */
     public boolean discovery() {
         return discovery;
     }

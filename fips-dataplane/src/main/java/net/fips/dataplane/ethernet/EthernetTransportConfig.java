@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param mtu           the largest FMP packet; 0 = interface MTU − 3; larger values are capped at that
  * @param recvBufSize   SO_RCVBUF request
  * @param sendBufSize   SO_SNDBUF request
- * @param discovery     whether received beacons are kept for {@link EthernetTransport#drainDiscovered()}
+ * @param discovery     whether received beacons are kept for {@link EthernetTransport#drainBeacons()}
  * @param beaconKey     the node's 32-byte x-only key for {@link EthernetTransport#sendBeacon()}, or null (no beacons)
  * @param batch         frames per recvmmsg/sendmmsg
  * @param sendTimeoutMs how long a send waits for socket-buffer space before dropping (0 = never waits)

@@ -67,7 +67,7 @@ public final class EthernetProbe {
                     case "BEACON" -> System.out.println("BEACON rc=" + t.sendBeacon());
                     case "DRAIN" -> {
                         int n = 0;
-                        for (final DiscoveredBeacon d : t.drainDiscovered()) {
+                        for (final DiscoveredBeacon d : t.drainBeacons()) {
                             System.out.println("DISCOVERED mac=" + MacAddress.format(d.mac()) + " key="
                                     + HexFormat.of().formatHex(d.xOnlyKey()));
                             n++;
