@@ -324,7 +324,13 @@ public final class ConfigLoader {
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
         }
-        if (!"udp".equals(kind)) {
+        if ("ethernet".equals(kind)) {
+            try {
+                net.fips.control.ethernet.EthernetAddress.parse(addr.get());
+            } catch (final IllegalArgumentException e) {
+                a.error("addr", e.getMessage());
+            }
+        } else if (!"udp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
         } else if ("nat".equals(addr.get())) {
             a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");

@@ -66,7 +66,6 @@ final class ReferenceKeys {
         v041("transports.udp.external_addr");
         v041("transports.udp.accept_connections");
         v041("transports.tcp.*");
-        v041("transports.ethernet.*");
         v041("transports.tor.*");
         v041("transports.nym.*");
         v041("transports.ble.*");

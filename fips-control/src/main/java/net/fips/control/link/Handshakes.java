@@ -32,6 +32,12 @@ final class Handshakes {
 
     void onMsg1(final int transportId, final TransportAddr from, final byte[] packet) {
         c.count(LinkCounter.MSG1_RECEIVED);
+        // Admission (transports.md §1.6): on a transport that refuses strangers only a peer already established at
+        // this address may send msg1 (its rekey).
+        if (!c.admission.test(transportId) && !establishedAt(transportId, from)) {
+            c.count(LinkCounter.MSG1_NOT_ACCEPTED);
+            return;
+        }
         // Rate limit before any parsing or crypto, as the reference: a flood costs a counter increment.
         if (c.pendingInbound >= c.config.maxPendingInbound()) {
             c.count(LinkCounter.MSG1_PENDING_LIMIT);
@@ -47,6 +53,15 @@ final class Handshakes {
         } finally {
             c.pendingInbound--;
         }
+    }
+
+    private boolean establishedAt(final int transportId, final TransportAddr from) {
+        for (final PeerLink p : c.peers.values()) {
+            if (p.transportId == transportId && from.equals(p.address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void handleMsg1(final int transportId, final TransportAddr from, final byte[] packet) {

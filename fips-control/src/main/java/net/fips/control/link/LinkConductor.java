@@ -76,6 +76,7 @@ public final class LinkConductor {
     final EphemeralSource ephemerals;
     final IndexAllocator indices;
     final TokenBucket msg1Bucket;
+    java.util.function.IntPredicate admission = id -> true;
     final long[] counters = new long[LinkCounter.values().length];
 
     final Map<NodeAddr, PeerLink> peers = new HashMap<>();
@@ -364,6 +365,16 @@ public final class LinkConductor {
      */
     public void setLinkListener(final LinkListener l) {
         this.listener = l;
+    }
+
+    /**
+     * Sets which transports admit a handshake msg1 from an address that is not an established peer there
+     * (transports.md §1.6); a transport the predicate refuses only hears its peers' rekeys. Default: all admit.
+     *
+     * @param acceptsStrangers transport id to whether strangers are admitted
+     */
+    public void setAdmission(final java.util.function.IntPredicate acceptsStrangers) {
+        this.admission = java.util.Objects.requireNonNull(acceptsStrangers, "acceptsStrangers");
     }
 
     LinkListener listener() {

@@ -8,6 +8,8 @@ public enum LinkCounter {
     MSG1_RATE_LIMITED,
     /** msg1 refused because too many were being processed at once. */
     MSG1_PENDING_LIMIT,
+    /** msg1 from a stranger on a transport that does not accept connections (Ethernet by default). */
+    MSG1_NOT_ACCEPTED,
     /** Handshake packets that failed to parse. */
     HANDSHAKE_MALFORMED,
     /** Noise failures (msg1 or msg2 did not decrypt). */

@@ -10,6 +10,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.StampedLock;
 
+import net.fips.dataplane.transport.DiscoveredPeer;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportException;
+import net.fips.dataplane.transport.TransportPort;
+import net.fips.dataplane.transport.TransportTypes;
+
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
 import net.fips.ffm.NetOrder;
@@ -47,7 +54,7 @@ import net.fips.ffm.linux.WakeFd;
  * descriptor, under a write lock the senders' read locks exclude. {@link #wakeup()} ends a receive blocked in
  * poll; {@link #close()} after the threads stopped.
  */
-public final class EthernetTransport implements AutoCloseable {
+public final class EthernetTransport implements Transport {
     /** MACs kept between two drains; beacons from further new MACs are counted and dropped. */
     public static final int MAX_DISCOVERED = 1024;
     /** Consecutive ENXIO beacon failures that make the transport reopen its socket (the reference's 3). */
@@ -80,6 +87,12 @@ public final class EthernetTransport implements AutoCloseable {
     private final MmsgVector beaconVec;
     private final MemorySegment beaconFrame;
     private int consecutiveEnxio;
+    private volatile boolean canAnnounce;
+    // under the data plane (Transport.start)
+    private volatile State state = State.UP;
+    private volatile int transportId = -1;
+    private EthernetLoop loop;
+    private Thread loopThread;
 
     private volatile int fd;
     private volatile int ifindex;
@@ -114,6 +127,7 @@ public final class EthernetTransport implements AutoCloseable {
         final byte[] key = cfg.beaconKey();
         if (key != null) {
             EthernetFrame.writeBeacon(beaconFrame, 0, key);
+            canAnnounce = true;
         }
         beaconVec.iov(0, 0, beaconFrame, 0, EthernetFrame.BEACON_SIZE);
         encodeDestinations(opened.ifindex);
@@ -500,9 +514,9 @@ public final class EthernetTransport implements AutoCloseable {
      * @throws IllegalStateException when the config has no beacon key
      */
     public int sendBeacon() {
-        if (config.beaconKey() == null) {
+        if (!canAnnounce) {
             throw new IllegalStateException("Ethernet transport on " + config.interfaceName()
-                    + " was opened without a beacon key");
+                    + " has no beacon key (announceAs)");
         }
         synchronized (beaconLock) {
             final long stamp = fdLock.readLock();
@@ -598,11 +612,13 @@ public final class EthernetTransport implements AutoCloseable {
     // ---------------------------------------------------------------- accessors
 
     /** Wakes a receiver blocked in {@link #receive} (safe from any thread). */
+    @Override
     public void wakeup() {
         wake.wake();
     }
 
     /** @return the largest FMP packet {@link #send} accepts: {@code min(config mtu, interface MTU − 3)} */
+    @Override
     public int mtu() {
         return mtu;
     }
@@ -613,6 +629,7 @@ public final class EthernetTransport implements AutoCloseable {
     }
 
     /** @return the interface name */
+    @Override
     public String interfaceName() {
         return config.interfaceName();
     }
@@ -639,7 +656,155 @@ public final class EthernetTransport implements AutoCloseable {
 
     /** @return whether {@link #sendBeacon()} can be used */
     public boolean canAnnounce() {
-        return config.beaconKey() != null;
+        return canAnnounce;
+    }
+
+    /**
+     * Sets (or replaces) the key {@link #sendBeacon()} announces: the node's x-only key, known only once the identity
+     * is loaded. Any thread.
+     *
+     * @throws IllegalArgumentException unless the key has 32 bytes
+     */
+    public void announceAs(final byte[] xOnlyKey) {
+        synchronized (beaconLock) {
+            if (closed) {
+                return;
+            }
+            EthernetFrame.writeBeacon(beaconFrame, 0, xOnlyKey);
+            canAnnounce = true;
+        }
+    }
+
+    /** Loop thread: a queued frame whose destination is not an Ethernet one (a bug elsewhere), dropped. */
+    void countUnsendable() {
+        counters.sendErrors++;
+    }
+
+    // ---------------------------------------------------------------- Transport
+
+    @Override
+    public String typeName() {
+        return TransportTypes.ETHERNET;
+    }
+
+    @Override
+    public String instanceName() {
+        return config.instanceName();
+    }
+
+    @Override
+    public boolean connectionOriented() {
+        return false;
+    }
+
+    @Override
+    public boolean reliable() {
+        return false;
+    }
+
+    @Override
+    public State state() {
+        return state;
+    }
+
+    /**
+     * {@inheritDoc} The address is the peer's 6 MAC bytes (unicast); thread-safe, allocates the handle only.
+     */
+    @Override
+    public EthernetDestination destination(final TransportAddr address) throws TransportException {
+        if (!address.isMacSized()) {
+            throw new TransportException("Ethernet address " + address + " is not 6 MAC bytes");
+        }
+        final long mac = MacAddress.fromBytes(address.bytes());
+        if (MacAddress.isGroup(mac)) {
+            throw new TransportException("Ethernet address " + MacAddress.format(mac)
+                    + " is a broadcast/multicast MAC, not a peer");
+        }
+        return new EthernetDestination(address, mac);
+    }
+
+    /** {@inheritDoc} The source bytes are the sender's 6 MAC bytes. */
+    @Override
+    public TransportAddr sourceAddress(final MemorySegment source, final long offset, final int length) {
+        if (length != MacAddress.SIZE || offset < 0 || offset + length > source.byteSize()) {
+            return null;
+        }
+        return TransportAddr.ofMac(MacAddress.toBytes(PacketSockets.readMac(source, offset)));
+    }
+
+    /**
+     * {@inheritDoc} The beacons heard since the last call (or since {@link #drainBeacons()}: both drain the same
+     * buffer; the node uses one of them), with their keys as unchecked hints.
+     */
+    @Override
+    public List<DiscoveredPeer> drainDiscovered() {
+        final List<DiscoveredBeacon> beacons = drainBeacons();
+        if (beacons.isEmpty()) {
+            return List.of();
+        }
+        final List<DiscoveredPeer> out = new ArrayList<>(beacons.size());
+        for (final DiscoveredBeacon b : beacons) {
+            out.add(new DiscoveredPeer(transportId, TransportAddr.ofMac(MacAddress.toBytes(b.mac())), b.xOnlyKey()));
+        }
+        return out;
+    }
+
+    @Override
+    public boolean autoConnect() {
+        return config.autoConnect();
+    }
+
+    @Override
+    public boolean acceptConnections() {
+        return config.acceptConnections();
+    }
+
+    /**
+     * {@inheritDoc} Ethernet: {@code frames_sent, frames_recv, bytes_sent, bytes_recv, send_errors, recv_errors,
+     * beacons_sent, beacons_recv, frames_too_short, frames_too_long}, then ours ({@link EthernetCounters#snapshot()}).
+     */
+    @Override
+    public Map<String, Long> stats() {
+        return counters.snapshot();
+    }
+
+    /**
+     * Starts the event loop thread {@code fips-eth-<iface>} ({@link EthernetLoop}): it sends what the data plane
+     * queues and delivers what arrives.
+     *
+     * @throws IllegalStateException when started twice or after close
+     */
+    @Override
+    public synchronized void start(final TransportPort port) {
+        if (loop != null || closed) {
+            throw new IllegalStateException("Ethernet transport on " + config.interfaceName()
+                    + (closed ? " is closed" : " is already started"));
+        }
+        transportId = port.transportId();
+        loop = new EthernetLoop(this, port, batch);
+        loopThread = Thread.ofPlatform().name("fips-eth-" + config.interfaceName()).daemon().unstarted(loop);
+        state = State.UP;
+        loopThread.start();
+    }
+
+    /** Stops the event loop and waits for it (it returns every slot it holds); state DOWN. Idempotent. */
+    @Override
+    public void stop() {
+        final EthernetLoop l;
+        final Thread t;
+        synchronized (this) {
+            l = loop;
+            t = loopThread;
+        }
+        if (l != null) {
+            l.stop();
+            try {
+                t.join(5_000);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        state = State.DOWN;
     }
 
     /** @return the counters */
@@ -652,9 +817,10 @@ public final class EthernetTransport implements AutoCloseable {
         return fd;
     }
 
-    /** Closes the socket and frees all native buffers. Idempotent. */
+    /** Stops the loop if it runs, closes the socket and frees all native buffers. Idempotent. */
     @Override
     public void close() {
+        stop();
         if (!wake.closeOnce()) {
             return;
         }

@@ -17,9 +17,13 @@ import java.util.Objects;
  * @param beaconKey     the node's 32-byte x-only key for {@link EthernetTransport#sendBeacon()}, or null (no beacons)
  * @param batch         frames per recvmmsg/sendmmsg
  * @param sendTimeoutMs how long a send waits for socket-buffer space before dropping (0 = never waits)
+ * @param instanceName  the instance name of a named-instance config, or null
+ * @param autoConnect   what {@link EthernetTransport#autoConnect()} reports ({@code auto_connect}, default false)
+ * @param acceptConnections what {@link EthernetTransport#acceptConnections()} reports (default false)
  */
 public record EthernetTransportConfig(String interfaceName, int etherType, int mtu, int recvBufSize,
-        int sendBufSize, boolean discovery, byte[] beaconKey, int batch, int sendTimeoutMs) {
+        int sendBufSize, boolean discovery, byte[] beaconKey, int batch, int sendTimeoutMs, String instanceName,
+        boolean autoConnect, boolean acceptConnections) {
     /** The reference's EtherType. */
     public static final int DEFAULT_ETHERTYPE = 0x2121;
     /** 2 MiB. */
@@ -38,43 +42,49 @@ public record EthernetTransportConfig(String interfaceName, int etherType, int m
     /** @return the defaults for {@code interfaceName} */
     public static EthernetTransportConfig of(final String interfaceName) {
         return new EthernetTransportConfig(interfaceName, DEFAULT_ETHERTYPE, 0, DEFAULT_BUF_SIZE, DEFAULT_BUF_SIZE,
-                true, null, DEFAULT_BATCH, 10);
+                true, null, DEFAULT_BATCH, 10, null, false, false);
     }
 
     /** @return a copy with another EtherType */
     public EthernetTransportConfig withEtherType(final int v) {
         return new EthernetTransportConfig(interfaceName, v, mtu, recvBufSize, sendBufSize, discovery, beaconKey,
-                batch, sendTimeoutMs);
+                batch, sendTimeoutMs, instanceName, autoConnect, acceptConnections);
     }
 
     /** @return a copy with another MTU (0 = interface MTU − 3) */
     public EthernetTransportConfig withMtu(final int v) {
         return new EthernetTransportConfig(interfaceName, etherType, v, recvBufSize, sendBufSize, discovery,
-                beaconKey, batch, sendTimeoutMs);
+                beaconKey, batch, sendTimeoutMs, instanceName, autoConnect, acceptConnections);
     }
 
     /** @return a copy with other socket buffer sizes */
     public EthernetTransportConfig withBuffers(final int recv, final int send) {
         return new EthernetTransportConfig(interfaceName, etherType, mtu, recv, send, discovery, beaconKey, batch,
-                sendTimeoutMs);
+                sendTimeoutMs, instanceName, autoConnect, acceptConnections);
     }
 
     /** @return a copy that keeps (true) or ignores (false) received beacons */
     public EthernetTransportConfig withDiscovery(final boolean v) {
         return new EthernetTransportConfig(interfaceName, etherType, mtu, recvBufSize, sendBufSize, v, beaconKey,
-                batch, sendTimeoutMs);
+                batch, sendTimeoutMs, instanceName, autoConnect, acceptConnections);
     }
 
     /** @return a copy that can send beacons for {@code xOnlyKey} */
     public EthernetTransportConfig withBeaconKey(final byte[] xOnlyKey) {
         return new EthernetTransportConfig(interfaceName, etherType, mtu, recvBufSize, sendBufSize, discovery,
-                xOnlyKey, batch, sendTimeoutMs);
+                xOnlyKey, batch, sendTimeoutMs, instanceName, autoConnect, acceptConnections);
     }
 
     /** @return a copy with another batch size */
     public EthernetTransportConfig withBatch(final int v) {
         return new EthernetTransportConfig(interfaceName, etherType, mtu, recvBufSize, sendBufSize, discovery,
-                beaconKey, v, sendTimeoutMs);
+                beaconKey, v, sendTimeoutMs, instanceName, autoConnect, acceptConnections);
+    }
+
+    /** @return a copy with the node-level role: instance name, auto_connect and accept_connections */
+    public EthernetTransportConfig withRole(final String name, final boolean dial, final boolean accept) {
+        return new EthernetTransportConfig(interfaceName, etherType, mtu, recvBufSize, sendBufSize, discovery,
+                beaconKey, batch, sendTimeoutMs, name, dial, accept);
     }
 
     @Override

@@ -1,9 +1,9 @@
 package net.fips.dataplane.ethernet;
 
-import java.io.IOException;
+import net.fips.dataplane.transport.TransportException;
 
 /** Why an Ethernet transport could not be opened (or reopened), with the reason as a value for callers to test. */
-public final class EthernetTransportException extends IOException {
+public final class EthernetTransportException extends TransportException {
     private static final long serialVersionUID = 1L;
 
     /** What went wrong. */
