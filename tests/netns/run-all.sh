@@ -9,7 +9,7 @@ log=$(mktemp /tmp/fips-netns-run.XXXXXX)
 trap 'rm -f "$log"' EXIT
 failed=()
 summary=()
-for t in two-nodes three-nodes rekey; do
+for t in two-nodes three-nodes rekey ethernet-nodes ethernet-udp-nodes; do
     echo "=== netns: $t"
     t0=$SECONDS
     "$dir/$t.sh" 2>&1 | tee "$log"
