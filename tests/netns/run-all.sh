@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every namespace end-to-end test (two-nodes, three-nodes, rekey) one after another and prints a summary
+# Runs every namespace end-to-end test (two-nodes, three-nodes, rekey, ethernet-nodes, ethernet-udp-nodes) one after another and prints a summary
 # with each test's time. Exit status: 0 when every test passed or skipped, 1 when any failed. Each test skips
 # by itself (exit 0, "SKIP: ...") when not root or when ip, ping, iperf3 or TUN are missing.
 set -u
