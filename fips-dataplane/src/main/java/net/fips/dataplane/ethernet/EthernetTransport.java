@@ -203,6 +203,12 @@ public final class EthernetTransport implements Transport {
                                 + "cap_net_raw,cap_net_admin+ep on the java binary, or AmbientCapabilities="
                                 + "CAP_NET_RAW in the unit): " + e.getMessage(), e);
             }
+            if (e.errno() == Errno.EAFNOSUPPORT) {
+                throw new EthernetTransportException(EthernetTransportException.Reason.PERMISSION, e.errno(),
+                        "Ethernet transport on " + name + ": AF_PACKET sockets are refused (a systemd "
+                                + "RestrictAddressFamilies= without AF_PACKET, or a kernel without CONFIG_PACKET): "
+                                + e.getMessage(), e);
+            }
             throw system(name, e);
         }
         try {
