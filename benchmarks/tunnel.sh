@@ -8,12 +8,16 @@
 # RTT of BENCH_PINGS pings through the tunnel. For context, one run of the same TCP stream over the pair's bare
 # veth (no fips). Usage: benchmarks/tunnel.sh   (BENCH_SECS=10 BENCH_RUNS=3 BENCH_PINGS=20 by default;
 # E2E_TRANSPORT=tcp: the daemons use a TCP transport on port 8443 instead of UDP)
+# BENCH_SETUPS picks the set-ups (default "pair chain"); "ethpair" is the pair again with only an Ethernet transport
+# on a veth without IP addresses (links from beacons), e.g. BENCH_SETUPS="pair ethpair" for UDP against Ethernet.
 set -u
 . "$(dirname "$0")/../tests/netns/lib.sh"
 SECS=${BENCH_SECS:-10}
 RUNS=${BENCH_RUNS:-3}
 PINGS=${BENCH_PINGS:-20}
 HZ=$(getconf CLK_TCK)
+SETUPS=" ${BENCH_SETUPS:-pair chain} "
+want() { [[ "$SETUPS" == *" $1 "* ]]; }
 e2e_init tunnel-bench
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -69,6 +73,7 @@ echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cp
 echo "fips: $("$E2E_ROOT/bin/fipsctl" --version); $(iperf3 --version | head -n1)"
 
 # --- pair x - y
+if want pair; then
 e2e_node x
 e2e_node y
 e2e_veth x 10.202.1.1 y 10.202.1.2
@@ -87,8 +92,33 @@ printf 'veth   TCP 1 stream x -> y without fips (one %d s run): %.2f Gbit/s\n' "
     "$(awk '/receiver/ {for (i = 1; i <= NF; i++) if ($i == "Mbits/sec") print $(i - 1) / 1000}' <<<"$out")"
 e2e_stop x TERM
 e2e_stop y TERM
+fi
+
+# --- ethpair p - q: the pair over Ethernet only
+if want ethpair; then
+e2e_node p
+e2e_node q
+ip link add "e${E2E_ID}pq" netns "${E2E_NS[p]}" type veth peer name "e${E2E_ID}qp" netns "${E2E_NS[q]}" \
+    || e2e_fail "ip link add e${E2E_ID}pq"
+ip -n "${E2E_NS[p]}" link set "e${E2E_ID}pq" up
+ip -n "${E2E_NS[q]}" link set "e${E2E_ID}qp" up
+E2E_IP[p]=0.0.0.0 E2E_IP[q]=0.0.0.0   # e2e_config writes a UDP block; it is replaced below
+for n in p:"e${E2E_ID}pq" q:"e${E2E_ID}qp"; do
+    e2e_config "${n%%:*}"
+    # No UDP, no peers: one Ethernet transport that announces, dials what it hears and accepts strangers.
+    sed -i '/^transports:/,$d' "${E2E_CFG[${n%%:*}]}"
+    printf 'transports:\n  ethernet:\n    interface: %s\n    announce: true\n    auto_connect: true\n    accept_connections: true\n' \
+        "${n#*:}" >> "${E2E_CFG[${n%%:*}]}"
+done
+e2e_start p
+e2e_start q
+measure ethpair p q "p q"
+e2e_stop p TERM
+e2e_stop q TERM
+fi
 
 # --- chain a - b - c
+if want chain; then
 e2e_node a
 e2e_node b
 e2e_node c
@@ -101,4 +131,5 @@ e2e_start a
 e2e_start b
 e2e_start c
 measure chain a c "a b c"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

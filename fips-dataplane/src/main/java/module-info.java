@@ -12,6 +12,7 @@ module net.fips.dataplane {
     exports net.fips.dataplane.udp;
     exports net.fips.dataplane.transport;
     exports net.fips.dataplane.tcp;
+    exports net.fips.dataplane.ethernet;
     exports net.fips.dataplane.pool;
     exports net.fips.dataplane.engine;
     exports net.fips.dataplane.route;

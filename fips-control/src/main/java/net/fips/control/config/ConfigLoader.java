@@ -93,7 +93,8 @@ public final class ConfigLoader {
         final DnsConfig dns = dns(top.child("dns"));
         final List<UdpConfig> udp = new ArrayList<>();
         final List<TcpConfig> tcp = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp, tcp);
+        final List<EthernetConfig> ethernet = new ArrayList<>();
+        final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp);
         final Set<String> udpNames = new java.util.TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -107,7 +108,8 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers, tcp), files, warnings, env);
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp), files, warnings,
+                env);
     }
 
     private static TunConfig tun(final ConfigReader r) {
@@ -127,7 +129,8 @@ public final class ConfigLoader {
     }
 
     /** @return true when a non-UDP transport has advertise_on_nostr set */
-    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp, final List<TcpConfig> tcp) {
+    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp,
+            final List<EthernetConfig> ethernet, final List<TcpConfig> tcp) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -140,7 +143,22 @@ public final class ConfigLoader {
             udp.add(UdpConfig.DEFAULTS);
         }
         boolean advertises = false;
-        for (final String[] other : new String[][] {{"tcp", Skim.TCP}, {"ethernet", Skim.ETHERNET},
+        if (t.presentKeys().contains("ethernet")) {
+            for (final Map.Entry<String, Object> inst : Skim.instances(t, "ethernet", Skim.keys(Skim.ETHERNET))) {
+                final String path = inst.getKey() == null ? "ethernet" : "ethernet." + inst.getKey();
+                final EthernetConfig e = ethernet(ConfigReader.of(t.problems(), t.pathOf(path),
+                        t.schemaPathOf("ethernet"), inst.getValue()), Optional.ofNullable(inst.getKey()));
+                if (!e.interfaceName().isEmpty()
+                        && ethernet.stream().anyMatch(o -> o.interfaceName().equals(e.interfaceName()))) {
+                    t.problems().error(t.pathOf(path) + ".interface", "interface " + e.interfaceName()
+                            + " already has an Ethernet instance (one instance per interface)");
+                }
+                ethernet.add(e);
+            }
+        } else {
+            t.raw("ethernet");
+        }
+        for (final String[] other : new String[][] {{"tcp", Skim.TCP},
                 {"tor", Skim.TOR}, {"nym", Skim.NYM}, {"ble", Skim.BLE}}) {
             if (!t.presentKeys().contains(other[0])) {
                 t.raw(other[0]);
@@ -161,10 +179,6 @@ public final class ConfigLoader {
                     final ConfigReader ds = r.child("directory_service");
                     Skim.read(ds, Skim.TOR_DIRECTORY_SERVICE);
                     ds.finish();
-                }
-                if ("ethernet".equals(other[0]) && r.has("listen") && r.has("discovery")) {
-                    // master's serde alias: both spellings at once is a duplicate field there.
-                    r.error("discovery", "is the old spelling of listen; set only one of them");
                 }
                 r.finish();
             }
@@ -230,6 +244,34 @@ public final class ConfigLoader {
                 r.bool("accept_connections", d.acceptConnections()));
         r.finish();
         return udp;
+    }
+
+    private static EthernetConfig ethernet(final ConfigReader r, final Optional<String> name) {
+        final EthernetConfig d = EthernetConfig.defaults("");
+        final String iface = r.requiredString("interface").orElse("");
+        if (r.has("interface") && (iface.isEmpty() || iface.length() > 15
+                || !iface.chars().allMatch(c -> c > ' ' && c < 127 && c != '/'))) {
+            r.error("interface", "expected an interface name of 1-15 printable ASCII characters without '/', got \""
+                    + iface + "\"");
+        }
+        final int etherType = (int) r.integer("ethertype", d.etherType(), 0x0600, 0xFFFF);
+        final Optional<Integer> mtu = r.has("mtu")
+                ? Optional.of((int) r.integer("mtu", 0, 114, 0xFFFF)) : Optional.empty();
+        if (r.has("listen") && r.has("discovery")) {
+            // master's serde alias: both spellings at once is a duplicate field there.
+            r.error("discovery", "is the old spelling of listen; set only one of them");
+        }
+        final boolean listen = r.has("listen") ? r.bool("listen", d.listen()) : r.bool("discovery", d.listen());
+        final EthernetConfig e = new EthernetConfig(name, iface, etherType, mtu,
+                (int) r.integer("recv_buf_size", d.recvBufSize(), 1, Integer.MAX_VALUE),
+                (int) r.integer("send_buf_size", d.sendBufSize(), 1, Integer.MAX_VALUE), listen,
+                r.bool("announce", d.announce()), r.bool("auto_connect", d.autoConnect()),
+                r.bool("accept_connections", d.acceptConnections()),
+                r.integer("beacon_interval_secs", d.beaconIntervalSecs(), 0, Long.MAX_VALUE));
+        r.raw("listen");
+        r.raw("discovery");
+        r.finish();
+        return e;
     }
 
     private static List<PeerConfig> peers(final ConfigReader top, final ConfigReader.Problems problems,
@@ -324,7 +366,13 @@ public final class ConfigLoader {
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
         }
-        if (!"udp".equals(kind) && !"tcp".equals(kind)) {
+        if ("ethernet".equals(kind)) {
+            try {
+                net.fips.control.ethernet.EthernetAddress.parse(addr.get());
+            } catch (final IllegalArgumentException e) {
+                a.error("addr", e.getMessage());
+            }
+        } else if (!"udp".equals(kind) && !"tcp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
         } else if ("nat".equals(addr.get())) {
             a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");

@@ -12,10 +12,12 @@ import java.util.Objects;
  * @param tun        {@code tun.*}
  * @param dns        {@code dns.*}
  * @param udp        {@code transports.udp} instances; empty means no UDP transport
+ * @param ethernet   {@code transports.ethernet} instances, one per interface
  * @param peers      {@code peers[]}
+ * @param tcp        {@code transports.tcp} instances
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
-        List<PeerConfig> peers, List<TcpConfig> tcp) {
+        List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -26,14 +28,15 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(tun, "tun");
         Objects.requireNonNull(dns, "dns");
         udp = List.copyOf(udp);
+        ethernet = List.copyOf(ethernet);
         peers = List.copyOf(peers);
         tcp = List.copyOf(tcp);
     }
 
-    /** A config without TCP transports. */
+    /** A config with UDP transports only. */
     public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
                       final List<PeerConfig> peers) {
-        this(node, tun, dns, udp, peers, List.of());
+        this(node, tun, dns, udp, List.of(), peers, List.of());
     }
 
     /**

@@ -67,7 +67,6 @@ final class ReferenceKeys {
         v041("transports.udp.accept_connections");
         v041("transports.tcp.advertise_on_nostr");
         v041("transports.tcp.external_addr");
-        v041("transports.ethernet.*");
         v041("transports.tor.*");
         v041("transports.nym.*");
         v041("transports.ble.*");

@@ -38,8 +38,22 @@ final class Snapshots {
                 Integer.toUnsignedLong(ob.ourIndex), (c.now - ob.createdNanos) / MS, ob.resends);
     }
 
-    /** {@code ip:port} or {@code [ipv6]:port}, as the reference prints addresses. */
-    private static String format(final TransportAddr a) {
-        return a == null ? "-" : a.toString();
+    /**
+     * {@code ip:port} or {@code [ipv6]:port}, as the reference prints addresses; an Ethernet MAC as
+     * {@code aa:bb:cc:dd:ee:ff} even when its 6 bytes happen to be valid UTF-8 (the reference's rule would print
+     * {@code 02:00:5e:00:00:0a} as control characters), i.e. whenever a 6-byte address is not printable ASCII.
+     */
+    static String format(final TransportAddr a) {
+        if (a == null) {
+            return "-";
+        }
+        if (a.isMacSized()) {
+            for (final byte b : a.bytes()) {
+                if (b < 0x20 || b > 0x7e) {
+                    return java.util.HexFormat.ofDelimiter(":").formatHex(a.bytes());
+                }
+            }
+        }
+        return a.toString();
     }
 }

@@ -63,6 +63,7 @@ final class ControlLoop implements Runnable {
     private final Consumer<DataPlaneEvent> toConductor;
     private final Function<NodeAddr, String> names;
     private final StatsSampler stats;
+    private java.util.function.LongConsumer tickHook = now -> { };
 
     ControlLoop(final LinkConductor conductor, final MeshControl mesh, final SessionLayer sessions,
                 final DataPlane dataPlane,
@@ -93,6 +94,14 @@ final class ControlLoop implements Runnable {
         this.meshSnapshot = mesh.snapshot(names, clock.getAsLong(), System.currentTimeMillis());
         renderSessions(clock.getAsLong());
         this.stats = new StatsSampler(new StatsHistory(), conductor::snapshot, () -> meshSnapshot, transports);
+    }
+
+    /**
+     * Sets what else runs on each 1 s tick, on this thread, right after the conductor's (Ethernet beacons and
+     * discovery). Call before {@link #start()}.
+     */
+    void onTick(final java.util.function.LongConsumer hook) {
+        this.tickHook = java.util.Objects.requireNonNull(hook, "hook");
     }
 
     /** @return the stats history's sampler (feed {@code active_sessions} through it) */
@@ -203,6 +212,7 @@ final class ControlLoop implements Runnable {
                 }
                 if (conductor.doWork(now) > 0) {
                     nextTick = now + tickNanos;
+                    tickHook.accept(now);
                     // Rendered once per tick: show_tree and friends are at most one tick old, as in the reference.
                     meshSnapshot = mesh.snapshot(names, now, System.currentTimeMillis());
                     renderSessions(now);

@@ -54,7 +54,16 @@ import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.tcp.TcpTransport;
 import net.fips.dataplane.tcp.TcpTransportConfig;
+import net.fips.control.config.EthernetConfig;
+import net.fips.control.ethernet.DiscoveredPeer;
+import net.fips.control.ethernet.EthernetBeacons;
+import net.fips.dataplane.ethernet.DiscoveredBeacon;
+import net.fips.dataplane.ethernet.EthernetTransport;
+import net.fips.dataplane.ethernet.EthernetTransportConfig;
+import net.fips.dataplane.ethernet.EthernetTransportException;
+import net.fips.dataplane.ethernet.MacAddress;
 import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
 import net.fips.dataplane.udp.UdpTransportConfig;
@@ -232,6 +241,7 @@ public final class Node implements AutoCloseable {
             conductor.setLinkListener(sessions == null ? mesh : new SessionAwareLinks(mesh, sessions));
             final List<Transport> admitting = List.copyOf(transports);
             conductor.setAdmission(id -> id >= 0 && id < admitting.size() && admitting.get(id).acceptConnections());
+            final EthernetDiscovery ethernet = ethernetDiscovery(cfg, transports, identity, conductor);
             addConfiguredPeers(cfg.peers(), conductor, transports);
 
             final Map<String, String> displayNames = new LinkedHashMap<>();
@@ -241,6 +251,7 @@ public final class Node implements AutoCloseable {
                     addr -> displayName(mesh, displayNames, addr, clock.getAsLong()),
                     nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             holder.loop = loop;
+            loop.onTick(ethernet::tick);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }
@@ -401,7 +412,22 @@ public final class Node implements AutoCloseable {
                 throw new NodeStartException("cannot open UDP transport " + where + ": " + e.getMessage(), false, e);
             }
         }
-        // Ethernet would come here (reference id order: UDP, Ethernet, TCP, Tor, Nym, BLE).
+        // Reference id order: UDP, Ethernet, TCP, Tor, Nym, BLE (config order within a type).
+        for (final EthernetConfig e : cfg.ethernet()) {
+            final String where = "transports.ethernet" + e.name().map(n -> "." + n).orElse("") + " ("
+                    + e.interfaceName() + ")";
+            try {
+                out.add(EthernetTransport.open(EthernetTransportConfig.of(e.interfaceName())
+                        .withEtherType(e.etherType()).withMtu(e.mtu().orElse(0))
+                        .withBuffers(e.recvBufSize(), e.sendBufSize()).withDiscovery(e.listen())
+                        .withRole(e.name().orElse(null), e.autoConnect(), e.acceptConnections())));
+            } catch (final EthernetTransportException | RuntimeException x) {
+                out.forEach(Transport::close);
+                throw new NodeStartException("cannot open Ethernet transport " + where + ": " + x.getMessage(),
+                        x instanceof EthernetTransportException t
+                                && t.reason() == EthernetTransportException.Reason.INVALID_CONFIG, x);
+            }
+        }
         for (final TcpConfig c : cfg.tcp()) {
             final String where = "transports.tcp" + c.name().map(n -> "." + n).orElse("")
                     + c.bindAddr().map(b -> " (" + b + ")").orElse(" (outbound only)");
@@ -424,6 +450,57 @@ public final class Node implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /**
+     * The Ethernet instances' beacons and discovery (transports.md §1.6, §4.4), run on the control thread's tick:
+     * each instance announces our key when configured to, and with {@code auto_connect} the peers its beacons
+     * found are dialled (at most {@value #DIALS_PER_TICK} per instance and tick; the conductor ignores peers
+     * already linked or being dialled, and the ACL applies as to any dial).
+     */
+    private record EthernetDiscovery(List<Integer> ids, List<EthernetBeacons> beacons, LinkConductor conductor) {
+        void tick(final long now) {
+            for (int i = 0; i < ids.size(); i++) {
+                int dials = 0;
+                for (final DiscoveredPeer p : beacons.get(i).tick(now)) {
+                    if (dials++ >= DIALS_PER_TICK) {
+                        break;
+                    }
+                    final LinkConductor.ConnectResult r = conductor.connect(p.identity(), ids.get(i),
+                            TransportAddr.ofMac(MacAddress.toBytes(p.address().mac())));
+                    LOG.log(r == LinkConductor.ConnectResult.STARTED ? Level.INFO : Level.DEBUG,
+                            "ethernet: beacon from {0} at {1}: {2}", p.identity().shortNpub(), p.address(), r);
+                }
+            }
+        }
+    }
+
+    private static final int DIALS_PER_TICK = 8;
+
+    private static EthernetDiscovery ethernetDiscovery(final FipsConfig cfg, final List<Transport> transports,
+                                                       final NodeIdentity identity, final LinkConductor conductor) {
+        final List<Integer> ids = new ArrayList<>();
+        final List<EthernetBeacons> beacons = new ArrayList<>();
+        int k = 0;
+        for (int id = 0; id < transports.size(); id++) {
+            if (transports.get(id) instanceof EthernetTransport et) {
+                et.announceAs(identity.publicKey());
+                final EthernetConfig ec = cfg.ethernet().get(k++);
+                ids.add(id);
+                beacons.add(new EthernetBeacons(ec, new EthernetBeacons.Medium() {
+                    @Override
+                    public int sendBeacon() {
+                        return et.sendBeacon();
+                    }
+
+                    @Override
+                    public List<DiscoveredBeacon> drainBeacons() {
+                        return et.drainBeacons();
+                    }
+                }, identity.publicKey()));
+            }
+        }
+        return new EthernetDiscovery(ids, beacons, conductor);
     }
 
     private static void addConfiguredPeers(final List<PeerConfig> peers, final LinkConductor conductor,

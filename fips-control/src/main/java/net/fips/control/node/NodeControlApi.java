@@ -390,6 +390,15 @@ final class NodeControlApi implements ControlApi {
             }
             tid = NodeSettings.transportFor(inet, node.transports());
             to = TransportAddr.ofInet(inet);
+        } else if (TransportTypes.ETHERNET.equals(transport)) {
+            final NodeSettings.Dial d;
+            try {
+                d = NodeSettings.ethernetDial(address, node.transports());
+            } catch (final IllegalArgumentException e) {
+                throw new ControlException("invalid address: " + e.getMessage());
+            }
+            tid = d.transportId();
+            to = d.address();
         } else {
             tid = NodeSettings.transportOfType(transport, null, node.transports());
             to = TransportAddr.ofText(address);

@@ -83,6 +83,14 @@ final class NodeSettings {
                                    final List<String> problems) {
         for (final PeerConfig.Address a : peer.addressesByPriority()) {
             final String kind = a.kind();
+            if (TransportTypes.ETHERNET.equals(kind)) {
+                try {
+                    return Optional.of(ethernetDial(a.addr(), transports));
+                } catch (final IllegalArgumentException e) {
+                    problems.add(e.getMessage());
+                    continue;
+                }
+            }
             if (!TransportTypes.UDP.equals(kind)) {
                 final int tid = transportOfType(kind, a.instance().orElse(null), transports);
                 if (tid < 0) {
@@ -107,6 +115,24 @@ final class NodeSettings {
             return Optional.of(new Dial(tid, TransportAddr.ofInet(address)));
         }
         return Optional.empty();
+    }
+
+    /**
+     * An Ethernet address as config and {@code fipsctl connect} write it, {@code iface/aa:bb:cc:dd:ee:ff}: the
+     * interface picks the Ethernet instance bound to it (transports.md §4.5), the MAC is the transport address.
+     *
+     * @throws IllegalArgumentException naming the text when it does not parse or no instance is on that interface
+     */
+    static Dial ethernetDial(final String text, final List<? extends Transport> transports) {
+        final net.fips.control.ethernet.EthernetAddress e = net.fips.control.ethernet.EthernetAddress.parse(text);
+        for (int i = 0; i < transports.size(); i++) {
+            final Transport t = transports.get(i);
+            if (TransportTypes.ETHERNET.equals(t.typeName()) && e.interfaceName().equals(t.interfaceName())) {
+                return new Dial(i, TransportAddr.ofMac(net.fips.dataplane.ethernet.MacAddress.toBytes(e.mac())));
+            }
+        }
+        throw new IllegalArgumentException("no ethernet transport of this node on interface " + e.interfaceName()
+                + " for " + text);
     }
 
     /** @return the first transport of {@code type} (with instance name {@code instance} when not null), or -1 */

@@ -113,6 +113,25 @@ class LinkConductorTest {
     }
 
     @Test
+    void aTransportThatRefusesStrangersDropsTheirMsg1ButDialsOut() {
+        final Node[] n = pair(LinkConfig.defaults());
+        final Node a = n[0];
+        final Node b = n[1];
+        // b's transport does not accept connections (Ethernet's default): a's dial is dropped before any crypto.
+        b.conductor.setAdmission(id -> id != TRANSPORT);
+        assertEquals(ConnectResult.STARTED, a.conductor.connect(b.peer, TRANSPORT, b.side.address));
+        fx.net.deliverAll();
+        assertEquals(1, b.count(LinkCounter.MSG1_NOT_ADMITTED));
+        assertEquals(0, b.peers());
+        assertEquals(0, b.count(LinkCounter.HANDSHAKE_CRYPTO_FAILED), "refused before the handshake ran");
+        // b may still dial out on it, and the link then works both ways.
+        fx.net.advance(SECOND);
+        assertEquals(ConnectResult.STARTED, b.conductor.connect(a.peer, TRANSPORT, a.side.address));
+        fx.net.deliverAll();
+        assertLinked(a, b);
+    }
+
+    @Test
     void crossConnectionEndsWithOneLinkOnMatchingSessions() {
         final Node[] n = pair(LinkConfig.defaults());
         final Node a = n[0];

@@ -1,11 +1,22 @@
 package net.fips.control.node;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.config.ConfigException;
 import net.fips.control.config.NodeConfig;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportDestination;
 
 /** Settings the node derives from its config. */
 class NodeSettingsTest {
@@ -22,5 +33,75 @@ class NodeSettingsTest {
         assertEquals(2 * 32 * (3 + 8), NodeSettings.poolSlots(node("node: { buffers: { packet_channel: 1 } }"), 3, 4));
         assertEquals(1 << 22, NodeSettings.poolSlots(
                 node("node: { buffers: { packet_channel: 2147483647 } }"), 1, 1), "capped at the pool's maximum");
+    }
+
+    /** A transport of some type on some interface; nothing else is used. */
+    private record FakeTransport(String typeName, String interfaceName) implements Transport {
+        @Override
+        public String instanceName() {
+            return null;
+        }
+
+        @Override
+        public boolean connectionOriented() {
+            return false;
+        }
+
+        @Override
+        public boolean reliable() {
+            return false;
+        }
+
+        @Override
+        public State state() {
+            return State.UP;
+        }
+
+        @Override
+        public int mtu() {
+            return 1497;
+        }
+
+        @Override
+        public TransportDestination destination(final TransportAddr address) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public TransportAddr sourceAddress(final MemorySegment source, final long offset, final int length) {
+            return null;
+        }
+
+        @Override
+        public boolean acceptConnections() {
+            return false;
+        }
+
+        @Override
+        public Map<String, Long> stats() {
+            return Map.of();
+        }
+
+        @Override
+        public void wakeup() {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void anEthernetAddressPicksTheInstanceOnItsInterface() {
+        final List<Transport> ts = List.of(new FakeTransport("udp", null), new FakeTransport("ethernet", "eth0"),
+                new FakeTransport("ethernet", "eth1"));
+        final NodeSettings.Dial d = NodeSettings.ethernetDial("eth1/02:00:5e:00:00:0a", ts);
+        assertEquals(2, d.transportId());
+        assertArrayEquals(HexFormat.of().parseHex("02005e00000a"), d.address().bytes(), "6 raw MAC bytes");
+        final IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> NodeSettings.ethernetDial("eth2/02:00:5e:00:00:0a", ts));
+        assertTrue(none.getMessage().contains("no ethernet transport of this node on interface eth2"), none.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> NodeSettings.ethernetDial("02:00:5e:00:00:0a", ts));
+        assertThrows(IllegalArgumentException.class, () -> NodeSettings.ethernetDial("eth0/ff:ff:ff:ff:ff:ff", ts));
     }
 }
