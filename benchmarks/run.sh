@@ -3,7 +3,7 @@
 # load first so every figure says how it was run. AEAD against the C baseline has its own script: run-aead.sh.
 #
 #   benchmarks/run.sh                 # all suites, short (-f 1 -wi 2 -i 3 -w 2s -r 2s)
-#   benchmarks/run.sh udp link        # only some: udp link hotpath noise codec route transit ipv6 session
+#   benchmarks/run.sh udp link        # only some: udp link hotpath noise codec route transit ipv6 session tunoffload
 #   JMH_ARGS="-f 2 -wi 5 -i 10" benchmarks/run.sh
 #   JAVA=/path/to/java benchmarks/run.sh   # another JDK 25 (e.g. a jlinked runtime)
 set -euo pipefail
@@ -34,7 +34,8 @@ for s in "${suites[@]}"; do
         route) pattern=RouteBenchmark ;;
         transit) pattern=TransitThroughputBenchmark ;;
         session) pattern=SessionThroughputBenchmark ;;
-        *) echo "unknown suite: $s (udp link hotpath noise codec route transit ipv6 session)" >&2; exit 64 ;;
+        tunoffload) pattern=TunOffloadBenchmark ;;
+        *) echo "unknown suite: $s (udp link hotpath noise codec route transit ipv6 session tunoffload)" >&2; exit 64 ;;
     esac
     echo "== $s: JMH $pattern -prof gc $JMH_ARGS (load $(cut -d' ' -f1 /proc/loadavg))"
     # shellcheck disable=SC2086

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every namespace end-to-end test (two-nodes, three-nodes, rekey) one after another and prints a summary
 # with each test's time. Exit status: 0 when every test passed or skipped, 1 when any failed. Each test skips
-# by itself (exit 0, "SKIP: ...") when not root or when ip, ping, iperf3 or TUN are missing.
+# by itself (exit 0, "SKIP: ...") when not root or when ip, ping, iperf3 or TUN are missing. Every test runs
+# twice: with the node's TUN offloads (tun.offload: auto) and without (E2E_TUN_OFFLOAD=off); set E2E_TUN_OFFLOAD
+# to run one mode only.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 start=$SECONDS
@@ -9,10 +11,13 @@ log=$(mktemp /tmp/fips-netns-run.XXXXXX)
 trap 'rm -f "$log"' EXIT
 failed=()
 summary=()
-for t in two-nodes three-nodes rekey; do
+modes=${E2E_TUN_OFFLOAD:-auto off}
+for run in two-nodes three-nodes rekey; do
+  for mode in $modes; do
+    t="$run (offload $mode)"
     echo "=== netns: $t"
     t0=$SECONDS
-    "$dir/$t.sh" 2>&1 | tee "$log"
+    E2E_TUN_OFFLOAD=$mode "$dir/$run.sh" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     out=$(cat "$log")
     if [ $rc != 0 ]; then
@@ -23,6 +28,7 @@ for t in two-nodes three-nodes rekey; do
     else
         summary+=("PASS $t ($((SECONDS - t0)) s)")
     fi
+  done
 done
 echo "=== netns summary ($((SECONDS - start)) s)"
 printf '  %s\n' "${summary[@]}"

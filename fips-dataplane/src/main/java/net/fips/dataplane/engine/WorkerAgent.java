@@ -313,6 +313,9 @@ final class WorkerAgent implements Agent {
             }
             work += n;
         }
+        if (sessions != null) {
+            sessions.flushIpv6();
+        }
         wakeFedTx();
         wakeFedWorkers();
         return work;
