@@ -121,6 +121,8 @@ public enum DataPlaneCounter {
     DROP_TUN_OFFLOAD("TUN offload frames we cannot split"),
     /** TCP super-segments read from TUN and split into MTU-sized segments. */
     TUN_SUPER_SEGMENTS("TUN super-segments split"),
+    /** Receive cycles skipped because a worker ring had no room for a whole batch (no drop; the socket buffers). */
+    RX_BACKPRESSURE("receive batches held back by a full worker ring"),
     /** Times the TUN reader found its worker's ring full and held the packet back (no drop; it stops reading). */
     TUN_BACKPRESSURE("TUN reads held back by a full worker ring"),
     /** Decrypted TCP segments written to TUN inside a coalesced super-segment. */
