@@ -40,5 +40,5 @@ for s in "${suites[@]}"; do
     echo "== $s: JMH $pattern -prof gc $JMH_ARGS (load $(cut -d' ' -f1 /proc/loadavg))"
     # shellcheck disable=SC2086
     "$JAVA" -jar "$out/benchmarks.jar" "$pattern" -prof gc $JMH_ARGS -rf json -rff "$out/jmh-$s.json" \
-        | grep -E '^(Benchmark|[A-Za-z]+Benchmark\.)' | grep -vE ':(gc\.count|gc\.time|gc\.alloc\.rate) '
+        | grep -E '^(Benchmark|[A-Za-z0-9]+Benchmark\.)' | grep -vE ':(gc\.count|gc\.time|gc\.alloc\.rate) '
 done
