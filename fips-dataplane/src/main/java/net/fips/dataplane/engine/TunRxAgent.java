@@ -33,7 +33,8 @@ import net.fips.ffm.linux.TunIoctl;
 final class TunRxAgent implements Agent {
     private static final ValueLayout.OfShort HOST_SHORT =
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.nativeOrder());
-    private static final int FRAME_CAPACITY = TunIoctl.VIRTIO_NET_HDR_SIZE + 65535;
+    /** Header + the largest IPv6 packet without a jumbogram (40 + 65535), so a read is never truncated. */
+    private static final int FRAME_CAPACITY = TunIoctl.VIRTIO_NET_HDR_SIZE + TcpOffload.IPV6_HEADER + 65535;
     private static final int VNET = TunIoctl.VIRTIO_NET_HDR_SIZE;
 
     /** Reads per duty cycle before the workers are signalled. */
