@@ -147,8 +147,9 @@ e2e_veth() {
 }
 
 # e2e_config TAG [PEER_TAG:PEER_IP ...]: writes node TAG's fips.yaml: its identity, control socket, TUN fips0,
-# DNS on [::1]:53, UDP on its address port 2121 (E2E_TRANSPORT=tcp: TCP on port 8443 instead), the given peers.
-# E2E_NODE_EXTRA (lines indented under node:, e.g. "  rekey:\n    after_secs: 3") is added to the node section.
+# DNS on [::1]:53, UDP on its address port 2121 (E2E_TRANSPORT=tcp: TCP on port 8443 instead), the given peers;
+# tun.offload from E2E_TUN_OFFLOAD when set. E2E_NODE_EXTRA (lines indented under node:, e.g.
+# "  rekey:\n    after_secs: 3") is added to the node section.
 e2e_config() {
     local n=$1; shift
     {
@@ -161,6 +162,8 @@ e2e_config() {
         echo "tun:"
         echo "  enabled: true"
         echo "  name: fips0"
+        # E2E_TUN_OFFLOAD=off runs the nodes without TUN offloads (default: the node's own, auto)
+        [ -n "${E2E_TUN_OFFLOAD:-}" ] && echo "  offload: ${E2E_TUN_OFFLOAD}"
         echo "dns:"
         echo "  enabled: true"
         echo "  bind_addr: \"::1\""

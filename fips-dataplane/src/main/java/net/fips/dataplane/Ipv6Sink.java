@@ -16,4 +16,15 @@ public interface Ipv6Sink {
      * @return {@code length}, or a negative errno-style status (counted as a drop)
      */
     int write(MemorySegment segment, long offset, int length);
+
+    /**
+     * Writes whatever the sink holds back (a coalescing sink keeps consecutive TCP segments of one flow to write
+     * them as one); the worker calls it at the end of every duty cycle, before it can go idle.
+     *
+     * @return packets accepted by earlier {@link #write} calls that were lost in this write (the caller counts
+     *         them as drops); 0 for a sink that holds nothing back
+     */
+    default int flush() {
+        return 0;
+    }
 }

@@ -115,9 +115,28 @@ public final class ConfigLoader {
     private static TunConfig tun(final ConfigReader r) {
         final TunConfig d = TunConfig.DEFAULTS;
         final TunConfig tun = new TunConfig(r.bool("enabled", d.enabled()), r.string("name", d.name()),
-                (int) r.integer("mtu", d.mtu(), 1280, 0xFFFF));
+                (int) r.integer("mtu", d.mtu(), 1280, 0xFFFF), tunOffload(r, d.offload()));
         r.finish();
         return tun;
+    }
+
+    /** {@code tun.offload}: auto or off (YAML 1.1 reads a bare {@code off} as false, so booleans are taken too). */
+    private static TunConfig.Offload tunOffload(final ConfigReader r, final TunConfig.Offload def) {
+        final Object v = r.raw("offload");
+        if (v == null) {
+            return def;
+        }
+        if (v instanceof Boolean b) {
+            return b ? TunConfig.Offload.AUTO : TunConfig.Offload.OFF;
+        }
+        if ("auto".equals(v)) {
+            return TunConfig.Offload.AUTO;
+        }
+        if ("off".equals(v)) {
+            return TunConfig.Offload.OFF;
+        }
+        r.error("offload", "expected auto or off, got " + v);
+        return def;
     }
 
     private static DnsConfig dns(final ConfigReader r) {

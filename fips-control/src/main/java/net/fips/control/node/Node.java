@@ -185,7 +185,8 @@ public final class Node implements AutoCloseable {
                 maxMtu = Math.max(maxMtu, tun.mtu());
             }
             final LoopHolder holder = new LoopHolder();
-            final int workers = loaded.environment().encryptWorkers().orElse(DataPlaneContext.WORKER_COUNT_DEFAULT);
+            final int workers = loaded.environment().encryptWorkers()
+                    .orElse(NodeSettings.defaultWorkers(Runtime.getRuntime().availableProcessors()));
             final DataPlaneContext ctx = new DataPlaneContext()
                     .maxMtuBytes(maxMtu)
                     .poolSlots(NodeSettings.poolSlots(nc, transports.size(), workers))
@@ -328,7 +329,8 @@ public final class Node implements AutoCloseable {
         final java.net.Inet6Address address = identity.address().toInet6Address();
         try {
             final TunDevice d = TunDevice.open(net.fips.dataplane.tun.TunConfig.of(address).withName(t.name())
-                    .withMtu(t.mtu()));
+                    .withMtu(t.mtu()).withOffload(t.offload() == net.fips.control.config.TunConfig.Offload.AUTO));
+            LOG.log(Level.INFO, "TUN offload: {0}", d.offloadDescription());
             return d;
         } catch (final TunException e) {
             throw new NodeStartException("cannot open the TUN device " + t.name() + ": " + e.getMessage()

@@ -44,14 +44,25 @@ final class NodeSettings {
 
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
     /**
+     * The worker count when {@code FIPS_ENCRYPT_WORKERS} is not set: half the processors, 1 to 16. Each worker is
+     * one busy thread under load, and the receive, transmit and TUN threads and the kernel's own share of every
+     * packet (UDP, TCP, TUN) need the other half; on a 2-core machine that is one worker.
+     */
+    static int defaultWorkers(final int processors) {
+        return Math.max(1, Math.min(16, processors / 2));
+    }
+
+    /**
      * Packet slots of the data plane's pool, from {@code node.buffers.packet_channel} (the reference's packet queue
-     * capacity, 1024): twice that, so a full queue and as many packets in flight fit, but never fewer than two
+     * capacity, 1024): once per worker plus once, so a full queue per worker and as many packets in flight fit (2048
+     * with one worker), but never fewer than two
      * receive batches per transport and per worker. The pool is allocated (and touched) at start, so this is most
      * of the node's off-heap resident set: 2048 slots of about 2 KiB at the default.
      */
     static int poolSlots(final NodeConfig n, final int transports, final int workers) {
         final long floor = 2L * DataPlaneContext.BATCH_DEFAULT * (Math.max(1, transports) + 2L * Math.max(1, workers));
-        final long want = 2L * n.buffers().packetChannel();
+        // one packet channel per worker on top of one for the receive/transmit side: 2048 slots with one worker
+        final long want = (1L + Math.max(1, workers)) * n.buffers().packetChannel();
         return (int) Math.min(PacketPool.MAX_SLOT_COUNT, Math.max(floor, want));
     }
 

@@ -17,6 +17,8 @@ import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.Ipv6Sink;
+import net.fips.dataplane.tun.TunCoalescer;
+import net.fips.dataplane.tun.TunWriter;
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.SessionStats;
@@ -229,7 +231,10 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             }
             final Ipv6Sink sink;
             if (tun != null) {
-                sink = tun.newWriter(tunArena)::write;
+                final TunWriter writer = tun.newWriter(tunArena);
+                // header mode: TCP segments of one flow are coalesced into one write (the kernel takes GSO writes
+                // whatever TUNSETOFFLOAD accepted); plain mode: one write per packet
+                sink = writer.vnetHeader() ? new TunCoalescer(writer, tunArena) : writer::write;
             } else {
                 sink = ctx.ipv6SinkSupplier() == null ? null : ctx.ipv6SinkSupplier().get();
             }

@@ -112,7 +112,21 @@ public enum DataPlaneCounter {
     /** ICMPv6 errors written to the IPv6 side (Packet Too Big, Destination Unreachable). */
     ICMPV6_ERRORS_SENT("ICMPv6 errors sent to TUN"),
     /** TCP SYNs whose MSS was lowered. */
-    MSS_CLAMPED("TCP MSS clamped");
+    MSS_CLAMPED("TCP MSS clamped"),
+    /**
+     * TUN frames in virtio-net header mode we cannot pass on: a super-segment that is not IPv6 TCP without extension
+     * headers (TCPv4 is never routed into the mesh), a partial checksum outside the packet, or a segment that would
+     * not fit a slot.
+     */
+    DROP_TUN_OFFLOAD("TUN offload frames we cannot split"),
+    /** TCP super-segments read from TUN and split into MTU-sized segments. */
+    TUN_SUPER_SEGMENTS("TUN super-segments split"),
+    /** Receive cycles skipped because a worker ring had no room for a whole batch (no drop; the socket buffers). */
+    RX_BACKPRESSURE("receive batches held back by a full worker ring"),
+    /** Times the TUN reader found its worker's ring full and held the packet back (no drop; it stops reading). */
+    TUN_BACKPRESSURE("TUN reads held back by a full worker ring"),
+    /** Decrypted TCP segments written to TUN inside a coalesced super-segment. */
+    TUN_COALESCED("TCP segments coalesced into TUN super-segment writes");
 
     private final String label;
 

@@ -52,6 +52,16 @@ final class RxAgent implements Agent {
 
     @Override
     public int doWork() {
+        // Back-pressure instead of loss: receive only when every worker ring has room for a whole batch (this agent
+        // is their only producer, so no offer below can fail); otherwise the datagrams wait in the socket buffer.
+        for (int w = 0; w < toWorkers.length; w++) {
+            final SpscSlotRing ring = toWorkers[w];
+            if (ring.capacity() - ring.size() < slots.length) {
+                counters.increment(DataPlaneCounter.RX_BACKPRESSURE);
+                workerSignals[w].wake();
+                return 0;
+            }
+        }
         if (!refill()) {
             counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
             return 0;

@@ -8,6 +8,7 @@ import java.util.function.LongSupplier;
 
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.Ipv6Sink;
+import net.fips.dataplane.tun.TunCoalescer;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.ipv6.EncapsulationBudget;
 import net.fips.dataplane.ipv6.Icmpv6Errors;
@@ -81,6 +82,8 @@ final class SessionPath {
     private final Counters counters;
     private final LongSupplier clock;
     private final Ipv6Sink sink;
+    private final TunCoalescer coalescer;
+    private long coalescedReported;
     private final Originator originator;
     private final SessionMap sessions = new SessionMap();
     private final PtbRateLimiter ptb = new PtbRateLimiter();
@@ -100,6 +103,7 @@ final class SessionPath {
         this.counters = counters;
         this.clock = clock;
         this.sink = sink;
+        this.coalescer = sink instanceof TunCoalescer c ? c : null;
         this.originator = originator;
         this.transportMtu = transportMtu;
         this.globalMaxMss = EncapsulationBudget.maxMss(transportMtu);
@@ -530,6 +534,26 @@ final class SessionPath {
         s.onReceived(now, packetLen);
         counters.increment(DataPlaneCounter.SESSION_PACKETS_IN);
         pool.release(slot);
+    }
+
+    /**
+     * End of a worker duty cycle: the sink writes what it held back (a coalesced TCP train); packets that write
+     * lost are counted as {@link DataPlaneCounter#DROP_IPV6_SINK}.
+     */
+    void flushIpv6() {
+        if (sink != null) {
+            final int lost = sink.flush();
+            if (lost > 0) {
+                counters.add(DataPlaneCounter.DROP_IPV6_SINK, lost);
+            }
+            if (coalescer != null) {
+                final long c = coalescer.coalescedSegments();
+                if (c != coalescedReported) {
+                    counters.add(DataPlaneCounter.TUN_COALESCED, c - coalescedReported);
+                    coalescedReported = c;
+                }
+            }
+        }
     }
 
     /**

@@ -322,6 +322,9 @@ final class WorkerAgent implements Agent {
             }
             work += n;
         }
+        if (sessions != null) {
+            sessions.flushIpv6();
+        }
         wakeFedTx();
         wakeFedWorkers();
         return work;

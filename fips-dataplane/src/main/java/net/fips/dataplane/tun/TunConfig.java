@@ -16,9 +16,12 @@ import java.util.Objects;
  *                        when false an existing interface is {@link TunException.Reason#NAME_IN_USE}
  * @param policyRule      add the reference's {@code to fd00::/8 lookup main priority 5265} rule, failure ignored
  *                        (default true)
+ * @param offload         ask for the virtio-net header and TCP segmentation offloads ({@code IFF_VNET_HDR},
+ *                        {@code TUNSETOFFLOAD}); the device falls back to plain packets when the kernel refuses
+ *                        (default false here; the node's {@code tun.offload: auto} turns it on)
  */
 public record TunConfig(String name, int mtu, Inet6Address address, String devicePath, boolean replaceExisting,
-                        boolean policyRule) {
+                        boolean policyRule, boolean offload) {
     /** Default interface name. */
     public static final String NAME_DEFAULT = "fips0";
     /** Default MTU. */
@@ -39,34 +42,40 @@ public record TunConfig(String name, int mtu, Inet6Address address, String devic
 
     /**
      * @param address the node's FIPS address
-     * @return the defaults: {@code fips0}, MTU 1280, {@code /dev/net/tun}, replace existing, policy rule on
+     * @return the defaults: {@code fips0}, MTU 1280, {@code /dev/net/tun}, replace existing, policy rule on,
+     *         offloads off
      */
     public static TunConfig of(final Inet6Address address) {
-        return new TunConfig(NAME_DEFAULT, MTU_DEFAULT, address, DEVICE_PATH_DEFAULT, true, true);
+        return new TunConfig(NAME_DEFAULT, MTU_DEFAULT, address, DEVICE_PATH_DEFAULT, true, true, false);
     }
 
     /** @return a copy with another interface name */
     public TunConfig withName(final String newName) {
-        return new TunConfig(newName, mtu, address, devicePath, replaceExisting, policyRule);
+        return new TunConfig(newName, mtu, address, devicePath, replaceExisting, policyRule, offload);
     }
 
     /** @return a copy with another MTU */
     public TunConfig withMtu(final int newMtu) {
-        return new TunConfig(name, newMtu, address, devicePath, replaceExisting, policyRule);
+        return new TunConfig(name, newMtu, address, devicePath, replaceExisting, policyRule, offload);
     }
 
     /** @return a copy with another clone-device path */
     public TunConfig withDevicePath(final String newPath) {
-        return new TunConfig(name, mtu, address, newPath, replaceExisting, policyRule);
+        return new TunConfig(name, mtu, address, newPath, replaceExisting, policyRule, offload);
     }
 
     /** @return a copy that does or does not replace an existing interface of the same name */
     public TunConfig withReplaceExisting(final boolean replace) {
-        return new TunConfig(name, mtu, address, devicePath, replace, policyRule);
+        return new TunConfig(name, mtu, address, devicePath, replace, policyRule, offload);
     }
 
     /** @return a copy with the policy rule on or off */
     public TunConfig withPolicyRule(final boolean rule) {
-        return new TunConfig(name, mtu, address, devicePath, replaceExisting, rule);
+        return new TunConfig(name, mtu, address, devicePath, replaceExisting, rule, offload);
+    }
+
+    /** @return a copy with the offloads requested or not */
+    public TunConfig withOffload(final boolean on) {
+        return new TunConfig(name, mtu, address, devicePath, replaceExisting, policyRule, on);
     }
 }

@@ -23,8 +23,10 @@ import net.fips.ffm.linux.TunIoctl;
  *   <li>open the clone device ({@code O_RDWR | O_NONBLOCK | O_CLOEXEC});</li>
  *   <li>if an interface of that name exists, delete it ({@link TunConfig#replaceExisting()}, as the reference)
  *       or fail with {@link TunException.Reason#NAME_IN_USE};</li>
- *   <li>{@code TUNSETIFF} with {@code IFF_TUN | IFF_NO_PI}: single queue, no packet-information prefix, no
- *       virtio-net header, not persistent;</li>
+ *   <li>{@code TUNSETIFF} with {@code IFF_TUN | IFF_NO_PI}: single queue, no packet-information prefix, not
+ *       persistent; with {@link TunConfig#offload()} also {@code IFF_VNET_HDR}, then {@code TUNSETVNETHDRSZ} 10
+ *       and {@code TUNSETOFFLOAD} with {@code TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6}, falling back to fewer bits,
+ *       to none, and to no header at all as the kernel refuses them ({@link #offloadDescription()});</li>
  *   <li>over rtnetlink, each request acknowledged: add the FIPS address as a /128, set the MTU, set the link up,
  *       add the route {@code fd00::/8 dev <name>}, and add the policy rule {@code to fd00::/8 lookup main priority
  *       5265} (failure of the rule is ignored, like the reference; see {@link #policyRuleProblem()}).</li>
@@ -63,9 +65,13 @@ public final class TunDevice implements AutoCloseable {
     private final String policyRuleProblem;
     private final TunReader reader;
     private final TunWriter writer;
+    private final boolean vnet;
+    private final int offloadFlags;
+    private final String offloadDescription;
 
     private TunDevice(final Arena arena, final int fd, final WakeFd wake, final String name, final int index,
-                      final TunConfig cfg, final boolean ruleInstalled, final String ruleProblem) {
+                      final TunConfig cfg, final boolean ruleInstalled, final String ruleProblem,
+                      final Offload offload) {
         this.arena = arena;
         this.fd = fd;
         this.wake = wake;
@@ -75,8 +81,71 @@ public final class TunDevice implements AutoCloseable {
         this.address = cfg.address();
         this.policyRuleInstalled = ruleInstalled;
         this.policyRuleProblem = ruleProblem;
+        this.vnet = offload.vnet;
+        this.offloadFlags = offload.flags;
+        this.offloadDescription = offload.description;
         this.reader = new TunReader(arena, fd, wake.fd());
-        this.writer = new TunWriter(arena, fd);
+        this.writer = new TunWriter(arena, fd, vnet);
+    }
+
+    /** What the offload probe settled on. */
+    private record Offload(boolean vnet, int flags, String description) {
+    }
+
+    /** The TUN_F_* sets tried in order, each a fallback for the one before. */
+    private static final int[] OFFLOAD_TRIES = {
+        TunIoctl.TUN_F_CSUM | TunIoctl.TUN_F_TSO4 | TunIoctl.TUN_F_TSO6,
+        TunIoctl.TUN_F_CSUM | TunIoctl.TUN_F_TSO6,
+        TunIoctl.TUN_F_CSUM,
+    };
+
+    /** TUNSETIFF with the virtio-net header (then its size and the offloads), or plain; never fails for offloads. */
+    private static Offload attach(final int fd, final TunConfig config, final String[] actual) throws ErrnoException {
+        final int plain = TunIoctl.IFF_TUN | TunIoctl.IFF_NO_PI;
+        if (!config.offload()) {
+            actual[0] = TunIoctl.setIff(fd, config.name(), plain);
+            return new Offload(false, 0, "off (tun.offload: off)");
+        }
+        try {
+            actual[0] = TunIoctl.setIff(fd, config.name(), plain | TunIoctl.IFF_VNET_HDR);
+        } catch (ErrnoException e) {
+            if (e.errno() != Errno.EINVAL) {
+                throw e;
+            }
+            actual[0] = TunIoctl.setIff(fd, config.name(), plain);
+            return new Offload(false, 0, "off (the kernel refused IFF_VNET_HDR: " + e.getMessage() + ")");
+        }
+        try {
+            TunIoctl.setVnetHdrSize(fd, TunIoctl.VIRTIO_NET_HDR_SIZE);
+        } catch (ErrnoException e) {
+            // the kernel's default header size is sizeof(struct virtio_net_hdr), which is what we use
+        }
+        String refused = "";
+        for (final int flags : OFFLOAD_TRIES) {
+            try {
+                TunIoctl.setOffload(fd, flags);
+                return new Offload(true, flags, "virtio-net header, TUNSETOFFLOAD " + offloadNames(flags)
+                        + (refused.isEmpty() ? "" : " (refused: " + refused + ")"));
+            } catch (ErrnoException e) {
+                refused += (refused.isEmpty() ? "" : "; ") + offloadNames(flags) + ": " + e.getMessage();
+            }
+        }
+        return new Offload(true, 0, "virtio-net header without offloads (refused: " + refused + ")");
+    }
+
+    /** @return e.g. {@code csum|tso4|tso6} */
+    public static String offloadNames(final int flags) {
+        final StringBuilder b = new StringBuilder();
+        if ((flags & TunIoctl.TUN_F_CSUM) != 0) {
+            b.append("csum");
+        }
+        if ((flags & TunIoctl.TUN_F_TSO4) != 0) {
+            b.append(b.isEmpty() ? "" : "|").append("tso4");
+        }
+        if ((flags & TunIoctl.TUN_F_TSO6) != 0) {
+            b.append(b.isEmpty() ? "" : "|").append("tso6");
+        }
+        return b.isEmpty() ? "none" : b.toString();
     }
 
     /**
@@ -106,12 +175,14 @@ public final class TunDevice implements AutoCloseable {
         WakeFd wake = null;
         try (RtNetlink nl = RtNetlink.open()) {
             replaceOrRefuse(nl, config);
-            final String actual;
+            final String[] attached = new String[1];
+            final Offload offload;
             try {
-                actual = TunIoctl.setIff(fd, name, TunIoctl.IFF_TUN | TunIoctl.IFF_NO_PI);
+                offload = attach(fd, config, attached);
             } catch (ErrnoException e) {
                 throw setIffFailure(name, e);
             }
+            final String actual = attached[0];
             final int index = step("look up the index of " + actual, () -> RtNetlink.linkIndex(actual));
             if (index == 0) {
                 throw new TunException(TunException.Reason.CONFIGURE_FAILED, "look up " + actual, Errno.ENODEV,
@@ -147,7 +218,8 @@ public final class TunDevice implements AutoCloseable {
                 }
             }
             wake = WakeFd.open();
-            return new TunDevice(Arena.ofShared(), fd, wake, actual, index, config, ruleInstalled, ruleProblem);
+            return new TunDevice(Arena.ofShared(), fd, wake, actual, index, config, ruleInstalled, ruleProblem,
+                    offload);
         } catch (TunException e) {
             closeOnFailure(fd, wake);
             throw e;
@@ -334,12 +406,30 @@ public final class TunDevice implements AutoCloseable {
      * state in {@code arena}.
      */
     public TunWriter newWriter(final java.lang.foreign.Arena arena) {
-        return new TunWriter(arena, fd);
+        return new TunWriter(arena, fd, vnet);
     }
 
     /** Wakes a reader blocked in {@link TunReader#awaitReadable} or {@link TunReader#receive} (any thread). */
     public void wakeup() {
         wake.wake();
+    }
+
+    /**
+     * @return whether every read and write carries a {@code struct virtio_net_hdr} (reads: {@link TunReader} hands
+     *         the frame over as it is; the caller splits super-segments, see {@link TcpOffload})
+     */
+    public boolean vnetHeader() {
+        return vnet;
+    }
+
+    /** @return the {@code TUN_F_*} bits the kernel accepted (0 without offloads) */
+    public int offloadFlags() {
+        return offloadFlags;
+    }
+
+    /** @return one line saying what the offload probe settled on, for the log */
+    public String offloadDescription() {
+        return offloadDescription;
     }
 
     /** @return the interface name the kernel gave the device */

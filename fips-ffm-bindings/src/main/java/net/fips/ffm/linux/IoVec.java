@@ -18,11 +18,38 @@ public final class IoVec {
     private static final long BASE = iovec.iov_base$offset();
     private static final long LEN = iovec.iov_len$offset();
 
+    private static final long SIZE = iovec.layout().byteSize();
+
     private final MemorySegment segment;
 
     /** @param allocator the owner's arena */
     public IoVec(final SegmentAllocator allocator) {
-        this.segment = allocator.allocate(iovec.layout());
+        this(allocator, 1);
+    }
+
+    /**
+     * An array of {@code count} vectors (e.g. a header and a packet for one {@code writev}).
+     *
+     * @param allocator the owner's arena
+     * @param count     entries, at least 1
+     */
+    public IoVec(final SegmentAllocator allocator, final int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("iovec count " + count);
+        }
+        this.segment = allocator.allocate(iovec.layout(), count);
+    }
+
+    /**
+     * Points entry {@code index} at {@code length} bytes of {@code target} from {@code offset}.
+     *
+     * @throws IndexOutOfBoundsException if the region is not inside {@code target} or there is no such entry
+     */
+    public void set(final int index, final MemorySegment target, final long offset, final long length) {
+        java.util.Objects.checkFromIndexSize(offset, length, target.byteSize());
+        final long base = java.util.Objects.checkIndex((long) index, segment.byteSize() / SIZE) * SIZE;
+        segment.set(JAVA_LONG, base + BASE, target.address() + offset);
+        segment.set(JAVA_LONG, base + LEN, length);
     }
 
     /**

@@ -151,6 +151,26 @@ class LayoutTest {
         assertEquals(0x0001, TunIoctl.IFF_TUN);
         assertEquals(0x1000, TunIoctl.IFF_NO_PI);
         assertEquals(0x8000, TunIoctl.IFF_TUN_EXCL);
+        // if_tun.h (generated) and virtio_net.h (hand-written in TunIoctl: not in the jextract group)
+        assertEquals(0x4000, TunIoctl.IFF_VNET_HDR);
+        assertEquals(0x400454D0L, TunIoctl.TUNSETOFFLOAD);
+        assertEquals(0x400454D8L, TunIoctl.TUNSETVNETHDRSZ);
+        assertEquals(1, TunIoctl.TUN_F_CSUM);
+        assertEquals(2, TunIoctl.TUN_F_TSO4);
+        assertEquals(4, TunIoctl.TUN_F_TSO6);
+        assertEquals(10, TunIoctl.VIRTIO_NET_HDR_SIZE);
+        assertEquals(0, TunIoctl.VNET_FLAGS_OFFSET);
+        assertEquals(1, TunIoctl.VNET_GSO_TYPE_OFFSET);
+        assertEquals(2, TunIoctl.VNET_HDR_LEN_OFFSET);
+        assertEquals(4, TunIoctl.VNET_GSO_SIZE_OFFSET);
+        assertEquals(6, TunIoctl.VNET_CSUM_START_OFFSET);
+        assertEquals(8, TunIoctl.VNET_CSUM_OFFSET_OFFSET);
+        assertEquals(1, TunIoctl.VIRTIO_NET_HDR_F_NEEDS_CSUM);
+        assertEquals(0, TunIoctl.VIRTIO_NET_HDR_GSO_NONE);
+        assertEquals(1, TunIoctl.VIRTIO_NET_HDR_GSO_TCPV4);
+        assertEquals(3, TunIoctl.VIRTIO_NET_HDR_GSO_UDP);
+        assertEquals(4, TunIoctl.VIRTIO_NET_HDR_GSO_TCPV6);
+        assertEquals(0x80, TunIoctl.VIRTIO_NET_HDR_GSO_ECN);
         assertEquals(0, linux_h.NETLINK_ROUTE());
         assertEquals(2, linux_h.NLMSG_ERROR());
         assertEquals(0x1, linux_h.NLM_F_REQUEST());
