@@ -92,7 +92,8 @@ public final class ConfigLoader {
         final TunConfig tun = tun(top.child("tun"));
         final DnsConfig dns = dns(top.child("dns"));
         final List<UdpConfig> udp = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp);
+        final List<BleConfig> ble = new ArrayList<>();
+        final boolean otherAdvertises = transports(top.child("transports"), udp, ble);
         final Set<String> udpNames = new java.util.TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -106,7 +107,7 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers), files, warnings, env);
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ble, peers), files, warnings, env);
     }
 
     private static TunConfig tun(final ConfigReader r) {
@@ -126,7 +127,7 @@ public final class ConfigLoader {
     }
 
     /** @return true when a non-UDP transport has advertise_on_nostr set */
-    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp) {
+    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp, final List<BleConfig> ble) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -138,9 +139,18 @@ public final class ConfigLoader {
             // "udp:" with nothing after it: UDP with every default, like "udp: {}".
             udp.add(UdpConfig.DEFAULTS);
         }
+        if (t.presentKeys().contains("ble")) {
+            for (final Map.Entry<String, Object> inst : Skim.instances(t, "ble", Skim.keys(Skim.BLE))) {
+                final String path = inst.getKey() == null ? "ble" : "ble." + inst.getKey();
+                ble.add(ble(ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf("ble"), inst.getValue()),
+                        Optional.ofNullable(inst.getKey())));
+            }
+        } else {
+            t.raw("ble");
+        }
         boolean advertises = false;
         for (final String[] other : new String[][] {{"tcp", Skim.TCP}, {"ethernet", Skim.ETHERNET},
-                {"tor", Skim.TOR}, {"nym", Skim.NYM}, {"ble", Skim.BLE}}) {
+                {"tor", Skim.TOR}, {"nym", Skim.NYM}}) {
             if (!t.presentKeys().contains(other[0])) {
                 t.raw(other[0]);
                 continue;
@@ -189,6 +199,24 @@ public final class ConfigLoader {
                 r.bool("accept_connections", d.acceptConnections()));
         r.finish();
         return udp;
+    }
+
+    private static BleConfig ble(final ConfigReader r, final Optional<String> name) {
+        final BleConfig d = BleConfig.DEFAULTS;
+        final String adapter = r.string("adapter", d.adapter());
+        if (!adapter.matches("[A-Za-z0-9_]{1,32}")) {
+            r.error("adapter", "expected a BlueZ adapter name such as hci0 (or \"default\"), got \"" + adapter + "\"");
+        }
+        final BleConfig ble = new BleConfig(name, adapter,
+                (int) r.integer("psm", d.psm(), 0x01, 0xFF),
+                (int) r.integer("mtu", d.mtu(), BleConfig.MIN_MTU, 0xFFFF),
+                (int) r.integer("max_connections", d.maxConnections(), 1, 0xFFFF),
+                r.integer("connect_timeout_ms", d.connectTimeoutMs(), 1, Long.MAX_VALUE / 1_000_000L),
+                r.bool("advertise", d.advertise()), r.bool("scan", d.scan()),
+                r.bool("auto_connect", d.autoConnect()), r.bool("accept_connections", d.acceptConnections()),
+                r.integer("probe_cooldown_secs", d.probeCooldownSecs(), 0, Long.MAX_VALUE / 1_000_000_000L));
+        r.finish();
+        return ble;
     }
 
     private static List<PeerConfig> peers(final ConfigReader top, final ConfigReader.Problems problems,

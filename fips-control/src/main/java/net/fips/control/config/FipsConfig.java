@@ -12,9 +12,10 @@ import java.util.Objects;
  * @param tun        {@code tun.*}
  * @param dns        {@code dns.*}
  * @param udp        {@code transports.udp} instances; empty means no UDP transport
+ * @param ble        {@code transports.ble} instances; empty means no BLE transport
  * @param peers      {@code peers[]}
  */
-public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
+public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp, List<BleConfig> ble,
         List<PeerConfig> peers) {
 
     /** Name of the bundled default config resource, next to this class. */
@@ -26,7 +27,14 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(tun, "tun");
         Objects.requireNonNull(dns, "dns");
         udp = List.copyOf(udp);
+        ble = List.copyOf(ble);
         peers = List.copyOf(peers);
+    }
+
+    /** A configuration without BLE transports. */
+    public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
+            final List<PeerConfig> peers) {
+        this(node, tun, dns, udp, List.of(), peers);
     }
 
     /**
