@@ -150,6 +150,7 @@ public final class Node implements AutoCloseable {
             }
         }
         final List<UdpTransport> transports = openTransports(cfg.udp());
+        checkBle(cfg.ble(), options);
         final boolean sessionPath = !options.localDeliverySet();
         TunDevice tun = null;
         DataPlane dataPlane = null;
@@ -367,6 +368,24 @@ public final class Node implements AutoCloseable {
             throw new NodeStartException("node.identity.nsec: " + e.getMessage(), true, e);
         } catch (final KeyFileException e) {
             throw new NodeStartException("identity key file: " + e.getMessage(), true, e);
+        }
+    }
+
+    /**
+     * Each {@code transports.ble} instance is checked once (kernel L2CAP support, then the BlueZ adapter) and skipped
+     * with one line naming the reason; the node runs on without it (transports.md §1.4). The data plane has no
+     * BLE transport yet, so even a usable instance is not started, and says so.
+     */
+    private static void checkBle(final List<net.fips.control.config.BleConfig> configs, final NodeOptions options) {
+        for (final net.fips.control.config.BleConfig b : configs) {
+            final net.fips.control.ble.BleAvailability.Result r = net.fips.control.ble.BleAvailability.check(b,
+                    options.l2capProbe(), net.fips.control.ble.DbusBlueZ::systemBus);
+            final String line = r.usable()
+                    ? "adapter " + r.adapter().name() + " (" + r.adapter().address()
+                            + ") found, but this build's data plane has no BLE transport yet; not started"
+                    : r.reason();
+            options.bleOutcome(b.displayName() + ": " + line);
+            LOG.log(Level.WARNING, "transport {0} (ble): skipped: {1}", b.displayName(), line);
         }
     }
 
