@@ -68,6 +68,35 @@ public final class UnixSeqPacket {
     }
 
     /**
+     * Binds {@code fd} to the abstract name {@code name} (a client may, so its peer sees a name).
+     *
+     * @throws ErrnoException e.g. EADDRINUSE
+     */
+    public static void bind(final int fd, final String name) throws ErrnoException {
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment sa = arena.allocate(SUN_PATH + SUN_PATH_MAX, 2);
+            Syscalls.bind(fd, sa, encode(sa, name), "@" + name);
+        }
+    }
+
+    /**
+     * @return the abstract name in a {@code sockaddr_un} of {@code length} bytes, or "" for an unnamed socket
+     */
+    public static String decodeAbstractName(final MemorySegment sa, final int length) {
+        if (length <= SUN_PATH + 1 || sa.get(JAVA_BYTE, SUN_PATH) != 0) {
+            return "";
+        }
+        final byte[] b = new byte[length - SUN_PATH - 1];
+        MemorySegment.copy(sa, JAVA_BYTE, SUN_PATH + 1, b, 0, b.length);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** @return bytes of a {@code sockaddr_un} (110) */
+    public static int sockaddrSize() {
+        return SUN_PATH + SUN_PATH_MAX;
+    }
+
+    /**
      * Starts a connect to the abstract name {@code name} on the non-blocking socket {@code fd}.
      *
      * @return true when connected at once (the usual case for AF_UNIX)
