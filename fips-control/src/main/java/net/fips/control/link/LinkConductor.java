@@ -1,6 +1,6 @@
 package net.fips.control.link;
 
-import java.net.InetSocketAddress;
+import net.fips.dataplane.transport.TransportAddr;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -102,7 +102,7 @@ public final class LinkConductor {
     private LinkListener listener;
 
     /** A peer from the configuration (or added at runtime) that we dial and, if asked, redial. */
-    record ConfiguredPeer(PeerIdentity identity, int transportId, InetSocketAddress address,
+    record ConfiguredPeer(PeerIdentity identity, int transportId, TransportAddr address,
                           boolean autoReconnect) {
     }
 
@@ -290,7 +290,7 @@ public final class LinkConductor {
      * @param address     the peer's address on it
      * @return what happened
      */
-    public ConnectResult connect(final PeerIdentity peer, final int transportId, final InetSocketAddress address) {
+    public ConnectResult connect(final PeerIdentity peer, final int transportId, final TransportAddr address) {
         final ConnectResult r = initiate(peer, transportId, address);
         dirty = true;
         publish();
@@ -308,7 +308,7 @@ public final class LinkConductor {
      * @return the result of the first dial
      */
     public ConnectResult addConfiguredPeer(final PeerIdentity peer, final int transportId,
-                                           final InetSocketAddress address, final boolean autoReconnect) {
+                                           final TransportAddr address, final boolean autoReconnect) {
         configured.put(peer.nodeAddr(), new ConfiguredPeer(peer, transportId, address, autoReconnect));
         final ConnectResult r = initiate(peer, transportId, address);
         if (r == ConnectResult.LIMIT) {
@@ -416,7 +416,7 @@ public final class LinkConductor {
     // ------------------------------------------------------------------------------------------------------------
     // Shared helpers
 
-    ConnectResult initiate(final PeerIdentity peer, final int transportId, final InetSocketAddress address) {
+    ConnectResult initiate(final PeerIdentity peer, final int transportId, final TransportAddr address) {
         final NodeAddr addr = peer.nodeAddr();
         if (addr.equals(ourAddr)) {
             return ConnectResult.SELF;
@@ -560,8 +560,8 @@ public final class LinkConductor {
         }
     }
 
-    private static String format(final InetSocketAddress a) {
-        return a == null ? "?" : net.fips.dataplane.udp.UdpAddresses.format(a);
+    private static String format(final TransportAddr a) {
+        return a == null ? "?" : a.toString();
     }
 
     /** After a link-dead, Disconnect, restart or decrypt-failure removal (reference {@code schedule_reconnect}). */
@@ -647,7 +647,7 @@ public final class LinkConductor {
         peerRestarts.record(peer);
     }
 
-    PeerLink promoteNew(final PeerIdentity peer, final int transportId, final InetSocketAddress address,
+    PeerLink promoteNew(final PeerIdentity peer, final int transportId, final TransportAddr address,
                         final int ourIndex, final int theirIndex, final byte[] sendKey, final byte[] recvKey,
                         final byte[] remoteEpoch, final boolean outbound) {
         final PeerLink link = new PeerLink(peer);

@@ -80,7 +80,7 @@ class LinkConductorTest {
         final PeerSnapshot ab = a.peer(b);
         assertEquals(b.id.nodeAddr().toString(), ab.nodeAddr());
         assertEquals(0, ab.kBit());
-        assertEquals(net.fips.dataplane.udp.UdpAddresses.format(b.side.address), ab.address(),
+        assertEquals(b.side.address.toString(), ab.address(),
                 "ip:port as the reference prints it");
         assertTraffic(a, b, 50);
 
