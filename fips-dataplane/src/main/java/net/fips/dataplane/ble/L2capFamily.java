@@ -102,6 +102,25 @@ public final class L2capFamily implements SeqPacketFamily {
         return L2cap.decodeAddressType(sockaddr) == L2cap.BDADDR_LE_RANDOM ? base + "/random" : base;
     }
 
+    /** Source bytes: the 6 address bytes in printed order, then the address type. */
+    @Override
+    public int encodeSource(final String address, final MemorySegment dst) {
+        final byte[] a = parse(address);
+        MemorySegment.copy(a, 0, dst, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, 7);
+        return 7;
+    }
+
+    @Override
+    public String decodeSource(final MemorySegment src, final long off, final int len) {
+        if (len != 7) {
+            return adapter + "/?";
+        }
+        final byte[] b = src.asSlice(off, 6).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        final String base = format(b);
+        return src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, off + 6) == L2cap.BDADDR_LE_RANDOM
+                ? base + "/random" : base;
+    }
+
     @Override
     public int sendMtu(final int fd) {
         return L2cap.mtuOption(fd, L2cap.BT_SNDMTU);

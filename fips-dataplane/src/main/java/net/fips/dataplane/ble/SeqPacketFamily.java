@@ -22,6 +22,17 @@ public interface SeqPacketFamily {
     /** @return the transport address of an accepted peer from the sockaddr accept4 wrote */
     String acceptedAddress(MemorySegment sockaddr, int length);
 
+    /**
+     * Writes the source bytes the data plane keeps for a packet from {@code address} (at most
+     * {@code TransportPort.SOURCE_MAX_BYTES}).
+     *
+     * @return bytes written
+     */
+    int encodeSource(String address, MemorySegment dst);
+
+    /** @return the address whose source bytes are {@code src[off..off+len)} */
+    String decodeSource(MemorySegment src, long off, int len);
+
     /** @return the channel's send MTU, or {@code -errno} */
     int sendMtu(int fd);
 

@@ -12,13 +12,13 @@ import net.fips.ffm.linux.UnixSeqPacket;
  * name; outbound sockets bind {@code <name>#<n>} so the accepting side sees the same address the node listens on,
  * as a Bluetooth peer's bdaddr is the same both ways. The MTUs stand in for BT_SNDMTU/BT_RCVMTU.
  */
-final class UnixFamily implements SeqPacketFamily {
+public final class UnixFamily implements SeqPacketFamily {
     private static final AtomicInteger SEQ = new AtomicInteger();
     final String name;
     final int sendMtu;
     final int recvMtu;
 
-    UnixFamily(final String name, final int sendMtu, final int recvMtu) {
+    public UnixFamily(final String name, final int sendMtu, final int recvMtu) {
         this.name = name;
         this.sendMtu = sendMtu;
         this.recvMtu = recvMtu;
@@ -52,6 +52,19 @@ final class UnixFamily implements SeqPacketFamily {
         final String n = UnixSeqPacket.decodeAbstractName(sockaddr, length);
         final int hash = n.indexOf('#');
         return hash < 0 ? n : n.substring(0, hash);
+    }
+
+    @Override
+    public int encodeSource(final String address, final MemorySegment dst) {
+        final byte[] b = address.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        MemorySegment.copy(b, 0, dst, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, b.length);
+        return b.length;
+    }
+
+    @Override
+    public String decodeSource(final MemorySegment src, final long off, final int len) {
+        return new String(src.asSlice(off, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Override

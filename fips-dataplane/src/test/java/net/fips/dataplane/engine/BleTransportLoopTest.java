@@ -1,0 +1,157 @@
+package net.fips.dataplane.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.ble.BleTransport;
+import net.fips.dataplane.ble.TestKeys;
+import net.fips.dataplane.ble.UnixFamily;
+import net.fips.dataplane.crypto.AeadCiphers;
+import net.fips.dataplane.transport.ConnectionState;
+import net.fips.dataplane.transport.DiscoveredPeer;
+import net.fips.dataplane.transport.TransportAddr;
+
+/**
+ * The whole BLE transport under two real data planes, with AF_UNIX SOCK_SEQPACKET in place of L2CAP sockets
+ * (this kernel has no Bluetooth): its event loop, key exchange, tie-break, pool, per-link MTU, handshakes out and
+ * in through the port, sealed frames from the workers' rings to the socket and back into the other plane's
+ * workers, and the §1.8 counters.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BleTransportLoopTest {
+    private static final long LINK_A = 1;
+    private static final long LINK_B = 2;
+    private static final String TAG = Long.toString(ProcessHandle.current().pid(), 36)
+            + Long.toString(System.nanoTime() % 1_000_000, 36);
+    private final List<DataPlane> planes = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        planes.forEach(DataPlane::close);
+    }
+
+    private static byte[][] keysSmallFirst() {
+        final byte[] a = TestKeys.G_X;
+        final byte[] b = TestKeys.TWO_G_X;
+        return TestKeys.INSTANCE.nodeAddr(a).compareTo(TestKeys.INSTANCE.nodeAddr(b)) < 0
+                ? new byte[][] {a, b} : new byte[][] {b, a};
+    }
+
+    private BleTransport transport(final String name, final byte[] key, final int sendMtu) {
+        return new BleTransport(new UnixFamily(name, sendMtu, 2048),
+                new BleTransport.Settings(null, 7, 2048, 2_000, 2_000, true, false), key, TestKeys.INSTANCE,
+                System::nanoTime);
+    }
+
+    private DataPlane plane(final BleTransport t, final Deliveries d) {
+        final DataPlane dp = new DataPlane(new DataPlaneContext().workerCount(2).poolSlots(256).maxMtuBytes(2048)
+                .threadingMode(ThreadingMode.SHARED).cipherSupplier(AeadCiphers::create).localDelivery(d));
+        assertEquals(0, dp.addTransport(t));
+        dp.start();
+        planes.add(dp);
+        return dp;
+    }
+
+    private static void pumpUntil(final BooleanSupplier cond, final String what, final DataPlane... dps) {
+        final long end = System.nanoTime() + 20_000_000_000L;
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            for (final DataPlane dp : dps) {
+                dp.doWork();
+            }
+            LockSupport.parkNanos(200_000L);
+        }
+    }
+
+    @Test
+    void framesAndHandshakesCrossTwoPlanesOverSeqPacketSockets() {
+        final byte[][] k = keysSmallFirst();
+        final String nameA = "fb-" + TAG + "-a";
+        final String nameB = "fb-" + TAG + "-b";
+        final TransportAddr addrA = TransportAddr.ofText(nameA);
+        final TransportAddr addrB = TransportAddr.ofText(nameB);
+        final BleTransport ta = transport(nameA, k[0], 1500);
+        final BleTransport tb = transport(nameB, k[1], 2048);
+        final Deliveries atA = new Deliveries();
+        final Deliveries atB = new Deliveries();
+        final DataPlane a = plane(ta, atA);
+        final DataPlane b = plane(tb, atB);
+
+        // a handshake to an unconnected address fails fast and dials (transports.md §1.3)
+        final byte[] msg1 = new byte[114];
+        msg1[0] = 0x01;
+        msg1[2] = 110;
+        a.sendHandshake(0, addrB, msg1);
+        pumpUntil(() -> ta.connectionState(addrB) == ConnectionState.CONNECTED
+                && tb.connectionState(addrA) == ConnectionState.CONNECTED, "both sides pooled", a, b);
+        assertEquals(1, ta.stats().get("send_errors"), "the first handshake found no connection");
+        assertEquals(1500, ta.linkMtu(addrB), "min(send, recv)");
+        assertEquals(2048, tb.linkMtu(addrA));
+        assertEquals(2048, ta.linkMtu(TransportAddr.ofText("fb-unknown")));
+        final List<DiscoveredPeer> found = ta.drainDiscovered();
+        assertEquals(1, found.size());
+        assertEquals(addrB, found.get(0).address());
+        assertArrayEquals(k[1], found.get(0).xOnlyPubkey());
+
+        a.sendHandshake(0, addrB, msg1);
+        final DataPlaneEvent.HandshakeReceived[] got = new DataPlaneEvent.HandshakeReceived[1];
+        pumpUntil(() -> {
+            DataPlaneEvent e;
+            while ((e = b.pollEvent()) != null) {
+                if (e instanceof DataPlaneEvent.HandshakeReceived h) {
+                    got[0] = h;
+                }
+            }
+            return got[0] != null;
+        }, "msg1 at B", a, b);
+        assertEquals(addrA, got[0].from(), "the source bytes decode to the peer's address");
+        assertArrayEquals(msg1, got[0].packet());
+
+        a.addLink(new LinkSpec(LINK_A, 0, addrB, 0x1111, 0x2222, FrameCodec.key(1), FrameCodec.key(2), 0));
+        b.addLink(new LinkSpec(LINK_B, 0, addrA, 0x2222, 0x1111, FrameCodec.key(2), FrameCodec.key(1), 0));
+        final MemorySegment buf = MemorySegment.ofArray(new byte[200]);
+        for (int seq = 0; seq < 20; seq++) {
+            Deliveries.write(buf, seq, 200);
+            assertTrue(a.sendDatagram(LINK_A, buf, 0, 200));
+        }
+        pumpUntil(() -> atB.delivered.get() == 20, "20 datagrams at B", a, b);
+        assertEquals(0, atB.corrupt.get());
+        assertEquals(0, atB.outOfOrder.get());
+        for (int seq = 0; seq < 5; seq++) {
+            Deliveries.write(buf, seq, 200);
+            assertTrue(b.sendDatagram(LINK_B, buf, 0, 200));
+        }
+        pumpUntil(() -> atA.delivered.get() == 5, "5 datagrams back at A", a, b);
+
+        final Map<String, Long> sa = ta.stats();
+        assertEquals(21, sa.get("packets_sent"), "one msg1 and 20 frames");
+        assertEquals(5, sa.get("packets_recv"));
+        assertEquals(1, sa.get("connections_established"));
+        assertEquals(1, tb.stats().get("connections_accepted"));
+        assertEquals(List.of("packets_sent", "bytes_sent", "packets_recv", "bytes_recv", "send_errors",
+                "recv_errors", "mtu_exceeded", "connections_established", "connections_accepted",
+                "connections_rejected", "connect_timeouts", "pool_evictions"), List.copyOf(sa.keySet()));
+
+        // closing the connection: the peer sees end of stream and forgets it
+        ta.closeConnection(addrB);
+        pumpUntil(() -> tb.connectionState(addrA) == ConnectionState.NONE
+                && ta.connectionState(addrB) == ConnectionState.NONE, "the close on both sides", a, b);
+    }
+}
