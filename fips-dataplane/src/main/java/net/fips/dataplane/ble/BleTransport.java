@@ -558,12 +558,8 @@ public final class BleTransport implements Transport {
         s.peerKey = key;
         s.order = order + 1;
         s.sourceLength = family.encodeSource(s.address, s.source);
-        s.phase = Phase.POOLED;
-        pooled.put(s.address, s);
-        linkMtus.put(s.address, s.mtu);
-        states.put(s.address, ConnectionState.CONNECTED);
-        count(s.outbound ? Counter.CONNECTIONS_ESTABLISHED : Counter.CONNECTIONS_ACCEPTED);
-        if (pooled.size() > settings.maxConnections()) {
+        if (pooled.size() >= settings.maxConnections()) {
+            // full: the oldest goes first, so nobody sees more than maxConnections pooled
             Sock oldest = null;
             for (final Sock x : pooled.values()) {
                 if (oldest == null || x.order < oldest.order) {
@@ -571,9 +567,14 @@ public final class BleTransport implements Transport {
                 }
             }
             pooled.remove(oldest.address);
-            count(Counter.POOL_EVICTIONS);
             drop(socks, oldest, null);
+            count(Counter.POOL_EVICTIONS);
         }
+        s.phase = Phase.POOLED;
+        pooled.put(s.address, s);
+        linkMtus.put(s.address, s.mtu);
+        states.put(s.address, ConnectionState.CONNECTED);
+        count(s.outbound ? Counter.CONNECTIONS_ESTABLISHED : Counter.CONNECTIONS_ACCEPTED);
         return order + 1;
     }
 

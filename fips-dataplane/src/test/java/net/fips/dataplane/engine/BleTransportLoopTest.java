@@ -53,9 +53,100 @@ class BleTransportLoopTest {
     }
 
     private BleTransport transport(final String name, final byte[] key, final int sendMtu) {
+        return transport(name, key, sendMtu, 7);
+    }
+
+    private BleTransport transport(final String name, final byte[] key, final int sendMtu, final int max) {
         return new BleTransport(new UnixFamily(name, sendMtu, 2048),
-                new BleTransport.Settings(null, 7, 2048, 2_000, 2_000, true, false), key, TestKeys.INSTANCE,
+                new BleTransport.Settings(null, max, 2048, 2_000, 2_000, true, false), key, TestKeys.INSTANCE,
                 System::nanoTime);
+    }
+
+    /** x-only keys of 1G..4G ordered by NodeAddr, smallest first. */
+    private static List<byte[]> fourKeys() {
+        final List<byte[]> ks = new ArrayList<>(List.of(TestKeys.G_X, TestKeys.TWO_G_X,
+                java.util.HexFormat.of().parseHex("f9308a019258c31049344f85f89d5229b531c845836f99b08601f113bce036f9"),
+                java.util.HexFormat.of().parseHex("e493dbf1c10d80f3581e4904930b1404cc6c13900ee0758474fa94abe8c4cd13")));
+        ks.sort(java.util.Comparator.comparing(TestKeys.INSTANCE::nodeAddr));
+        return ks;
+    }
+
+    @Test
+    void crossedConnectsLeaveExactlyTheSmallerNodesConnection() {
+        final List<byte[]> k = fourKeys();
+        final String ns = "fb-" + TAG + "-s";
+        final String nl = "fb-" + TAG + "-l";
+        final BleTransport small = transport(ns, k.get(0), 2048);
+        final BleTransport large = transport(nl, k.get(1), 2048);
+        final DataPlane ps = plane(small, new Deliveries());
+        final DataPlane pl = plane(large, new Deliveries());
+        small.connect(TransportAddr.ofText(nl));
+        large.connect(TransportAddr.ofText(ns));
+        pumpUntil(() -> small.stats().get("connections_established") == 1
+                && large.stats().get("connections_accepted") == 1
+                && small.stats().get("connections_rejected") == 1
+                && large.connectionState(TransportAddr.ofText(ns)) == ConnectionState.CONNECTED, "the tie-break",
+                ps, pl);
+        assertEquals(0, large.stats().get("connections_established"), "the larger node's outbound lost");
+        assertEquals(0, small.stats().get("connections_accepted"));
+        assertEquals(ConnectionState.CONNECTED, small.connectionState(TransportAddr.ofText(nl)));
+        assertTrue(large.drainDiscovered().stream().anyMatch(d -> d.address().equals(TransportAddr.ofText(ns))),
+                "the losing outbound still reports the peer");
+    }
+
+    @Test
+    void aFullPoolEvictsTheOldest() {
+        final List<byte[]> k = fourKeys();
+        final BleTransport a = transport("fb-" + TAG + "-p", k.get(0), 2048, 2);
+        final DataPlane pa = plane(a, new Deliveries());
+        final List<DataPlane> others = new ArrayList<>();
+        final List<TransportAddr> addrs = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            final String n = "fb-" + TAG + "-p" + i;
+            others.add(plane(transport(n, k.get(i), 2048), new Deliveries()));
+            addrs.add(TransportAddr.ofText(n));
+        }
+        for (final TransportAddr t : addrs) {
+            a.connect(t);
+            pumpUntil(() -> a.connectionState(t) == ConnectionState.CONNECTED, t.toString(), pa);
+        }
+        assertEquals(1, a.stats().get("pool_evictions"));
+        assertEquals(ConnectionState.NONE, a.connectionState(addrs.get(0)), () -> "the oldest went: "
+                + addrs.stream().map(x -> x + "=" + a.connectionState(x)).toList());
+        assertEquals(ConnectionState.CONNECTED, a.connectionState(addrs.get(2)));
+        final BleTransport first = (BleTransport) others.get(0).transport(0);
+        pumpUntil(() -> first.connectionState(TransportAddr.ofText("fb-" + TAG + "-p")) == ConnectionState.NONE,
+                "the evicted peer saw the close", pa);
+    }
+
+    @Test
+    void aBadHelloIsRejectedAndClosed() throws Exception {
+        final String n = "fb-" + TAG + "-h";
+        final BleTransport a = transport(n, fourKeys().get(0), 2048);
+        final DataPlane pa = plane(a, new Deliveries());
+        final int fd = net.fips.ffm.linux.UnixSeqPacket.open();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            net.fips.ffm.linux.UnixSeqPacket.connect(fd, n);
+            final MemorySegment m = arena.allocate(64);
+            final net.fips.ffm.linux.CallState cs = net.fips.ffm.linux.CallState.forCurrentThread();
+            assertEquals(5, net.fips.ffm.linux.Syscalls.send(cs, fd, m, 5, 0));
+            pumpUntil(() -> a.stats().get("connections_rejected") == 1, "the rejection", pa);
+            // our hello came first, then end of stream
+            pumpUntil(() -> net.fips.ffm.linux.Syscalls.recv(cs, fd, m, 64, 0x40) == 0, "the close", pa);
+        } finally {
+            net.fips.ffm.linux.Syscalls.closeQuietly(fd);
+        }
+    }
+
+    @Test
+    void aRefusedDialIsFailedAndUnknownAddressesAreRefusedByDestination() {
+        final BleTransport a = transport("fb-" + TAG + "-r", fourKeys().get(0), 2048);
+        final DataPlane pa = plane(a, new Deliveries());
+        final TransportAddr nobody = TransportAddr.ofText("fb-" + TAG + "-nobody");
+        a.connect(nobody);
+        pumpUntil(() -> a.connectionState(nobody) == ConnectionState.FAILED, "the refusal", pa);
+        org.junit.jupiter.api.Assertions.assertThrows(net.fips.dataplane.transport.TransportException.class,
+                () -> a.destination(TransportAddr.ofText("x".repeat(40))));
     }
 
     private DataPlane plane(final BleTransport t, final Deliveries d) {
