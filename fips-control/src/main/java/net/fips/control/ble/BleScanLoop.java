@@ -28,6 +28,8 @@ public final class BleScanLoop implements AutoCloseable {
     private BlueZ.Adapter adapter;
     private long advertisementsSent;
     private boolean scanning;
+    private volatile boolean stopPolling;
+    private Thread poller;
 
     /**
      * @param bluez  the BlueZ client (owned: closed with this loop)
@@ -97,6 +99,19 @@ public final class BleScanLoop implements AutoCloseable {
         scheduler.tick(nowNanos);
     }
 
+    /**
+     * Polls once a second on a daemon thread of its own, with the control clock, until {@link #close()} (the
+     * node's use; tests call {@link #poll(long)} themselves).
+     */
+    public synchronized void startPolling(final java.util.function.LongSupplier clock) {
+        poller = Thread.ofPlatform().name("fips-ble-scan").daemon(true).start(() -> {
+            while (!stopPolling) {
+                poll(clock.getAsLong());
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000_000L);
+            }
+        });
+    }
+
     /** @return the scheduler (counters) */
     public ProbeScheduler scheduler() {
         return scheduler;
@@ -119,6 +134,19 @@ public final class BleScanLoop implements AutoCloseable {
 
     @Override
     public void close() {
+        stopPolling = true;
+        final Thread p;
+        synchronized (this) {
+            p = poller;
+        }
+        if (p != null) {
+            java.util.concurrent.locks.LockSupport.unpark(p);
+            try {
+                p.join(5_000);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (adapter != null) {
             try {
                 if (scanning) {

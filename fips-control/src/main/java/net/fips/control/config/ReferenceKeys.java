@@ -69,17 +69,8 @@ final class ReferenceKeys {
         v041("transports.ethernet.*");
         v041("transports.tor.*");
         v041("transports.nym.*");
-        // transports.ble: parsed into BleConfig; the node probes the kernel and the adapter (adapter) but does not
-        // run the BLE transport yet, so every other key is accepted and warns
-        v041("transports.ble.psm");
-        v041("transports.ble.mtu");
-        v041("transports.ble.max_connections");
-        v041("transports.ble.connect_timeout_ms");
-        v041("transports.ble.advertise");
-        v041("transports.ble.scan");
+        // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented
         v041("transports.ble.auto_connect");
-        v041("transports.ble.accept_connections");
-        v041("transports.ble.probe_cooldown_secs");
         // peers (§1.18) and the gateway, which only fips-gateway reads (§1.19)
         v041("peers[].via_nostr");
         v041("gateway.*");

@@ -29,7 +29,7 @@ class NodeBleTest {
         final String y = yaml(NodeIdentity.generate(), freePort(), dir.resolve("n.sock"), "")
                 .replace("transports:\n", "transports:\n  ble: { adapter: hci0 }\n");
         try (Node n = Node.start(load(y), options.aclDirectory(dir.resolve("none")).bleOutcomes(outcomes::add))) {
-            assertEquals(1, n.transports().size(), "the UDP transport still runs");
+            assertEquals(1, n.transports().size(), "the UDP transport still runs, BLE was not added");
         }
         return outcomes;
     }
