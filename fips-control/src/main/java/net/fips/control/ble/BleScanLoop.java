@@ -22,6 +22,7 @@ public final class BleScanLoop implements AutoCloseable {
     private final BlueZ bluez;
     private final BleConfig config;
     private final ProbeScheduler scheduler;
+    private final ProbeScheduler.Sink sink;
     private final Queue<BlueZ.Device> announced = new ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong queueDrops = new java.util.concurrent.atomic.AtomicLong();
@@ -39,6 +40,7 @@ public final class BleScanLoop implements AutoCloseable {
     public BleScanLoop(final BlueZ bluez, final BleConfig config, final ProbeScheduler.Sink sink) {
         this.bluez = Objects.requireNonNull(bluez, "bluez");
         this.config = Objects.requireNonNull(config, "config");
+        this.sink = Objects.requireNonNull(sink, "sink");
         this.scheduler = new ProbeScheduler(config.probeCooldownSecs() * 1_000_000_000L, sink);
     }
 
@@ -59,6 +61,7 @@ public final class BleScanLoop implements AutoCloseable {
         if (config.advertise()) {
             bluez.advertise(a);
             advertisementsSent++;
+            sink.advertised();
         }
         if (config.scan()) {
             for (final BlueZ.Device d : bluez.devices(a)) {

@@ -19,6 +19,14 @@ public final class ProbeScheduler {
 
         /** Starts a background probe of {@code address} ({@code random}: LE random address type). */
         void probe(String address, boolean random);
+
+        /** One FIPS scan result was seen ({@code scan_results}). */
+        default void scanResult() {
+        }
+
+        /** The advertisement was registered ({@code advertisements_sent}). */
+        default void advertised() {
+        }
     }
 
     /** At most this many addresses wait for a retry; more are dropped and counted. */
@@ -55,6 +63,7 @@ public final class ProbeScheduler {
             return;
         }
         scanResults++;
+        sink.scanResult();
         consider(device.address(), device.randomAddress(), nowNanos);
     }
 

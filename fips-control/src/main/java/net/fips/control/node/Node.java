@@ -438,6 +438,16 @@ public final class Node implements AutoCloseable {
                             }
 
                             @Override
+                            public void scanResult() {
+                                t.countScanResult();
+                            }
+
+                            @Override
+                            public void advertised() {
+                                t.countAdvertisement();
+                            }
+
+                            @Override
                             public void probe(final String address, final boolean random) {
                                 t.connect(net.fips.dataplane.transport.TransportAddr.ofText(prefix + address + (random ? "/random" : "")));
                             }

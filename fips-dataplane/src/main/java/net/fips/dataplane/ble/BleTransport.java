@@ -119,11 +119,14 @@ public final class BleTransport implements Transport {
     private volatile int transportId = -1;
     private WakeFd wake;
     private Thread loop;
+    /** The pool, by address; the loop thread's only. */
+    private final Map<String, Sock> pooled = new HashMap<>();
 
     /** The counters of transports.md §1.8 this transport keeps, in {@code show_transports} order. */
     enum Counter {
         PACKETS_SENT, BYTES_SENT, PACKETS_RECV, BYTES_RECV, SEND_ERRORS, RECV_ERRORS, MTU_EXCEEDED,
-        CONNECTIONS_ESTABLISHED, CONNECTIONS_ACCEPTED, CONNECTIONS_REJECTED, CONNECT_TIMEOUTS, POOL_EVICTIONS;
+        CONNECTIONS_ESTABLISHED, CONNECTIONS_ACCEPTED, CONNECTIONS_REJECTED, CONNECT_TIMEOUTS, POOL_EVICTIONS,
+        ADVERTISEMENTS_SENT, SCAN_RESULTS;
 
         String key() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -208,6 +211,16 @@ public final class BleTransport implements Transport {
             m.put(c.key(), counters[c.ordinal()].get());
         }
         return m;
+    }
+
+    /** The control plane registered our advertisement with BlueZ ({@code advertisements_sent}). */
+    public void countAdvertisement() {
+        count(Counter.ADVERTISEMENTS_SENT);
+    }
+
+    /** The control plane's scan saw a FIPS device ({@code scan_results}). */
+    public void countScanResult() {
+        count(Counter.SCAN_RESULTS);
     }
 
     /** @return one counter, for tests */
@@ -333,7 +346,7 @@ public final class BleTransport implements Transport {
     private void run(final TransportPort port, final int listenFd) {
         final int cap = settings.maxConnections() * 2 + 16;
         final List<Sock> socks = new ArrayList<>(cap);
-        final Map<String, Sock> pooled = new HashMap<>();
+        final Map<String, Sock> pooled = this.pooled;
         long order = 0;
         try (Arena arena = Arena.ofConfined()) {
             final CallState cs = CallState.allocate(arena);
@@ -623,6 +636,10 @@ public final class BleTransport implements Transport {
     private void drop(final List<Sock> socks, final Sock s, final ConnectionState after) {
         socks.remove(s);
         Syscalls.closeQuietly(s.fd);
+        final Sock current = pooled.get(s.address);
+        if (current != null && current != s) {
+            return; // another connection to the same peer is pooled (a crossed connect): its state stands
+        }
         if (s.phase == Phase.POOLED) {
             linkMtus.remove(s.address);
         }

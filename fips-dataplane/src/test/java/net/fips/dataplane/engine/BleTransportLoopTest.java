@@ -238,7 +238,13 @@ class BleTransportLoopTest {
         assertEquals(1, tb.stats().get("connections_accepted"));
         assertEquals(List.of("packets_sent", "bytes_sent", "packets_recv", "bytes_recv", "send_errors",
                 "recv_errors", "mtu_exceeded", "connections_established", "connections_accepted",
-                "connections_rejected", "connect_timeouts", "pool_evictions"), List.copyOf(sa.keySet()));
+                "connections_rejected", "connect_timeouts", "pool_evictions", "advertisements_sent", "scan_results"),
+                List.copyOf(sa.keySet()));
+        ta.countAdvertisement();
+        ta.countScanResult();
+        ta.countScanResult();
+        assertEquals(1, ta.stats().get("advertisements_sent"));
+        assertEquals(2, ta.stats().get("scan_results"));
 
         // closing the connection: the peer sees end of stream and forgets it
         ta.closeConnection(addrB);
