@@ -311,7 +311,12 @@ public final class ConfigLoader {
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
         }
-        if (!"udp".equals(kind)) {
+        if ("ble".equals(kind)) {
+            if (!addr.get().matches("[A-Za-z0-9_]{1,32}/([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}(/random)?")) {
+                a.error("addr", "expected adapter/AA:BB:CC:DD:EE:FF for ble (optionally .../random), got \""
+                        + addr.get() + "\"");
+            }
+        } else if (!"udp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
         } else if ("nat".equals(addr.get())) {
             a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");

@@ -66,6 +66,16 @@ class BleConfigTest {
     }
 
     @Test
+    void blePeerAddressesAreCheckedAndNotWarnedAbout() throws ConfigException {
+        final String peer = "transports: { ble: {} }\npeers:\n  - npub: \"" + ConfigTestSupport.TEST_US01
+                + "\"\n    addresses: [ { transport: ble, addr: \"%s\" } ]\n";
+        assertEquals(List.of(), load(peer.formatted("hci0/AA:bb:CC:00:11:22")).warnings());
+        assertEquals(List.of(), load(peer.formatted("hci1/AA:BB:CC:00:11:22/random")).warnings());
+        assertTrue(errors(peer.formatted("AA:BB:CC:00:11:22")).get(0)
+                .startsWith("peers[0].addresses[0].addr: expected adapter/AA:BB:CC:DD:EE:FF for ble"));
+    }
+
+    @Test
     void namedInstances() throws ConfigException {
         final List<BleConfig> ble = load("transports: { ble: { a: { adapter: hci0 }, b: { adapter: hci1 } } }")
                 .config().ble();

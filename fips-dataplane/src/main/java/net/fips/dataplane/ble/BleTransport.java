@@ -429,7 +429,8 @@ public final class BleTransport implements Transport {
                     pfd.set(np, listenFd, Linux.POLLIN);
                     polled[np++] = null;
                 }
-                for (final Sock s : socks) {
+                for (int i = 0; i < socks.size(); i++) { // indexed: no iterator per pass
+                    final Sock s = socks.get(i);
                     pfd.set(np, s.fd, s.phase == Phase.CONNECTING ? Linux.POLLOUT : Linux.POLLIN);
                     polled[np++] = s;
                     if (s.phase != Phase.POOLED) {
