@@ -12,6 +12,10 @@ module net.fips.control {
     requires io.prometheus.metrics.model;
     requires io.prometheus.metrics.exporter.httpserver;
     requires jdk.httpserver;
+    // BlueZ over D-Bus (transports.ble): dbus-java and its JDK unix-socket transport. The transport module is
+    // found by ServiceLoader; requiring it makes it (and the jdk.net it needs) part of the graph jlink reads.
+    requires org.freedesktop.dbus;
+    requires org.freedesktop.dbus.transport.jre;
 
     exports net.fips.control.crypto;
     exports net.fips.control.noise;
@@ -32,5 +36,9 @@ module net.fips.control {
     exports net.fips.control.dns;
     exports net.fips.control.metrics;
     exports net.fips.control.ethernet;
+    exports net.fips.control.ble;
+    // dbus-java builds proxies of the BlueZ interfaces and calls the exported advertisement reflectively.
+    exports net.fips.control.ble.dbus to org.freedesktop.dbus;
+    opens net.fips.control.ble.dbus to org.freedesktop.dbus;
 
 }

@@ -18,4 +18,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.route;
     exports net.fips.dataplane.tun;
     exports net.fips.dataplane.ipv6;
+    exports net.fips.dataplane.ble;
 }

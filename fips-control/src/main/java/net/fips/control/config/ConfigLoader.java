@@ -92,9 +92,10 @@ public final class ConfigLoader {
         final TunConfig tun = tun(top.child("tun"));
         final DnsConfig dns = dns(top.child("dns"));
         final List<UdpConfig> udp = new ArrayList<>();
+        final List<BleConfig> ble = new ArrayList<>();
         final List<TcpConfig> tcp = new ArrayList<>();
         final List<EthernetConfig> ethernet = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp);
+        final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp, ble);
         final Set<String> udpNames = new java.util.TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -108,8 +109,8 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp), files, warnings,
-                env);
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, ble), files,
+                warnings, env);
     }
 
     private static TunConfig tun(final ConfigReader r) {
@@ -149,7 +150,7 @@ public final class ConfigLoader {
 
     /** @return true when a non-UDP transport has advertise_on_nostr set */
     private static boolean transports(final ConfigReader t, final List<UdpConfig> udp,
-            final List<EthernetConfig> ethernet, final List<TcpConfig> tcp) {
+            final List<EthernetConfig> ethernet, final List<TcpConfig> tcp, final List<BleConfig> ble) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -160,6 +161,15 @@ public final class ConfigLoader {
         } else if (t.presentKeys().contains("udp")) {
             // "udp:" with nothing after it: UDP with every default, like "udp: {}".
             udp.add(UdpConfig.DEFAULTS);
+        }
+        if (t.presentKeys().contains("ble")) {
+            for (final Map.Entry<String, Object> inst : Skim.instances(t, "ble", Skim.keys(Skim.BLE))) {
+                final String path = inst.getKey() == null ? "ble" : "ble." + inst.getKey();
+                ble.add(ble(ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf("ble"), inst.getValue()),
+                        Optional.ofNullable(inst.getKey())));
+            }
+        } else {
+            t.raw("ble");
         }
         boolean advertises = false;
         if (t.presentKeys().contains("ethernet")) {
@@ -178,7 +188,7 @@ public final class ConfigLoader {
             t.raw("ethernet");
         }
         for (final String[] other : new String[][] {{"tcp", Skim.TCP},
-                {"tor", Skim.TOR}, {"nym", Skim.NYM}, {"ble", Skim.BLE}}) {
+                {"tor", Skim.TOR}, {"nym", Skim.NYM}}) {
             if (!t.presentKeys().contains(other[0])) {
                 t.raw(other[0]);
                 continue;
@@ -293,6 +303,24 @@ public final class ConfigLoader {
         return e;
     }
 
+    private static BleConfig ble(final ConfigReader r, final Optional<String> name) {
+        final BleConfig d = BleConfig.DEFAULTS;
+        final String adapter = r.string("adapter", d.adapter());
+        if (!adapter.matches("[A-Za-z0-9_]{1,32}")) {
+            r.error("adapter", "expected a BlueZ adapter name such as hci0 (or \"default\"), got \"" + adapter + "\"");
+        }
+        final BleConfig ble = new BleConfig(name, adapter,
+                (int) r.integer("psm", d.psm(), 0x01, 0xFF),
+                (int) r.integer("mtu", d.mtu(), BleConfig.MIN_MTU, 0xFFFF),
+                (int) r.integer("max_connections", d.maxConnections(), 1, 0xFFFF),
+                r.integer("connect_timeout_ms", d.connectTimeoutMs(), 1, Long.MAX_VALUE / 1_000_000L),
+                r.bool("advertise", d.advertise()), r.bool("scan", d.scan()),
+                r.bool("auto_connect", d.autoConnect()), r.bool("accept_connections", d.acceptConnections()),
+                r.integer("probe_cooldown_secs", d.probeCooldownSecs(), 0, Long.MAX_VALUE / 1_000_000_000L));
+        r.finish();
+        return ble;
+    }
+
     private static List<PeerConfig> peers(final ConfigReader top, final ConfigReader.Problems problems,
             final boolean nostr, final Set<String> udpNames) {
         final Object raw = top.raw("peers");
@@ -385,7 +413,12 @@ public final class ConfigLoader {
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
         }
-        if ("ethernet".equals(kind)) {
+        if ("ble".equals(kind)) {
+            if (!addr.get().matches("[A-Za-z0-9_]{1,32}/([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}(/random)?")) {
+                a.error("addr", "expected adapter/AA:BB:CC:DD:EE:FF for ble (optionally .../random), got \""
+                        + addr.get() + "\"");
+            }
+        } else if ("ethernet".equals(kind)) {
             try {
                 net.fips.control.ethernet.EthernetAddress.parse(addr.get());
             } catch (final IllegalArgumentException e) {

@@ -13,11 +13,12 @@ import java.util.Objects;
  * @param dns        {@code dns.*}
  * @param udp        {@code transports.udp} instances; empty means no UDP transport
  * @param ethernet   {@code transports.ethernet} instances, one per interface
- * @param peers      {@code peers[]}
  * @param tcp        {@code transports.tcp} instances
+ * @param ble        {@code transports.ble} instances; empty means no BLE transport
+ * @param peers      {@code peers[]}
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
-        List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp) {
+        List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp, List<BleConfig> ble) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -29,6 +30,7 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(dns, "dns");
         udp = List.copyOf(udp);
         ethernet = List.copyOf(ethernet);
+        ble = List.copyOf(ble);
         peers = List.copyOf(peers);
         tcp = List.copyOf(tcp);
     }
@@ -36,7 +38,7 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
     /** A config with UDP transports only. */
     public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
                       final List<PeerConfig> peers) {
-        this(node, tun, dns, udp, List.of(), peers, List.of());
+        this(node, tun, dns, udp, List.of(), peers, List.of(), List.of());
     }
 
     /**

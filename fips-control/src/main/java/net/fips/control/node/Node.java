@@ -107,6 +107,7 @@ public final class Node implements AutoCloseable {
     private PrometheusExporter metrics;
     private InetSocketAddress metricsAddress;
     private boolean closed;
+    private List<net.fips.control.ble.BleScanLoop> bleScans = List.of();
 
     private Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved,
                  final byte[] epoch, final List<Transport> transports, final DataPlane dataPlane,
@@ -162,6 +163,8 @@ public final class Node implements AutoCloseable {
             }
         }
         final List<Transport> transports = openTransports(cfg);
+        final List<BleReady> bleReady = checkBle(cfg.ble(), options);
+        final List<net.fips.control.ble.BleScanLoop> bleScans = new ArrayList<>();
         final boolean sessionPath = !options.localDeliverySet();
         TunDevice tun = null;
         DataPlane dataPlane = null;
@@ -177,6 +180,7 @@ public final class Node implements AutoCloseable {
             }
 
             final LongSupplier clock = options.nanoClock();
+            openBle(bleReady, identity, clock, transports, bleScans);
             int maxMtu = DataPlaneContext.MAX_MTU_BYTES_DEFAULT;
             for (final Transport t : transports) {
                 maxMtu = Math.max(maxMtu, t.mtu());
@@ -259,6 +263,7 @@ public final class Node implements AutoCloseable {
             node = new Node(loaded, options, resolved, epoch, transports, dataPlane, conductor, acl, loop,
                     displayNames, now);
             node.tun = tun;
+            node.bleScans = bleScans;
             loop.start();
             if (sessionPath && cfg.dns().enabled()) {
                 node.startDns(cfg, aclDir.resolve("hosts"), HostAliases.of(aliases));
@@ -385,6 +390,95 @@ public final class Node implements AutoCloseable {
             throw new NodeStartException("node.identity.nsec: " + e.getMessage(), true, e);
         } catch (final KeyFileException e) {
             throw new NodeStartException("identity key file: " + e.getMessage(), true, e);
+        }
+    }
+
+    /** A {@code transports.ble} instance whose kernel and adapter checks passed. */
+    private record BleReady(net.fips.control.config.BleConfig config, net.fips.control.ble.BlueZ.Adapter adapter) {
+    }
+
+    /**
+     * Each {@code transports.ble} instance is checked once (kernel L2CAP support, then the BlueZ adapter); one that
+     * fails is skipped with one line naming the reason and the node runs on without it (transports.md §1.4).
+     */
+    private static List<BleReady> checkBle(final List<net.fips.control.config.BleConfig> configs,
+            final NodeOptions options) {
+        final List<BleReady> ready = new ArrayList<>();
+        for (final net.fips.control.config.BleConfig b : configs) {
+            final net.fips.control.ble.BleAvailability.Result r = net.fips.control.ble.BleAvailability.check(b,
+                    options.l2capProbe(), net.fips.control.ble.DbusBlueZ::systemBus);
+            if (r.usable()) {
+                options.bleOutcome(b.displayName() + ": adapter " + r.adapter().name() + " " + r.adapter().address());
+                ready.add(new BleReady(b, r.adapter()));
+            } else {
+                options.bleOutcome(b.displayName() + ": " + r.reason());
+                LOG.log(Level.WARNING, "transport {0} (ble): skipped: {1}", b.displayName(), r.reason());
+            }
+        }
+        return ready;
+    }
+
+    /**
+     * Appends one {@code BleTransport} per ready instance (BLE ids come last, transports.md §1.4) and starts its
+     * BlueZ side (advertising, scanning, probing) on a thread of its own; a BlueZ failure there leaves the L2CAP
+     * transport running without discovery, and says so.
+     */
+    private static void openBle(final List<BleReady> ready, final NodeIdentity identity, final LongSupplier clock,
+            final List<Transport> transports, final List<net.fips.control.ble.BleScanLoop> scans) {
+        final net.fips.dataplane.ble.PeerKeys keys = new net.fips.dataplane.ble.PeerKeys() {
+            @Override
+            public boolean isValidXOnly(final byte[] xOnly) {
+                return net.fips.control.crypto.Secp256k1.liftX(xOnly) != null;
+            }
+
+            @Override
+            public net.fips.dataplane.wire.NodeAddr nodeAddr(final byte[] xOnly) {
+                return net.fips.control.identity.NodeAddrs.fromPublicKey(xOnly);
+            }
+        };
+        for (final BleReady r : ready) {
+            final net.fips.control.config.BleConfig c = r.config();
+            final net.fips.dataplane.ble.BleTransport t = new net.fips.dataplane.ble.BleTransport(
+                    new net.fips.dataplane.ble.L2capFamily(r.adapter().name(), r.adapter().address(), c.psm(), c.mtu()),
+                    new net.fips.dataplane.ble.BleTransport.Settings(c.name().orElse(null), c.maxConnections(),
+                            c.mtu(), c.connectTimeoutMs(), net.fips.dataplane.ble.PubkeyExchange.DEFAULT_TIMEOUT_MS,
+                            c.acceptConnections(), c.autoConnect()),
+                    identity.publicKey(), keys, clock);
+            transports.add(t);
+            final String prefix = r.adapter().name() + "/";
+            try {
+                final net.fips.control.ble.BleScanLoop scan = new net.fips.control.ble.BleScanLoop(
+                        net.fips.control.ble.DbusBlueZ.systemBus(), c, new net.fips.control.ble.ProbeScheduler.Sink() {
+                            @Override
+                            public boolean isConnected(final String address) {
+                                return t.connectionState(net.fips.dataplane.transport.TransportAddr.ofText(prefix + address))
+                                        == net.fips.dataplane.transport.ConnectionState.CONNECTED;
+                            }
+
+                            @Override
+                            public void scanResult() {
+                                t.countScanResult();
+                            }
+
+                            @Override
+                            public void advertised() {
+                                t.countAdvertisement();
+                            }
+
+                            @Override
+                            public void probe(final String address, final boolean random) {
+                                t.connect(net.fips.dataplane.transport.TransportAddr.ofText(prefix + address + (random ? "/random" : "")));
+                            }
+                        });
+                scan.start();
+                scan.startPolling(clock);
+                scans.add(scan);
+            } catch (final net.fips.control.ble.BlueZException e) {
+                LOG.log(Level.WARNING, "transport {0} (ble): advertising/scanning unavailable: {1}", c.displayName(),
+                        e.getMessage());
+            }
+            LOG.log(Level.INFO, "transport ble ({0}): L2CAP on {1} {2}, psm 0x{3}, mtu {4}", c.displayName(),
+                    r.adapter().name(), r.adapter().address(), Integer.toHexString(c.psm()), String.valueOf(c.mtu()));
         }
     }
 
@@ -837,6 +931,7 @@ public final class Node implements AutoCloseable {
             metrics.close();
         }
         loop.stop(sayGoodbye);
+        bleScans.forEach(net.fips.control.ble.BleScanLoop::close);
         dataPlane.close();
         if (tun != null) {
             tun.close();

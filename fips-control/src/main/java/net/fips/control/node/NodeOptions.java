@@ -143,4 +143,27 @@ public final class NodeOptions {
     UnaryOperator<LinkConfig> linkConfigTuner() {
         return linkConfigTuner;
     }
+
+    private java.util.function.Supplier<net.fips.dataplane.ble.L2capProbe> l2capProbe = net.fips.dataplane.ble.L2capProbe::run;
+    private java.util.function.Consumer<String> bleOutcomes = line -> { };
+
+    /** @param probe the kernel L2CAP probe the BLE start-time check uses (tests replace it) */
+    public NodeOptions l2capProbe(final java.util.function.Supplier<net.fips.dataplane.ble.L2capProbe> probe) {
+        this.l2capProbe = Objects.requireNonNull(probe, "probe");
+        return this;
+    }
+
+    java.util.function.Supplier<net.fips.dataplane.ble.L2capProbe> l2capProbe() {
+        return l2capProbe;
+    }
+
+    /** @param sink receives one line per {@code transports.ble} instance: its name and what became of it */
+    public NodeOptions bleOutcomes(final java.util.function.Consumer<String> sink) {
+        this.bleOutcomes = Objects.requireNonNull(sink, "sink");
+        return this;
+    }
+
+    void bleOutcome(final String line) {
+        bleOutcomes.accept(line);
+    }
 }

@@ -78,7 +78,7 @@ class ReferenceKeysTest {
                 Arguments.of("transports: { tor: { directory_service: { bind_addr: \"127.0.0.1:8443\" } } }",
                         "transports.tor.directory_service.bind_addr" + V041),
                 Arguments.of("transports: { nym: { mtu: 1400 } }", "transports.nym.mtu" + V041),
-                Arguments.of("transports: { ble: { one: { adapter: hci1 } } }", "transports.ble.one.adapter" + V041),
+                Arguments.of("transports: { ble: { one: { auto_connect: true } } }", "transports.ble.one.auto_connect" + V041),
                 Arguments.of("gateway: { dns: { ttl: 30 } }", "gateway.dns.ttl" + V041),
                 Arguments.of("gateway: { conntrack: { udp_timeout: 30 } }", "gateway.conntrack.udp_timeout" + V041),
                 Arguments.of("peers: [ { npub: " + ConfigTestSupport.TEST_US01
@@ -111,7 +111,8 @@ class ReferenceKeysTest {
                 "node.session.default_ttl", "node.session.idle_timeout_secs", "node.session.coords_warmup_packets",
                 "node.limits.max_peers", "node.buffers.packet_channel",
                 "transports.udp.bind_addr",
-                "transports.udp.outbound_only", "peers[].alias", "node.control.socket_path")) {
+                "transports.udp.outbound_only", "peers[].alias", "node.control.socket_path",
+                "transports.ble.adapter", "transports.ble.psm", "transports.ble.probe_cooldown_secs")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);
         }
         assertFalse(ReferenceKeys.entries().isEmpty());

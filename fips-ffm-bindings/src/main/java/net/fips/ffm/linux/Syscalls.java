@@ -82,6 +82,13 @@ public final class Syscalls {
     private static final MethodHandle OPEN = errnoHandle(linux_h.open::address,
             () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
 
+    // Connection-oriented SOCK_SEQPACKET sockets (L2CAP CoC, and AF_UNIX as its test stand-in).
+    private static final MethodHandle LISTEN = errnoHandle(linux_h::listen$address, linux_h::listen$descriptor);
+    private static final MethodHandle ACCEPT4 = errnoHandle(linux_h::accept4$address,
+            () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle SEND = errnoHandle(linux_h::send$address, linux_h::send$descriptor);
+    private static final MethodHandle RECV = errnoHandle(linux_h::recv$address, linux_h::recv$descriptor);
+
     private static final Throwable UNAVAILABLE = firstFailure;
 
     private Syscalls() {
@@ -678,6 +685,106 @@ public final class Syscalls {
             return idx;
         } catch (ErrnoException e) {
             throw e;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- SOCK_SEQPACKET (L2CAP CoC)
+
+    /**
+     * {@code listen(fd, backlog)}.
+     *
+     * @throws ErrnoException naming {@code what}
+     */
+    public static void listen(final int fd, final int backlog, final String what) throws ErrnoException {
+        final CallState cs = CallState.forCurrentThread();
+        final int rc;
+        try {
+            rc = (int) LISTEN.invokeExact(cs.segment, fd, backlog);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (rc < 0) {
+            throw fail("listen", cs, what);
+        }
+    }
+
+    /**
+     * {@code accept4(fd, addr, &len, flags)}; the peer's address is written into {@code addr} (its whole size is
+     * offered to the kernel) and its length into {@code addrLen} (one {@code int}).
+     *
+     * @return the new descriptor, or {@code -errno} (EAGAIN when nothing is pending on a non-blocking listener)
+     */
+    public static int accept4(final CallState cs, final int fd, final MemorySegment addr, final MemorySegment addrLen,
+                              final int flags) {
+        addrLen.set(JAVA_INT, 0, (int) Math.min(addr.byteSize(), Integer.MAX_VALUE));
+        try {
+            final int rc = (int) ACCEPT4.invokeExact(cs.segment, fd, addr, addrLen, flags);
+            return rc >= 0 ? rc : -cs.errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code send(fd, buf, len, flags)}: on a SOCK_SEQPACKET socket exactly one record (one L2CAP SDU).
+     *
+     * @return bytes sent, or {@code -errno}
+     */
+    public static int send(final CallState cs, final int fd, final MemorySegment buf, final int len,
+                           final int flags) {
+        try {
+            final long rc = (long) SEND.invokeExact(cs.segment, fd, buf, (long) len, flags);
+            return rc >= 0 ? (int) rc : -cs.errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code recv(fd, buf, len, flags)}: on a SOCK_SEQPACKET socket one record; 0 means the peer closed. With
+     * {@code MSG_TRUNC} the record's real length is returned even when it did not fit.
+     *
+     * @return bytes received, 0 at end of stream, or {@code -errno}
+     */
+    public static int recv(final CallState cs, final int fd, final MemorySegment buf, final int len,
+                           final int flags) {
+        try {
+            final long rc = (long) RECV.invokeExact(cs.segment, fd, buf, (long) len, flags);
+            return rc >= 0 ? (int) rc : -cs.errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code getsockopt} into a caller-sized value (e.g. a {@code u16} such as {@code BT_SNDMTU}).
+     *
+     * @return 0 and the value in {@code value}, or {@code -errno}
+     */
+    public static int getsockoptRaw(final int fd, final int level, final int name, final MemorySegment value) {
+        final CallState cs = CallState.forCurrentThread();
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment len = arena.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, (int) value.byteSize());
+            final int rc = (int) GETSOCKOPT.invokeExact(cs.segment, fd, level, name, value, len);
+            return rc < 0 ? -cs.errno() : 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code setsockopt} with an arbitrary value, for options whose failure the caller tolerates.
+     *
+     * @return 0, or {@code -errno}
+     */
+    public static int setsockoptRaw(final int fd, final int level, final int name, final MemorySegment value) {
+        final CallState cs = CallState.forCurrentThread();
+        try {
+            final int rc = (int) SETSOCKOPT.invokeExact(cs.segment, fd, level, name, value, (int) value.byteSize());
+            return rc < 0 ? -cs.errno() : 0;
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -86,8 +86,14 @@ class LayoutTest {
         assertEquals(4, sockaddr_l2.l2_bdaddr$offset());
         assertEquals(10, sockaddr_l2.l2_cid$offset());
         assertEquals(12, sockaddr_l2.l2_bdaddr_type$offset());
+        assertEquals(0, sockaddr_l2.l2_family$offset());
+        assertEquals(2, sockaddr_l2.l2_psm$offset());
+        assertEquals(2, sockaddr_l2.layout().byteAlignment());
+        assertEquals(14, L2cap.SOCKADDR_SIZE);
         assertEquals(6, bdaddr_t.sizeof());
+        assertEquals(1, bdaddr_t.layout().byteAlignment());
         assertEquals(1, bt_power.sizeof());
+        assertEquals(0, bt_power.force_active$offset());
         assertEquals(12, sockaddr_nl.sizeof());
         assertEquals(4, sockaddr_nl.nl_pid$offset());
         assertEquals(40, ifreq.sizeof());
@@ -142,6 +148,21 @@ class LayoutTest {
         assertEquals(12, linux_h.BT_SNDMTU());
         assertEquals(672, linux_h.L2CAP_DEFAULT_MTU());
         assertEquals(2, linux_h.BDADDR_LE_RANDOM());
+        // the L2CAP CoC recipe (transports.md §5.2), as L2cap uses them
+        assertEquals(31, L2cap.AF_BLUETOOTH);
+        assertEquals(0, L2cap.BTPROTO_L2CAP);
+        assertEquals(5, L2cap.SOCK_SEQPACKET);
+        assertEquals(274, L2cap.SOL_BLUETOOTH);
+        assertEquals(4, L2cap.BT_SECURITY);
+        assertEquals(1, L2cap.BT_SECURITY_LOW);
+        assertEquals(9, L2cap.BT_POWER);
+        assertEquals(1, L2cap.BT_POWER_FORCE_ACTIVE_ON);
+        assertEquals(12, L2cap.BT_SNDMTU);
+        assertEquals(13, L2cap.BT_RCVMTU);
+        assertEquals(1, L2cap.BDADDR_LE_PUBLIC);
+        assertEquals(2, L2cap.BDADDR_LE_RANDOM);
+        assertEquals(0, linux_h.BDADDR_BREDR());
+        assertEquals(1, UnixSeqPacket.AF_UNIX);
     }
 
     /** What TunIoctl and RtNetlink build on (transports.md §7.1/§7.2; values from linux/netlink.h, rtnetlink.h). */
