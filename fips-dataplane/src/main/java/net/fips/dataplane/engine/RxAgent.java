@@ -20,6 +20,8 @@ final class RxAgent implements Agent {
     private final UdpTransport transport;
     private final PacketPool pool;
     private final InboundDispatch dispatch;
+    private final SpscSlotRing[] toWorkers;
+    private final WakeSignal[] workerSignals;
     private final Counters counters;
     private final int receiveTimeoutMs;
     private final int slotCapacity;
@@ -36,6 +38,8 @@ final class RxAgent implements Agent {
         this.pool = pool;
         this.dispatch = new InboundDispatch(transportId, transport, pool, toWorkers, workerSignals, table, events,
                 counters);
+        this.toWorkers = toWorkers;
+        this.workerSignals = workerSignals;
         this.counters = counters;
         this.receiveTimeoutMs = receiveTimeoutMs;
         // Room for an MTU-sized datagram plus the tailroom, so one slightly above the MTU is seen (and later fails

@@ -83,10 +83,6 @@ public final class Syscalls {
             () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
 
     // Connection-oriented SOCK_SEQPACKET sockets (L2CAP CoC, and AF_UNIX as its test stand-in).
-    private static final MethodHandle LISTEN = errnoHandle(linux_h::listen$address, linux_h::listen$descriptor);
-    private static final MethodHandle ACCEPT4 = errnoHandle(linux_h::accept4$address,
-            () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle SEND = errnoHandle(linux_h::send$address, linux_h::send$descriptor);
     private static final MethodHandle RECV = errnoHandle(linux_h::recv$address, linux_h::recv$descriptor);
 
     private static final Throwable UNAVAILABLE = firstFailure;
@@ -287,22 +283,6 @@ public final class Syscalls {
                                 final int timeoutMs) {
         try {
             final int rc = (int) EPOLL_WAIT.invokeExact(cs.segment, epfd, events, maxEvents, timeoutMs);
-            return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /**
-     * {@code accept4(fd, addr, addrLen, flags)}: {@code addrLen} holds the room in {@code addr} on entry and the
-     * peer address length on return.
-     *
-     * @return the accepted descriptor, or {@code -errno} ({@code -EAGAIN} when nothing is pending)
-     */
-    public static int accept4(final CallState cs, final int fd, final MemorySegment addr, final MemorySegment addrLen,
-                              final int flags) {
-        try {
-            final int rc = (int) ACCEPT4.invokeExact(cs.segment, fd, addr, addrLen, flags);
             return rc >= 0 ? rc : -cs.errno();
         } catch (Throwable t) {
             throw rethrow(t);
@@ -693,26 +673,9 @@ public final class Syscalls {
     // ---------------------------------------------------------------- SOCK_SEQPACKET (L2CAP CoC)
 
     /**
-     * {@code listen(fd, backlog)}.
-     *
-     * @throws ErrnoException naming {@code what}
-     */
-    public static void listen(final int fd, final int backlog, final String what) throws ErrnoException {
-        final CallState cs = CallState.forCurrentThread();
-        final int rc;
-        try {
-            rc = (int) LISTEN.invokeExact(cs.segment, fd, backlog);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-        if (rc < 0) {
-            throw fail("listen", cs, what);
-        }
-    }
-
-    /**
-     * {@code accept4(fd, addr, &len, flags)}; the peer's address is written into {@code addr} (its whole size is
-     * offered to the kernel) and its length into {@code addrLen} (one {@code int}).
+     * {@code accept4(fd, addr, &len, flags)} (stream and SOCK_SEQPACKET listeners); the peer's address is written
+     * into {@code addr} (its whole size is offered to the kernel) and its length into {@code addrLen} (one
+     * {@code int}).
      *
      * @return the new descriptor, or {@code -errno} (EAGAIN when nothing is pending on a non-blocking listener)
      */
@@ -728,7 +691,8 @@ public final class Syscalls {
     }
 
     /**
-     * {@code send(fd, buf, len, flags)}: on a SOCK_SEQPACKET socket exactly one record (one L2CAP SDU).
+     * {@code send(fd, buf, len, flags)} with an {@code int} length: on a SOCK_SEQPACKET socket exactly one record
+     * (one L2CAP SDU).
      *
      * @return bytes sent, or {@code -errno}
      */
