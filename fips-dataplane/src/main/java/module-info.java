@@ -15,4 +15,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.route;
     exports net.fips.dataplane.tun;
     exports net.fips.dataplane.ipv6;
+    exports net.fips.dataplane.tor;
 }
