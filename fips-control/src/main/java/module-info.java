@@ -31,5 +31,6 @@ module net.fips.control {
     exports net.fips.control.session;
     exports net.fips.control.dns;
     exports net.fips.control.metrics;
+    exports net.fips.control.tor;
 
 }
