@@ -92,7 +92,8 @@ public final class ConfigLoader {
         final TunConfig tun = tun(top.child("tun"));
         final DnsConfig dns = dns(top.child("dns"));
         final List<UdpConfig> udp = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp);
+        final List<TorConfig> tor = new ArrayList<>();
+        final boolean otherAdvertises = transports(top.child("transports"), udp, tor);
         final Set<String> udpNames = new java.util.TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -106,7 +107,7 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers), files, warnings, env);
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers, tor), files, warnings, env);
     }
 
     private static TunConfig tun(final ConfigReader r) {
@@ -126,7 +127,7 @@ public final class ConfigLoader {
     }
 
     /** @return true when a non-UDP transport has advertise_on_nostr set */
-    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp) {
+    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp, final List<TorConfig> tor) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -139,24 +140,30 @@ public final class ConfigLoader {
             udp.add(UdpConfig.DEFAULTS);
         }
         boolean advertises = false;
+        if (t.presentKeys().contains("tor")) {
+            for (final Map.Entry<String, Object> inst : Skim.instances(t, "tor", TorSection.KEYS)) {
+                final String path = inst.getKey() == null ? "tor" : "tor." + inst.getKey();
+                final TorConfig c = TorSection.read(ConfigReader.of(t.problems(), t.pathOf(path),
+                        t.schemaPathOf("tor"), inst.getValue() == null ? java.util.Map.of() : inst.getValue()),
+                        Optional.ofNullable(inst.getKey()));
+                tor.add(c);
+                advertises |= c.advertiseOnNostr();
+            }
+        } else {
+            t.raw("tor");
+        }
         for (final String[] other : new String[][] {{"tcp", Skim.TCP}, {"ethernet", Skim.ETHERNET},
-                {"tor", Skim.TOR}, {"nym", Skim.NYM}, {"ble", Skim.BLE}}) {
+                {"nym", Skim.NYM}, {"ble", Skim.BLE}}) {
             if (!t.presentKeys().contains(other[0])) {
                 t.raw(other[0]);
                 continue;
             }
-            final Set<String> keys = "tor".equals(other[0])
-                    ? union(Skim.keys(other[1]), Set.of("directory_service")) : Skim.keys(other[1]);
+            final Set<String> keys = Skim.keys(other[1]);
             for (final Map.Entry<String, Object> inst : Skim.instances(t, other[0], keys)) {
                 final String path = inst.getKey() == null ? other[0] : other[0] + "." + inst.getKey();
                 final ConfigReader r = ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf(other[0]),
                         inst.getValue());
                 advertises |= Boolean.TRUE.equals(Skim.read(r, other[1]).get("advertise_on_nostr"));
-                if ("tor".equals(other[0])) {
-                    final ConfigReader ds = r.child("directory_service");
-                    Skim.read(ds, Skim.TOR_DIRECTORY_SERVICE);
-                    ds.finish();
-                }
                 if ("ethernet".equals(other[0]) && r.has("listen") && r.has("discovery")) {
                     // master's serde alias: both spellings at once is a duplicate field there.
                     r.error("discovery", "is the old spelling of listen; set only one of them");
@@ -166,12 +173,6 @@ public final class ConfigLoader {
         }
         t.finish();
         return advertises;
-    }
-
-    private static Set<String> union(final Set<String> a, final Set<String> b) {
-        final java.util.LinkedHashSet<String> u = new java.util.LinkedHashSet<>(a);
-        u.addAll(b);
-        return u;
     }
 
     private static UdpConfig udp(final ConfigReader r, final Optional<String> name) {
@@ -282,6 +283,14 @@ public final class ConfigLoader {
                     + (udpNames.isEmpty() ? "transports.udp has no named instances"
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
+        }
+        if ("tor".equals(kind)) {
+            try {
+                net.fips.dataplane.tor.TorAddress.parse(addr.get());
+            } catch (final net.fips.dataplane.tor.TorAddressException e) {
+                a.error("addr", e.getMessage());
+                return null;
+            }
         }
         if (!"udp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");

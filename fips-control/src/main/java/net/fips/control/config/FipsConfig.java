@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A whole, checked {@code fips.yaml}: the parts of the reference schema this node implements, as immutable
- * values with every default filled in. Sections it does not implement (non-UDP transports, Nostr and LAN
+ * values with every default filled in. Sections it does not implement (TCP, Ethernet, Nym and BLE transports, Nostr and LAN
  * discovery, gateway) are checked for unknown keys and types but not kept.
  *
  * @param node       {@code node.*}
@@ -13,9 +13,10 @@ import java.util.Objects;
  * @param dns        {@code dns.*}
  * @param udp        {@code transports.udp} instances; empty means no UDP transport
  * @param peers      {@code peers[]}
+ * @param tor        {@code transports.tor} instances; empty means no Tor transport
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
-        List<PeerConfig> peers) {
+        List<PeerConfig> peers, List<TorConfig> tor) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -27,6 +28,7 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(dns, "dns");
         udp = List.copyOf(udp);
         peers = List.copyOf(peers);
+        tor = List.copyOf(tor);
     }
 
     /**
