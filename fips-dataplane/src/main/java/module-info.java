@@ -5,6 +5,7 @@
  */
 module net.fips.dataplane {
     requires net.fips.ffm;
+    requires jdk.net;
 
     exports net.fips.dataplane;
     exports net.fips.dataplane.crypto;

@@ -2,6 +2,9 @@ package net.fips.dataplane.tor;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -48,22 +51,25 @@ public final class Socks5Dialer {
     /**
      * Dials.
      *
-     * @param proxy        the proxy's address (resolved)
+     * @param proxy        the proxy's address: resolved TCP, or a Unix socket (Tor's {@code SocksPort unix:PATH})
      * @param handshake    a fresh handshake for the destination
      * @param timeoutNanos the budget for the whole dial
      * @param nanoClock    monotonic nanoseconds
      * @return the outcome
      */
-    public static Outcome dial(final InetSocketAddress proxy, final Socks5Handshake handshake,
+    public static Outcome dial(final SocketAddress proxy, final Socks5Handshake handshake,
                                final long timeoutNanos, final LongSupplier nanoClock) {
         Objects.requireNonNull(proxy, "proxy");
         Objects.requireNonNull(handshake, "handshake");
         final long deadline = nanoClock.getAsLong() + timeoutNanos;
         SocketChannel ch = null;
         try (Selector sel = Selector.open()) {
-            ch = SocketChannel.open();
+            ch = proxy instanceof UnixDomainSocketAddress ? SocketChannel.open(StandardProtocolFamily.UNIX)
+                    : SocketChannel.open();
             ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (proxy instanceof InetSocketAddress) {
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            }
             final SelectionKey key;
             try {
                 if (!ch.connect(proxy)) {

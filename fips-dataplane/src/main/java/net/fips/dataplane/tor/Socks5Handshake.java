@@ -64,6 +64,7 @@ public final class Socks5Handshake {
     private Socks5Failure failure;
     private String detail;
     private int boundPort = -1;
+    private boolean connectSent;
 
     private Socks5Handshake(final TorAddress target, final byte[] password) {
         this.target = Objects.requireNonNull(target, "target");
@@ -175,6 +176,11 @@ public final class Socks5Handshake {
         return detail;
     }
 
+    /** @return whether the CONNECT request has been produced (the proxy accepted the greeting and any auth) */
+    public boolean connectSent() {
+        return connectSent;
+    }
+
     /** @return the bound port of the proxy's successful reply, or -1 */
     public int boundPort() {
         return boundPort;
@@ -231,6 +237,7 @@ public final class Socks5Handshake {
         }
         out.put((byte) (target.port() >>> 8)).put((byte) target.port());
         phase = Phase.REPLY;
+        connectSent = true;
         have = 0;
         return Status.WRITE;
     }

@@ -84,6 +84,36 @@ class MicrosocksTest {
         assertEquals(Socks5Failure.Counter.CONNECT_REFUSED, f.failure().counter());
     }
 
+    /** The connect step: counts failures, sets the fixed stream options on success. */
+    @Test
+    void theConnectorConfiguresTheStreamAndCountsFailures() throws Exception {
+        final InetSocketAddress proxy = startMicrosocks();
+        final int port = startEcho();
+        final TorCounters counters = new TorCounters();
+        final TorConnector connector = new TorConnector("127.0.0.1:" + proxy.getPort(), TIMEOUT, true, counters,
+                System::nanoTime);
+        final Socks5Dialer.Connected c = assertInstanceOf(Socks5Dialer.Connected.class,
+                connector.connect(("127.0.0.1:" + port).getBytes(StandardCharsets.UTF_8)));
+        try (SocketChannel ch = c.channel()) {
+            assertEquals(Boolean.TRUE, ch.getOption(java.net.StandardSocketOptions.TCP_NODELAY));
+            assertEquals(Boolean.TRUE, ch.getOption(java.net.StandardSocketOptions.SO_KEEPALIVE));
+            assertEquals(TorConnector.KEEPIDLE_SECS, ch.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE));
+        }
+        final int closed;
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = ss.getLocalPort();
+        }
+        connector.connect(("127.0.0.1:" + closed).getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, counters.connectRefused());
+        new TorConnector("127.0.0.1:" + closed, TIMEOUT, true, counters, System::nanoTime)
+                .connect(("127.0.0.1:" + port).getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, counters.socks5Errors(), "an unreachable proxy is a socks5 error");
+        assertEquals(0, counters.connectTimeouts());
+        org.junit.jupiter.api.Assertions.assertThrows(TorAddressException.class,
+                () -> connector.connect("localhost:1".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(2, counters.connectRefused() + counters.socks5Errors(), "a bad address is not counted");
+    }
+
     private static void roundTrip(final InetSocketAddress proxy, final Socks5Handshake hs) throws IOException {
         final Socks5Dialer.Outcome o = Socks5Dialer.dial(proxy, hs, TIMEOUT, System::nanoTime);
         final Socks5Dialer.Connected c = assertInstanceOf(Socks5Dialer.Connected.class, o, o::toString);
