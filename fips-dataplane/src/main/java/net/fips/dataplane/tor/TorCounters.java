@@ -53,6 +53,35 @@ public final class TorCounters {
         return controlErrors.get();
     }
 
+    /** The reference's order of a Tor transport's {@code show_transports} stats (TorStatsSnapshot). */
+    public static final java.util.List<String> TOR_STATS_ORDER = java.util.List.of("packets_sent", "bytes_sent",
+            "packets_recv", "bytes_recv", "send_errors", "recv_errors", "mtu_exceeded", "connections_established",
+            "connect_timeouts", "connect_refused", "socks5_errors", "connections_accepted", "connections_rejected",
+            "control_errors", "pool_inbound", "pool_outbound");
+
+    /**
+     * The Tor stats of {@code show_transports}: the stream transport's counters (the TCP set) with these four
+     * added, in the reference's order. {@code connect_timeouts} and {@code connect_refused} are summed (the stream
+     * transport counts its own connect step, this object the SOCKS5 dial); a TCP key the reference's Tor set does
+     * not have is kept, after the others.
+     *
+     * @param tcp the stream transport's counters
+     * @return the ordered Tor counter map
+     */
+    public Map<String, Long> merge(final Map<String, Long> tcp) {
+        final Map<String, Long> mine = snapshot();
+        final Map<String, Long> out = new LinkedHashMap<>();
+        for (final String k : TOR_STATS_ORDER) {
+            final Long a = tcp.get(k);
+            final Long b = mine.get(k);
+            if (a != null || b != null) {
+                out.put(k, (a == null ? 0 : a) + (b == null ? 0 : b));
+            }
+        }
+        tcp.forEach(out::putIfAbsent);
+        return out;
+    }
+
     /** @return the four counters under their {@code show_transports} names, in the reference's order */
     public Map<String, Long> snapshot() {
         final Map<String, Long> m = new LinkedHashMap<>();
