@@ -176,6 +176,30 @@ public final class Socks5Handshake {
         return detail;
     }
 
+    /**
+     * How many more bytes the current proxy message has, as far as is known yet: a reader that reads at most this
+     * many never takes a byte past the CONNECT reply out of the socket (a CONNECT reply is wanted as its 4-byte
+     * header, then for a domain name its length byte, then the rest).
+     *
+     * @return bytes still wanted, at least 1 while the exchange waits for the proxy, 0 once it is over
+     */
+    public int wanted() {
+        return switch (phase) {
+            case METHOD, AUTH -> 2 - have;
+            case REPLY -> {
+                if (have < 4) {
+                    yield 4 - have;
+                }
+                yield switch (acc[3] & 0xFF) {
+                    case ATYP_IPV4 -> 4 + 4 + 2 - have;
+                    case ATYP_IPV6 -> 4 + 16 + 2 - have;
+                    default -> have < 5 ? 5 - have : 5 + (acc[4] & 0xFF) + 2 - have;
+                };
+            }
+            default -> 0;
+        };
+    }
+
     /** @return whether the CONNECT request has been produced (the proxy accepted the greeting and any auth) */
     public boolean connectSent() {
         return connectSent;

@@ -210,6 +210,7 @@ class Socks5HandshakeTest {
             }
         }
         assertEquals(Socks5Handshake.Status.CONNECTED, st);
+        assertEquals(0, hs.wanted());
         assertEquals(proxy.length - 4, i, "the 4 stream bytes after the reply are left alone");
         assertEquals(1, hs.boundPort());
         final String pw = "peer.example.com:8443";
@@ -224,6 +225,35 @@ class Socks5HandshakeTest {
         final ByteBuffer rest = ByteBuffer.wrap(HEX.parseHex("05000001000000000000" + "00112233"));
         assertEquals(Socks5Handshake.Status.CONNECTED, h2.onReceive(rest, out.clear()));
         assertEquals(4, rest.remaining());
+    }
+
+    /** Reading exactly {@code wanted()} bytes at a time walks every message without over-reading. */
+    @Test
+    void wantedIsExactlyTheRestOfEachMessage() throws Exception {
+        final byte[] proxy = HEX.parseHex("0502" + "0100" + "05000003 09" .replace(" ", "") + hex("bound.net")
+                + "1234" + "ffff");
+        final Socks5Handshake hs = Socks5Handshake.tor(TorAddress.parse(ONION_ADDR));
+        final ByteBuffer out = ByteBuffer.allocate(Socks5Handshake.MAX_REQUEST_BYTES);
+        hs.start(out);
+        assertEquals(2, hs.wanted());
+        int pos = 0;
+        final java.util.List<Integer> reads = new java.util.ArrayList<>();
+        Socks5Handshake.Status st = Socks5Handshake.Status.NEED_MORE;
+        while (st != Socks5Handshake.Status.CONNECTED) {
+            final int n = hs.wanted();
+            reads.add(n);
+            final ByteBuffer in = ByteBuffer.wrap(proxy, pos, n);
+            st = hs.onReceive(in, out.clear());
+            assertEquals(0, in.remaining());
+            pos += n;
+        }
+        assertEquals(java.util.List.of(2, 2, 4, 1, 9 + 2), reads);
+        assertEquals(proxy.length - 2, pos);
+        final Socks5Handshake v6 = Socks5Handshake.noAuth(TorAddress.parse("[::1]:1"));
+        v6.start(out.clear());
+        v6.onReceive(ByteBuffer.wrap(HEX.parseHex("0500")), out.clear());
+        v6.onReceive(ByteBuffer.wrap(HEX.parseHex("05000004")), out.clear());
+        assertEquals(18, v6.wanted());
     }
 
     private static void assertFailure(final ScriptedSocks5Server script, final Socks5Failure expected)
