@@ -6,7 +6,8 @@
 # For each: one TCP stream through fips0 (iperf3, BENCH_RUNS runs of BENCH_SECS s; the median in Gbit/s), each
 # daemon's CPU during those runs (utime+stime deltas from /proc/<pid>/stat, as % of one core), and the average
 # RTT of BENCH_PINGS pings through the tunnel. For context, one run of the same TCP stream over the pair's bare
-# veth (no fips). Usage: benchmarks/tunnel.sh   (BENCH_SECS=10 BENCH_RUNS=3 BENCH_PINGS=20 by default)
+# veth (no fips). Usage: benchmarks/tunnel.sh   (BENCH_SECS=10 BENCH_RUNS=3 BENCH_PINGS=20 by default;
+# E2E_TRANSPORT=tcp: the daemons use a TCP transport on port 8443 instead of UDP)
 set -u
 . "$(dirname "$0")/../tests/netns/lib.sh"
 SECS=${BENCH_SECS:-10}

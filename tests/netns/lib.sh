@@ -147,8 +147,8 @@ e2e_veth() {
 }
 
 # e2e_config TAG [PEER_TAG:PEER_IP ...]: writes node TAG's fips.yaml: its identity, control socket, TUN fips0,
-# DNS on [::1]:53, UDP on its address port 2121, the given peers. E2E_NODE_EXTRA (lines indented under node:,
-# e.g. "  rekey:\n    after_secs: 3") is added to the node section.
+# DNS on [::1]:53, UDP on its address port 2121 (E2E_TRANSPORT=tcp: TCP on port 8443 instead), the given peers.
+# E2E_NODE_EXTRA (lines indented under node:, e.g. "  rekey:\n    after_secs: 3") is added to the node section.
 e2e_config() {
     local n=$1; shift
     {
@@ -165,17 +165,20 @@ e2e_config() {
         echo "  enabled: true"
         echo "  bind_addr: \"::1\""
         echo "  port: 53"
+        # E2E_TRANSPORT=tcp: a TCP transport listening on port 8443 instead of UDP on 2121.
+        local tr=${E2E_TRANSPORT:-udp} port=2121
+        [ "$tr" = tcp ] && port=8443
         echo "transports:"
-        echo "  udp:"
-        echo "    bind_addr: \"${E2E_IP[$n]}:2121\""
+        echo "  $tr:"
+        echo "    bind_addr: \"${E2E_IP[$n]}:$port\""
         echo "peers:"
         local p
         for p in "$@"; do
             echo "  - npub: \"${E2E_NPUB[${p%%:*}]}\""
             echo "    alias: \"${p%%:*}\""
             echo "    addresses:"
-            echo "      - transport: udp"
-            echo "        addr: \"${p#*:}:2121\""
+            echo "      - transport: $tr"
+            echo "        addr: \"${p#*:}:$port\""
         done
     } > "${E2E_CFG[$n]}"
 }

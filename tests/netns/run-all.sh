@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every namespace end-to-end test (two-nodes, three-nodes, rekey) one after another and prints a summary
-# with each test's time. Exit status: 0 when every test passed or skipped, 1 when any failed. Each test skips
+# Runs every namespace end-to-end test (two-nodes, three-nodes, rekey, tcp-nodes) one after another and prints a
+# summary with each test's time. Exit status: 0 when every test passed or skipped, 1 when any failed. Each test skips
 # by itself (exit 0, "SKIP: ...") when not root or when ip, ping, iperf3 or TUN are missing.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -9,7 +9,7 @@ log=$(mktemp /tmp/fips-netns-run.XXXXXX)
 trap 'rm -f "$log"' EXIT
 failed=()
 summary=()
-for t in two-nodes three-nodes rekey; do
+for t in two-nodes three-nodes rekey tcp-nodes; do
     echo "=== netns: $t"
     t0=$SECONDS
     "$dir/$t.sh" 2>&1 | tee "$log"

@@ -11,6 +11,8 @@ module net.fips.dataplane {
     exports net.fips.dataplane.crypto;
     exports net.fips.dataplane.wire;
     exports net.fips.dataplane.udp;
+    exports net.fips.dataplane.transport;
+    exports net.fips.dataplane.tcp;
     exports net.fips.dataplane.pool;
     exports net.fips.dataplane.engine;
     exports net.fips.dataplane.route;

@@ -1,6 +1,6 @@
 package net.fips.dataplane;
 
-import java.net.InetSocketAddress;
+import net.fips.dataplane.transport.TransportAddr;
 
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.wire.NodeAddr;
@@ -49,7 +49,7 @@ public interface DataPlaneCommands {
     void sendLinkMessage(long linkId, byte[] message);
 
     /** Sends a plaintext handshake packet (FMP phase 1 or 2) as is. */
-    void sendHandshake(int transportId, InetSocketAddress to, byte[] packet);
+    void sendHandshake(int transportId, TransportAddr to, byte[] packet);
 
     /**
      * Installs the routing snapshot the transit path uses from the next packet on (workers read it with one acquire

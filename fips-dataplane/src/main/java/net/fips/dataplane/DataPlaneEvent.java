@@ -1,8 +1,8 @@
 package net.fips.dataplane;
 
-import java.net.InetSocketAddress;
 import java.util.Objects;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 
@@ -13,7 +13,7 @@ import net.fips.dataplane.wire.NodeAddr;
 public sealed interface DataPlaneEvent {
 
     /** A handshake packet (FMP phase 1 or 2) arrived; nothing about it has been checked beyond its prefix. */
-    record HandshakeReceived(int transportId, InetSocketAddress from, byte[] packet) implements DataPlaneEvent {
+    record HandshakeReceived(int transportId, TransportAddr from, byte[] packet) implements DataPlaneEvent {
     }
 
     /**
@@ -36,7 +36,7 @@ public sealed interface DataPlaneEvent {
     }
 
     /** An authenticated frame came from a new address; later sends go there (roaming). */
-    record AddressChanged(long linkId, InetSocketAddress address) implements DataPlaneEvent {
+    record AddressChanged(long linkId, TransportAddr address) implements DataPlaneEvent {
     }
 
     /** The link reached the limit of consecutive decryption failures (reference: 20) and should be removed. */

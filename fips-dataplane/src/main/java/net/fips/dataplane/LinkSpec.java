@@ -1,6 +1,6 @@
 package net.fips.dataplane;
 
-import java.net.InetSocketAddress;
+import net.fips.dataplane.transport.TransportAddr;
 
 /**
  * An established link as the data plane needs it.
@@ -22,6 +22,6 @@ import java.net.InetSocketAddress;
  * @param recvKey     32-byte key for frames we receive
  * @param sessionStartNanos the instant frame timestamps count from (the control plane's promotion instant)
  */
-public record LinkSpec(long linkId, int transportId, InetSocketAddress remote, int ourIndex, int theirIndex,
+public record LinkSpec(long linkId, int transportId, TransportAddr remote, int ourIndex, int theirIndex,
                        byte[] sendKey, byte[] recvKey, long sessionStartNanos) {
 }

@@ -47,6 +47,10 @@ public final class Errno {
     public static final int ECONNREFUSED = linux_h.ECONNREFUSED();
     /** Operation now in progress. */
     public static final int EINPROGRESS = linux_h.EINPROGRESS();
+    /** Connection reset by peer. */
+    public static final int ECONNRESET = linux_h.ECONNRESET();
+    /** Broken pipe. */
+    public static final int EPIPE = linux_h.EPIPE();
 
     /** No such file or directory. */
     public static final int ENOENT = linux_h.ENOENT();

@@ -82,7 +82,7 @@ public class LinkThroughputBenchmark {
         System.out.printf("%n%s: sent %d, delivered %d, written off %d, refused offers %d; A out %d, B in %d, "
                         + "B auth failures %d, B rx %s%n", mode, window.sent(), delivered.get(), window.lost(), refused,
                 a.counter(DataPlaneCounter.FRAMES_OUT), b.counter(DataPlaneCounter.FRAMES_IN),
-                b.counter(DataPlaneCounter.DROP_AUTH_FAILED), b.transport(0).counters());
+                b.counter(DataPlaneCounter.DROP_AUTH_FAILED), b.udpTransport(0).counters());
         System.out.printf("A drops: %s; B drops: %s%n", Links.drops(a), Links.drops(b));
         a.close();
         b.close();

@@ -3,6 +3,7 @@ package net.fips.bench.dataplane;
 import java.io.IOException;
 import java.util.function.Supplier;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.crypto.AeadCipher;
@@ -73,9 +74,9 @@ final class Links {
 
     /** Links A and B (A sends with key 1, B with key 2). */
     static void connect(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, b.transport(0).localAddress(), INDEX_A, INDEX_B, key(1), key(2),
+        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), INDEX_A, INDEX_B, key(1), key(2),
                 System.nanoTime()));
-        b.addLink(new LinkSpec(LINK_B, 0, a.transport(0).localAddress(), INDEX_B, INDEX_A, key(2), key(1),
+        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), INDEX_B, INDEX_A, key(2), key(1),
                 System.nanoTime()));
     }
 }

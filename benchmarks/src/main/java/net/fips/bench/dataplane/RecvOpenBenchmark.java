@@ -22,6 +22,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.engine.DataPlane;
@@ -74,8 +75,8 @@ public class RecvOpenBenchmark {
         arena = Arena.ofShared();
         b = Links.plane(mode, ThreadingMode.SHARED, (link, seg, off, len) -> delivered[0]++);
         peer = UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(Links.MTU));
-        toB = peer.destination(b.transport(0).localAddress());
-        b.addLink(new LinkSpec(linkId, 0, peer.localAddress(), Links.INDEX_B, Links.INDEX_A, Links.key(2),
+        toB = peer.destination(b.udpTransport(0).localAddress());
+        b.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet(peer.localAddress()), Links.INDEX_B, Links.INDEX_A, Links.key(2),
                 Links.key(1), System.nanoTime()));
         batch = new SendBatch(BATCH);
         frames = arena.allocate((long) FRAMES * FRAME, 64);
@@ -102,7 +103,7 @@ public class RecvOpenBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         System.out.printf("%n%s: delivered %d, lost %d, auth failures %d, rx %s%n", mode, delivered[0], lost,
-                b.counter(DataPlaneCounter.DROP_AUTH_FAILED), b.transport(0).counters());
+                b.counter(DataPlaneCounter.DROP_AUTH_FAILED), b.udpTransport(0).counters());
         b.close();
         peer.close();
         arena.close();
@@ -133,7 +134,7 @@ public class RecvOpenBenchmark {
     private void renewLink() {
         b.removeLink(linkId);
         linkId++;
-        b.addLink(new LinkSpec(linkId, 0, peer.localAddress(), Links.INDEX_B, Links.INDEX_A, Links.key(2),
+        b.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet(peer.localAddress()), Links.INDEX_B, Links.INDEX_A, Links.key(2),
                 Links.key(1), System.nanoTime()));
         next = 0;
     }

@@ -62,7 +62,7 @@ public class SealSendBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         System.out.printf("%n%s: frames out %d, tx %s%n", mode, a.counter(DataPlaneCounter.FRAMES_OUT),
-                a.transport(0).counters());
+                a.udpTransport(0).counters());
         a.close();
         sink.close();
     }

@@ -22,6 +22,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.engine.DataPlane;
@@ -87,9 +88,9 @@ public class SessionThroughputBenchmark {
     public void setUp() throws IOException {
         a = plane(ADDR_A, ADDR_C);
         c = plane(ADDR_C, ADDR_A);
-        a.addLink(new LinkSpec(1, 0, c.transport(0).localAddress(), 0x11, 0x12, Links.key(1), Links.key(2),
+        a.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(c.udpTransport(0).localAddress()), 0x11, 0x12, Links.key(1), Links.key(2),
                 System.nanoTime()));
-        c.addLink(new LinkSpec(1, 0, a.transport(0).localAddress(), 0x12, 0x11, Links.key(2), Links.key(1),
+        c.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x12, 0x11, Links.key(2), Links.key(1),
                 System.nanoTime()));
         a.addSession(new SessionSpec(ADDR_C, Links.key(5), Links.key(6), false, System.nanoTime(), 64));
         c.addSession(new SessionSpec(ADDR_A, Links.key(6), Links.key(5), false, System.nanoTime(), 64));
@@ -107,7 +108,7 @@ public class SessionThroughputBenchmark {
         System.out.printf("%nsent %d, delivered %d, written off %d; A out %d, C in %d%n", window.sent(),
                 delivered.get(), window.lost(), a.counter(DataPlaneCounter.SESSION_PACKETS_OUT),
                 c.counter(DataPlaneCounter.SESSION_PACKETS_IN));
-        System.out.printf("drops: A %s; C %s; C rx %s%n", Links.drops(a), Links.drops(c), c.transport(0).counters());
+        System.out.printf("drops: A %s; C %s; C rx %s%n", Links.drops(a), Links.drops(c), c.udpTransport(0).counters());
         a.close();
         c.close();
     }

@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
@@ -82,13 +83,13 @@ public class TransitThroughputBenchmark {
         b = plane(workers, (link, seg, off, len) -> { });
         c = plane(1, (link, seg, off, len) -> delivered.incrementAndGet());
         // B's links: 2 (to A) and 1 (to C) sit on different workers when there are two.
-        a.addLink(new LinkSpec(1, 0, b.transport(0).localAddress(), 0x11, 0x12, Links.key(1), Links.key(2),
+        a.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x11, 0x12, Links.key(1), Links.key(2),
                 System.nanoTime()));
-        b.addLink(new LinkSpec(2, 0, a.transport(0).localAddress(), 0x12, 0x11, Links.key(2), Links.key(1),
+        b.addLink(new LinkSpec(2, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x12, 0x11, Links.key(2), Links.key(1),
                 System.nanoTime()));
-        b.addLink(new LinkSpec(1, 0, c.transport(0).localAddress(), 0x21, 0x22, Links.key(3), Links.key(4),
+        b.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(c.udpTransport(0).localAddress()), 0x21, 0x22, Links.key(3), Links.key(4),
                 System.nanoTime()));
-        c.addLink(new LinkSpec(1, 0, b.transport(0).localAddress(), 0x22, 0x21, Links.key(4), Links.key(3),
+        c.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x22, 0x21, Links.key(4), Links.key(3),
                 System.nanoTime()));
         b.setForwardingTable(ForwardingTable.builder(ADDR_B, Coords.of(ADDR_B, ADDR_C))
                 .peer(new ForwardingTable.Peer(ADDR_C, 1, Coords.of(ADDR_C), 1.0, Links.MTU, true,
@@ -109,7 +110,7 @@ public class TransitThroughputBenchmark {
                 b.counter(DataPlaneCounter.DROP_NO_ROUTE));
         System.out.printf("drops: A %s; B %s; C %s; B rx %s; C rx %s%n", Links.drops(a), Links.drops(b),
                 Links.drops(c),
-                b.transport(0).counters(), c.transport(0).counters());
+                b.udpTransport(0).counters(), c.udpTransport(0).counters());
         a.close();
         b.close();
         c.close();

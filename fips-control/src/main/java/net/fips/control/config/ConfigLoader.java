@@ -92,8 +92,9 @@ public final class ConfigLoader {
         final TunConfig tun = tun(top.child("tun"));
         final DnsConfig dns = dns(top.child("dns"));
         final List<UdpConfig> udp = new ArrayList<>();
+        final List<TcpConfig> tcp = new ArrayList<>();
         final List<TorConfig> tor = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp, tor);
+        final boolean otherAdvertises = transports(top.child("transports"), udp, tcp, tor);
         final Set<String> udpNames = new java.util.TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -107,7 +108,8 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers, tor), files, warnings, env);
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, peers, tcp, tor), files, warnings,
+                env);
     }
 
     private static TunConfig tun(final ConfigReader r) {
@@ -127,7 +129,8 @@ public final class ConfigLoader {
     }
 
     /** @return true when a non-UDP transport has advertise_on_nostr set */
-    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp, final List<TorConfig> tor) {
+    private static boolean transports(final ConfigReader t, final List<UdpConfig> udp, final List<TcpConfig> tcp,
+            final List<TorConfig> tor) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -163,7 +166,11 @@ public final class ConfigLoader {
                 final String path = inst.getKey() == null ? other[0] : other[0] + "." + inst.getKey();
                 final ConfigReader r = ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf(other[0]),
                         inst.getValue());
-                advertises |= Boolean.TRUE.equals(Skim.read(r, other[1]).get("advertise_on_nostr"));
+                final Map<String, Object> values = Skim.read(r, other[1]);
+                advertises |= Boolean.TRUE.equals(values.get("advertise_on_nostr"));
+                if ("tcp".equals(other[0])) {
+                    tcp.add(tcp(r, values, Optional.ofNullable(inst.getKey())));
+                }
                 if ("ethernet".equals(other[0]) && r.has("listen") && r.has("discovery")) {
                     // master's serde alias: both spellings at once is a duplicate field there.
                     r.error("discovery", "is the old spelling of listen; set only one of them");
@@ -173,6 +180,42 @@ public final class ConfigLoader {
         }
         t.finish();
         return advertises;
+    }
+
+    private static TcpConfig tcp(final ConfigReader r, final Map<String, Object> v, final Optional<String> name) {
+        final TcpConfig d = TcpConfig.DEFAULTS;
+        final Optional<String> bind = Optional.ofNullable((String) v.get("bind_addr"));
+        if (bind.isPresent() && SocketAddresses.parseLiteral(bind.get()) == null) {
+            r.error("bind_addr", "expected an IP address with port (\"0.0.0.0:8443\" or \"[::]:8443\"), got \""
+                    + bind.get() + "\"");
+        }
+        final int mtu = intValue(v, "mtu", d.mtu());
+        if (mtu < 1280) {
+            r.error("mtu", "must be at least 1280, got " + mtu);
+        }
+        final int timeout = intValue(v, "connect_timeout_ms", d.connectTimeoutMs());
+        if (timeout <= 0) {
+            r.error("connect_timeout_ms", "must be positive");
+        }
+        return new TcpConfig(name, bind, mtu, timeout,
+                v.containsKey("nodelay") ? (Boolean) v.get("nodelay") : d.nodelay(),
+                intValue(v, "keepalive_secs", d.keepaliveSecs()),
+                Math.max(1, intValue(v, "recv_buf_size", d.recvBufSize())),
+                Math.max(1, intValue(v, "send_buf_size", d.sendBufSize())),
+                v.containsKey("max_inbound_connections")
+                        ? java.util.OptionalInt.of(intValue(v, "max_inbound_connections", 0))
+                        : java.util.OptionalInt.empty(),
+                Boolean.TRUE.equals(v.get("advertise_on_nostr")),
+                Optional.ofNullable((String) v.get("external_addr")));
+    }
+
+    /** A schema value as an int, saturated (sizes and timeouts beyond 2^31 mean "as large as possible"). */
+    private static int intValue(final Map<String, Object> v, final String key, final int dflt) {
+        final Object o = v.get(key);
+        if (!(o instanceof Number n)) {
+            return dflt;
+        }
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n.longValue()));
     }
 
     private static UdpConfig udp(final ConfigReader r, final Optional<String> name) {
@@ -292,7 +335,7 @@ public final class ConfigLoader {
                 return null;
             }
         }
-        if (!"udp".equals(kind)) {
+        if (!"udp".equals(kind) && !"tcp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
         } else if ("nat".equals(addr.get())) {
             a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");

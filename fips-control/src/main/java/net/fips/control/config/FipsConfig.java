@@ -13,10 +13,11 @@ import java.util.Objects;
  * @param dns        {@code dns.*}
  * @param udp        {@code transports.udp} instances; empty means no UDP transport
  * @param peers      {@code peers[]}
+ * @param tcp        {@code transports.tcp} instances
  * @param tor        {@code transports.tor} instances; empty means no Tor transport
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
-        List<PeerConfig> peers, List<TorConfig> tor) {
+        List<PeerConfig> peers, List<TcpConfig> tcp, List<TorConfig> tor) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -28,7 +29,14 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(dns, "dns");
         udp = List.copyOf(udp);
         peers = List.copyOf(peers);
+        tcp = List.copyOf(tcp);
         tor = List.copyOf(tor);
+    }
+
+    /** A config without TCP or Tor transports. */
+    public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
+                      final List<PeerConfig> peers) {
+        this(node, tun, dns, udp, peers, List.of(), List.of());
     }
 
     /**

@@ -65,7 +65,8 @@ final class ReferenceKeys {
         v041("transports.udp.public");
         v041("transports.udp.external_addr");
         v041("transports.udp.accept_connections");
-        v041("transports.tcp.*");
+        v041("transports.tcp.advertise_on_nostr");
+        v041("transports.tcp.external_addr");
         v041("transports.ethernet.*");
         v041("transports.tor.*");
         v041("transports.nym.*");

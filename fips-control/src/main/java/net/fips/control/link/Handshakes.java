@@ -1,6 +1,6 @@
 package net.fips.control.link;
 
-import java.net.InetSocketAddress;
+import net.fips.dataplane.transport.TransportAddr;
 import java.util.Arrays;
 
 import net.fips.control.identity.IdentityFormatException;
@@ -30,7 +30,7 @@ final class Handshakes {
     // ------------------------------------------------------------------------------------------------------------
     // msg1
 
-    void onMsg1(final int transportId, final InetSocketAddress from, final byte[] packet) {
+    void onMsg1(final int transportId, final TransportAddr from, final byte[] packet) {
         c.count(LinkCounter.MSG1_RECEIVED);
         // Rate limit before any parsing or crypto, as the reference: a flood costs a counter increment.
         if (c.pendingInbound >= c.config.maxPendingInbound()) {
@@ -49,7 +49,7 @@ final class Handshakes {
         }
     }
 
-    private void handleMsg1(final int transportId, final InetSocketAddress from, final byte[] packet) {
+    private void handleMsg1(final int transportId, final TransportAddr from, final byte[] packet) {
         final WireResult<FmpMsg1> parsed = FmpMsg1.decode(packet, 0, packet.length);
         if (!(parsed instanceof WireResult.Ok<FmpMsg1>(final FmpMsg1 msg1))) {
             c.count(LinkCounter.HANDSHAKE_MALFORMED);
@@ -120,7 +120,7 @@ final class Handshakes {
     }
 
     /** Same-epoch msg1 from an established peer: rekey or duplicate (crypto-link §5.10). */
-    private void respondToActivePeer(final PeerLink peer, final int transportId, final InetSocketAddress from,
+    private void respondToActivePeer(final PeerLink peer, final int transportId, final TransportAddr from,
                                      final FmpMsg1 msg1, final byte[] msg2Noise, final HandshakeResult result) {
         final long age = c.now - peer.sessionEstablishedNanos;
         if (!c.config.rekeyEnabled() || age < c.config.rekeyMinSessionAgeNanos()) {
@@ -176,7 +176,7 @@ final class Handshakes {
     // ------------------------------------------------------------------------------------------------------------
     // msg2
 
-    void onMsg2(final int transportId, final InetSocketAddress from, final byte[] packet) {
+    void onMsg2(final int transportId, final TransportAddr from, final byte[] packet) {
         final WireResult<FmpMsg2> parsed = FmpMsg2.decode(packet, 0, packet.length);
         if (!(parsed instanceof WireResult.Ok<FmpMsg2>(final FmpMsg2 msg2))) {
             c.count(LinkCounter.HANDSHAKE_MALFORMED);
@@ -231,7 +231,7 @@ final class Handshakes {
      * new handshake wins regardless.
      */
     private void resolveCrossConnection(final PeerLink existing, final OutboundHandshake ob, final FmpMsg2 msg2,
-                                        final InetSocketAddress from, final HandshakeResult result) {
+                                        final TransportAddr from, final HandshakeResult result) {
         c.count(LinkCounter.CROSS_CONNECTIONS);
         final boolean restarted = !Arrays.equals(existing.remoteEpoch, result.remoteEpoch());
         if (restarted) {

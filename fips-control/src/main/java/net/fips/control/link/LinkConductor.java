@@ -1,6 +1,6 @@
 package net.fips.control.link;
 
-import java.net.InetSocketAddress;
+import net.fips.dataplane.transport.TransportAddr;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -80,6 +80,7 @@ public final class LinkConductor {
 
     final Map<NodeAddr, PeerLink> peers = new HashMap<>();
     final Map<Long, PeerLink> peersByLink = new HashMap<>();
+    private java.util.function.IntPredicate admission = id -> true;
     /** Dials by (transport, our index): msg2 matching. */
     final Map<Long, OutboundHandshake> pendingOutbound = new LinkedHashMap<>();
     /** Own rekeys by (transport, rekey index): rekey msg2 matching. */
@@ -102,7 +103,7 @@ public final class LinkConductor {
     private LinkListener listener;
 
     /** A peer from the configuration (or added at runtime) that we dial and, if asked, redial. */
-    record ConfiguredPeer(PeerIdentity identity, int transportId, InetSocketAddress address,
+    record ConfiguredPeer(PeerIdentity identity, int transportId, TransportAddr address,
                           boolean autoReconnect) {
     }
 
@@ -241,10 +242,35 @@ public final class LinkConductor {
         publish();
     }
 
+    /**
+     * Sets which transports admit a stranger's msg1 (transports.md §1.6: {@code Transport.acceptConnections()}); a
+     * msg1 from an address that is no established peer's on such a transport is dropped and counted
+     * ({@link LinkCounter#MSG1_NOT_ADMITTED}); an established peer's (rekey) is always admitted. Default: all.
+     */
+    public void setAdmission(final java.util.function.IntPredicate acceptsStrangers) {
+        this.admission = java.util.Objects.requireNonNull(acceptsStrangers);
+    }
+
+    private boolean admitted(final int transportId, final net.fips.dataplane.transport.TransportAddr from) {
+        if (admission.test(transportId)) {
+            return true;
+        }
+        for (final PeerLink p : peers.values()) {
+            if (p.transportId == transportId && from.equals(p.address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void onHandshake(final DataPlaneEvent.HandshakeReceived h) {
         final byte[] p = h.packet();
         if (p.length < FmpPrefix.SIZE || (p[0] & 0xF0) != 0) {
             count(LinkCounter.HANDSHAKE_MALFORMED);
+            return;
+        }
+        if ((p[0] & 0x0F) == FmpPrefix.PHASE_MSG1 && !admitted(h.transportId(), h.from())) {
+            count(LinkCounter.MSG1_NOT_ADMITTED);
             return;
         }
         switch (p[0] & 0x0F) {
@@ -290,7 +316,7 @@ public final class LinkConductor {
      * @param address     the peer's address on it
      * @return what happened
      */
-    public ConnectResult connect(final PeerIdentity peer, final int transportId, final InetSocketAddress address) {
+    public ConnectResult connect(final PeerIdentity peer, final int transportId, final TransportAddr address) {
         final ConnectResult r = initiate(peer, transportId, address);
         dirty = true;
         publish();
@@ -308,7 +334,7 @@ public final class LinkConductor {
      * @return the result of the first dial
      */
     public ConnectResult addConfiguredPeer(final PeerIdentity peer, final int transportId,
-                                           final InetSocketAddress address, final boolean autoReconnect) {
+                                           final TransportAddr address, final boolean autoReconnect) {
         configured.put(peer.nodeAddr(), new ConfiguredPeer(peer, transportId, address, autoReconnect));
         final ConnectResult r = initiate(peer, transportId, address);
         if (r == ConnectResult.LIMIT) {
@@ -416,7 +442,7 @@ public final class LinkConductor {
     // ------------------------------------------------------------------------------------------------------------
     // Shared helpers
 
-    ConnectResult initiate(final PeerIdentity peer, final int transportId, final InetSocketAddress address) {
+    ConnectResult initiate(final PeerIdentity peer, final int transportId, final TransportAddr address) {
         final NodeAddr addr = peer.nodeAddr();
         if (addr.equals(ourAddr)) {
             return ConnectResult.SELF;
@@ -560,8 +586,8 @@ public final class LinkConductor {
         }
     }
 
-    private static String format(final InetSocketAddress a) {
-        return a == null ? "?" : net.fips.dataplane.udp.UdpAddresses.format(a);
+    private static String format(final TransportAddr a) {
+        return a == null ? "?" : a.toString();
     }
 
     /** After a link-dead, Disconnect, restart or decrypt-failure removal (reference {@code schedule_reconnect}). */
@@ -647,7 +673,7 @@ public final class LinkConductor {
         peerRestarts.record(peer);
     }
 
-    PeerLink promoteNew(final PeerIdentity peer, final int transportId, final InetSocketAddress address,
+    PeerLink promoteNew(final PeerIdentity peer, final int transportId, final TransportAddr address,
                         final int ourIndex, final int theirIndex, final byte[] sendKey, final byte[] recvKey,
                         final byte[] remoteEpoch, final boolean outbound) {
         final PeerLink link = new PeerLink(peer);

@@ -4,6 +4,8 @@ package net.fips.control.link;
 public enum LinkCounter {
     /** msg1 packets received (any kind). */
     MSG1_RECEIVED,
+    /** msg1 from a stranger on a transport that admits none (accept_connections false, TCP without listener). */
+    MSG1_NOT_ADMITTED,
     /** msg1 refused by the token bucket before any parsing. */
     MSG1_RATE_LIMITED,
     /** msg1 refused because too many were being processed at once. */

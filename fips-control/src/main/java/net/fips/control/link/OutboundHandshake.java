@@ -1,6 +1,6 @@
 package net.fips.control.link;
 
-import java.net.InetSocketAddress;
+import net.fips.dataplane.transport.TransportAddr;
 
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.noise.HandshakeState;
@@ -9,7 +9,7 @@ import net.fips.control.noise.HandshakeState;
 final class OutboundHandshake {
     final PeerIdentity peer;
     final int transportId;
-    final InetSocketAddress address;
+    final TransportAddr address;
     final int ourIndex;
     final HandshakeState handshake;
     /** The stored packet; retransmissions resend exactly these bytes. */
@@ -20,7 +20,7 @@ final class OutboundHandshake {
     /** msg2 failed to decrypt: dropped on the next tick. */
     boolean failed;
 
-    OutboundHandshake(final PeerIdentity peer, final int transportId, final InetSocketAddress address,
+    OutboundHandshake(final PeerIdentity peer, final int transportId, final TransportAddr address,
                       final int ourIndex, final HandshakeState handshake, final byte[] msg1, final long createdNanos,
                       final long nextResendNanos) {
         this.peer = peer;

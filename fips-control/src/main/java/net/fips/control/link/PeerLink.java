@@ -1,6 +1,6 @@
 package net.fips.control.link;
 
-import java.net.InetSocketAddress;
+import net.fips.dataplane.transport.TransportAddr;
 
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.noise.HandshakeState;
@@ -17,7 +17,7 @@ final class PeerLink {
     /** Changes only when a cross-connection swaps the session (the data plane gets a new link). */
     long linkId;
     int transportId;
-    InetSocketAddress address;
+    TransportAddr address;
     int ourIndex;
     int theirIndex;
     /** True when the adopted handshake was our dial. */

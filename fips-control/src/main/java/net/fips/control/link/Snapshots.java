@@ -1,5 +1,7 @@
 package net.fips.control.link;
 
+import net.fips.dataplane.transport.TransportAddr;
+
 import net.fips.dataplane.LinkStats;
 
 /** Builds {@link PeerSnapshot}s from the control thread's state. */
@@ -37,7 +39,7 @@ final class Snapshots {
     }
 
     /** {@code ip:port} or {@code [ipv6]:port}, as the reference prints addresses. */
-    private static String format(final java.net.InetSocketAddress a) {
-        return a == null ? "-" : net.fips.dataplane.udp.UdpAddresses.format(a);
+    private static String format(final TransportAddr a) {
+        return a == null ? "-" : a.toString();
     }
 }

@@ -2,6 +2,7 @@ package net.fips.control.metrics;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -9,8 +10,8 @@ import java.util.function.Supplier;
 import net.fips.control.link.LinkSnapshot;
 import net.fips.control.link.PeerSnapshot;
 import net.fips.control.mesh.MeshSnapshot;
-import net.fips.dataplane.udp.UdpCounters;
-import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportCounters;
 
 /**
  * Feeds a {@link StatsHistory} from a node's live sources, once per second of the control clock. Called on the
@@ -36,7 +37,7 @@ public final class StatsSampler {
     private final StatsHistory history;
     private final Supplier<LinkSnapshot> links;
     private final Supplier<MeshSnapshot> mesh;
-    private final List<UdpTransport> transports;
+    private final List<? extends Transport> transports;
     private volatile LongSupplier activeSessions;
 
     /**
@@ -46,7 +47,7 @@ public final class StatsSampler {
      * @param transports the node's transports
      */
     public StatsSampler(final StatsHistory history, final Supplier<LinkSnapshot> links,
-                        final Supplier<MeshSnapshot> mesh, final List<UdpTransport> transports) {
+                        final Supplier<MeshSnapshot> mesh, final List<? extends Transport> transports) {
         this.history = Objects.requireNonNull(history, "history");
         this.links = Objects.requireNonNull(links, "links");
         this.mesh = Objects.requireNonNull(mesh, "mesh");
@@ -84,12 +85,12 @@ public final class StatsSampler {
         long bIn = 0;
         long pOut = 0;
         long bOut = 0;
-        for (final UdpTransport t : transports) {
-            final UdpCounters c = t.counters();
-            pIn += c.packetsIn();
-            bIn += c.bytesIn();
-            pOut += c.packetsOut();
-            bOut += c.bytesOut();
+        for (final Transport t : transports) {
+            final Map<String, Long> c = t.stats();
+            pIn += Math.max(0, TransportCounters.packetsRecv(c));
+            bIn += Math.max(0, TransportCounters.bytesRecv(c));
+            pOut += Math.max(0, TransportCounters.packetsSent(c));
+            bOut += Math.max(0, TransportCounters.bytesSent(c));
         }
         final LongSupplier sessions = activeSessions;
         final long sessionCount = sessions == null ? -1 : sessions.getAsLong();

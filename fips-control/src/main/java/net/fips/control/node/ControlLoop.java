@@ -19,7 +19,8 @@ import net.fips.control.metrics.StatsHistory;
 import net.fips.control.metrics.StatsSampler;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.engine.DataPlane;
-import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportCounters;
 import net.fips.dataplane.wire.NodeAddr;
 
 /**
@@ -48,7 +49,7 @@ final class ControlLoop implements Runnable {
     private volatile com.fasterxml.jackson.databind.node.ArrayNode sessionsMmpSnapshot;
     private final String sessionMmpMode;
     private final DataPlane dataPlane;
-    private final List<UdpTransport> transports;
+    private final List<Transport> transports;
     private final AclWatcher acl;
     private final LongSupplier clock;
     private final boolean shared;
@@ -65,7 +66,7 @@ final class ControlLoop implements Runnable {
 
     ControlLoop(final LinkConductor conductor, final MeshControl mesh, final SessionLayer sessions,
                 final DataPlane dataPlane,
-                final List<UdpTransport> transports, final AclWatcher acl, final LongSupplier clock,
+                final List<Transport> transports, final AclWatcher acl, final LongSupplier clock,
                 final boolean shared, final long tickNanos, final Function<NodeAddr, String> names,
                 final String sessionMmpMode) {
         this.conductor = conductor;
@@ -259,8 +260,8 @@ final class ControlLoop implements Runnable {
 
     private long packetsOut() {
         long sum = 0;
-        for (final UdpTransport t : transports) {
-            sum += t.counters().packetsOut();
+        for (final Transport t : transports) {
+            sum += Math.max(0, TransportCounters.packetsSent(t.stats()));
         }
         return sum;
     }

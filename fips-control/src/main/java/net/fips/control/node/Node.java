@@ -20,6 +20,7 @@ import net.fips.control.config.FipsConfig;
 import net.fips.control.config.LoadedConfig;
 import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
+import net.fips.control.config.TcpConfig;
 import net.fips.control.config.UdpConfig;
 import net.fips.control.ctl.ControlApi;
 import net.fips.control.ctl.ControlSocketServer;
@@ -51,7 +52,11 @@ import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.UdpAddresses;
+import net.fips.dataplane.tcp.TcpTransport;
+import net.fips.dataplane.tcp.TcpTransportConfig;
+import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.udp.UdpTransportException;
 import net.fips.dataplane.udp.UdpTransportConfig;
 import net.fips.dataplane.wire.NodeAddr;
 
@@ -77,8 +82,7 @@ public final class Node implements AutoCloseable {
     private final NodeOptions options;
     private final KeyFiles.Resolved resolved;
     private final byte[] epoch;
-    private final List<UdpTransport> transports;
-    private final List<UdpConfig> transportConfigs;
+    private final List<Transport> transports;
     private final DataPlane dataPlane;
     private final LinkConductor conductor;
     private final AclWatcher acl;
@@ -96,7 +100,7 @@ public final class Node implements AutoCloseable {
     private boolean closed;
 
     private Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved,
-                 final byte[] epoch, final List<UdpTransport> transports, final DataPlane dataPlane,
+                 final byte[] epoch, final List<Transport> transports, final DataPlane dataPlane,
                  final LinkConductor conductor, final AclWatcher acl, final ControlLoop loop,
                  final Map<String, String> aliases, final long startedNanos) {
         this.loaded = loaded;
@@ -104,7 +108,6 @@ public final class Node implements AutoCloseable {
         this.resolved = resolved;
         this.epoch = epoch;
         this.transports = List.copyOf(transports);
-        this.transportConfigs = loaded.config().udp();
         this.dataPlane = dataPlane;
         this.conductor = conductor;
         this.acl = acl;
@@ -149,7 +152,7 @@ public final class Node implements AutoCloseable {
                 throw new NodeStartException(e.getMessage(), false, e);
             }
         }
-        final List<UdpTransport> transports = openTransports(cfg.udp());
+        final List<Transport> transports = openTransports(cfg);
         final boolean sessionPath = !options.localDeliverySet();
         TunDevice tun = null;
         DataPlane dataPlane = null;
@@ -166,7 +169,7 @@ public final class Node implements AutoCloseable {
 
             final LongSupplier clock = options.nanoClock();
             int maxMtu = DataPlaneContext.MAX_MTU_BYTES_DEFAULT;
-            for (final UdpTransport t : transports) {
+            for (final Transport t : transports) {
                 maxMtu = Math.max(maxMtu, t.mtu());
             }
             if (tun != null) {
@@ -192,7 +195,7 @@ public final class Node implements AutoCloseable {
             }
             LOG.log(Level.DEBUG, "AEAD backend: {0}", AeadCiphers.defaultBackend());
             dataPlane = new DataPlane(ctx);
-            for (final UdpTransport t : transports) {
+            for (final Transport t : transports) {
                 dataPlane.addTransport(t);
             }
             if (tun != null) {
@@ -215,7 +218,7 @@ public final class Node implements AutoCloseable {
             final long now = clock.getAsLong();
             final LinkConductor conductor = new LinkConductor(identity, epoch, dataPlane, dataPlane::linkStats,
                     random, linkConfig, filter, now);
-            final List<UdpTransport> mtus = List.copyOf(transports);
+            final List<Transport> mtus = List.copyOf(transports);
             final MeshControl mesh = new MeshControl(identity, MeshSettings.from(nc), conductor::send,
                     dataPlane::setForwardingTable, random, System::currentTimeMillis, SchnorrTreeCrypto.verifier(),
                     id -> id >= 0 && id < mtus.size() ? mtus.get(id).mtu() : DataPlaneContext.MAX_MTU_BYTES_DEFAULT,
@@ -227,7 +230,9 @@ public final class Node implements AutoCloseable {
                 sessions.setMmpMode(nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             }
             conductor.setLinkListener(sessions == null ? mesh : new SessionAwareLinks(mesh, sessions));
-            addConfiguredPeers(cfg.peers(), conductor, transports, cfg.udp());
+            final List<Transport> admitting = List.copyOf(transports);
+            conductor.setAdmission(id -> id >= 0 && id < admitting.size() && admitting.get(id).acceptConnections());
+            addConfiguredPeers(cfg.peers(), conductor, transports);
 
             final Map<String, String> displayNames = new LinkedHashMap<>();
             aliases.forEach((alias, npub) -> displayNames.put(npub, alias));
@@ -265,7 +270,7 @@ public final class Node implements AutoCloseable {
                 if (dataPlane != null) {
                     dataPlane.close();
                 } else {
-                    transports.forEach(UdpTransport::close);
+                    transports.forEach(Transport::close);
                 }
                 if (tun != null) {
                     tun.close();
@@ -370,18 +375,24 @@ public final class Node implements AutoCloseable {
         }
     }
 
-    private static List<UdpTransport> openTransports(final List<UdpConfig> configs) throws NodeStartException {
-        final List<UdpTransport> out = new ArrayList<>();
-        for (final UdpConfig u : configs) {
+    /**
+     * Opens every configured transport, ids in the reference's order (transports.md §1.4): UDP, Ethernet, TCP,
+     * Tor, Nym, BLE, each type in config order. A failure closes what was opened and refuses the start.
+     */
+    private static List<Transport> openTransports(final FipsConfig cfg) throws NodeStartException {
+        final List<Transport> out = new ArrayList<>();
+        for (final UdpConfig u : cfg.udp()) {
             final String where = "transports.udp" + u.name().map(n -> "." + n).orElse("") + " ("
                     + u.effectiveBindAddr() + ")";
             try {
                 // No SO_REUSEPORT: a second daemon on the same address must fail here, not share the port and
                 // steal the running node's packets.
                 out.add(UdpTransport.open(new UdpTransportConfig().bindAddress(u.effectiveBindAddr()).reusePort(false)
-                        .mtuBytes(u.mtu()).receiveBufferBytes(u.recvBufSize()).sendBufferBytes(u.sendBufSize())));
+                        .mtuBytes(u.mtu()).receiveBufferBytes(u.recvBufSize()).sendBufferBytes(u.sendBufSize())
+                        .instanceName(u.name().orElse(null))
+                        .acceptConnections(!u.outboundOnly() && u.acceptConnections())));
             } catch (final IOException | RuntimeException e) {
-                out.forEach(UdpTransport::close);
+                out.forEach(Transport::close);
                 if (e instanceof IOException io && UdpTransport.isAddressInUse(io)) {
                     throw new NodeStartException("UDP address " + u.effectiveBindAddr() + " of transports.udp"
                             + u.name().map(n -> "." + n).orElse("") + " is already in use (one node per config:"
@@ -390,11 +401,33 @@ public final class Node implements AutoCloseable {
                 throw new NodeStartException("cannot open UDP transport " + where + ": " + e.getMessage(), false, e);
             }
         }
+        // Ethernet would come here (reference id order: UDP, Ethernet, TCP, Tor, Nym, BLE).
+        for (final TcpConfig c : cfg.tcp()) {
+            final String where = "transports.tcp" + c.name().map(n -> "." + n).orElse("")
+                    + c.bindAddr().map(b -> " (" + b + ")").orElse(" (outbound only)");
+            try {
+                out.add(TcpTransport.open(new TcpTransportConfig().bindAddress(c.bindAddr().orElse(null))
+                        .mtu(c.mtu()).connectTimeoutMs(c.connectTimeoutMs()).nodelay(c.nodelay())
+                        .keepaliveSecs(c.keepaliveSecs()).recvBufferBytes(c.recvBufSize())
+                        .sendBufferBytes(c.sendBufSize())
+                        .maxInboundConnections(c.maxInboundConnections()
+                                .orElse(cfg.node().limits().maxConnections()))
+                        .instanceName(c.name().orElse(null))));
+            } catch (final IOException | RuntimeException e) {
+                out.forEach(Transport::close);
+                if (e instanceof IOException io && TcpTransport.isAddressInUse(io)) {
+                    throw new NodeStartException("TCP address " + c.bindAddr().orElse("?") + " of " + where
+                            + " is already in use (one node per config: another fips daemon or program is bound to"
+                            + " it)", false, e);
+                }
+                throw new NodeStartException("cannot open TCP transport " + where + ": " + e.getMessage(), false, e);
+            }
+        }
         return out;
     }
 
     private static void addConfiguredPeers(final List<PeerConfig> peers, final LinkConductor conductor,
-                                           final List<UdpTransport> transports, final List<UdpConfig> configs) {
+                                           final List<Transport> transports) {
         for (final PeerConfig p : peers) {
             final String name = p.alias().orElse(p.identity().shortNpub());
             if (!p.isAutoConnect()) {
@@ -402,18 +435,18 @@ public final class Node implements AutoCloseable {
                 continue;
             }
             final List<String> problems = new ArrayList<>();
-            final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, configs, problems);
+            final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, problems);
             for (final String problem : problems) {
                 LOG.log(Level.WARNING, "peer {0}: {1}", name, problem);
             }
             if (dial.isEmpty()) {
-                LOG.log(Level.WARNING, "peer {0}: no usable UDP address; not dialled", name);
+                LOG.log(Level.WARNING, "peer {0}: no usable address; not dialled", name);
                 continue;
             }
             final LinkConductor.ConnectResult r = conductor.addConfiguredPeer(p.identity(), dial.get().transportId(),
                     dial.get().address(), p.autoReconnect());
-            LOG.log(Level.INFO, "peer {0}: dialling {1} ({2})", name,
-                    UdpAddresses.format(dial.get().address()), r);
+            LOG.log(Level.INFO, "peer {0}: dialling {1} {2} ({3})", name,
+                    transports.get(dial.get().transportId()).typeName(), dial.get().address(), r);
         }
     }
 
@@ -445,9 +478,10 @@ public final class Node implements AutoCloseable {
         LOG.log(Level.INFO, "identity: {0} ({1})", id.npub(), describeSource());
         LOG.log(Level.INFO, "node_addr: {0}, address: {1}", id.nodeAddr(), id.address());
         for (int i = 0; i < transports.size(); i++) {
-            LOG.log(Level.INFO, "transport {0} ({1}): udp listening on {2}, mtu {3}", String.valueOf(i),
-                    transportConfigs.get(i).displayName(), UdpAddresses.format(transports.get(i).localAddress()),
-                    String.valueOf(transports.get(i).mtu()));
+            final Transport t = transports.get(i);
+            LOG.log(Level.INFO, "transport {0} ({1}): {2} listening on {3}, mtu {4}", String.valueOf(i),
+                    t.instanceName() == null ? t.typeName() : t.instanceName(), t.typeName(),
+                    t.localAddr() == null ? "-" : t.localAddr().toString(), String.valueOf(t.mtu()));
         }
         LOG.log(Level.INFO, "control socket: {0}", server == null ? "disabled" : server.path());
         LOG.log(Level.INFO, "TUN: {0}", tun == null ? "disabled (pure router)" : tun.toString());
@@ -488,9 +522,28 @@ public final class Node implements AutoCloseable {
         return state;
     }
 
-    /** @return the bound address of each transport, by transport id */
+    /**
+     * @return the bound address of each transport, by transport id (null for a transport without an IP socket
+     *         address, e.g. a TCP transport without a listener)
+     */
     public List<InetSocketAddress> transportAddresses() {
-        return transports.stream().map(UdpTransport::localAddress).toList();
+        final List<InetSocketAddress> out = new ArrayList<>();
+        for (final Transport t : transports) {
+            if (t instanceof UdpTransport u) {
+                out.add(u.localAddress());
+            } else {
+                InetSocketAddress a = null;
+                if (t.localAddr() != null && t.localAddr().text() != null) {
+                    try {
+                        a = UdpAddresses.parse(t.localAddr().text());
+                    } catch (final UdpTransportException e) {
+                        a = null;
+                    }
+                }
+                out.add(a);
+            }
+        }
+        return out;
     }
 
     /** @return the TUN device's name, or empty when the node runs without one */
@@ -573,12 +626,9 @@ public final class Node implements AutoCloseable {
         return conductor;
     }
 
-    List<UdpTransport> transports() {
+    /** @return every transport, by transport id */
+    List<Transport> transports() {
         return transports;
-    }
-
-    List<UdpConfig> transportConfigs() {
-        return transportConfigs;
     }
 
     ControlLoop loop() {

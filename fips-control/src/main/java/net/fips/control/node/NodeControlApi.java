@@ -44,8 +44,9 @@ import net.fips.control.link.LinkConductor;
 import net.fips.control.mesh.MeshSnapshot;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.udp.UdpAddresses;
-import net.fips.dataplane.udp.UdpCounters;
-import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportTypes;
 import net.fips.dataplane.udp.UdpTransportException;
 
 /**
@@ -82,8 +83,10 @@ final class NodeControlApi implements ControlApi {
         final net.fips.control.link.LinkSnapshot snap = node.linkSnapshot();
         final NodeConfig nc = node.config().config().node();
         int mtu = Integer.MAX_VALUE;
-        for (final UdpTransport t : node.transports()) {
-            mtu = Math.min(mtu, t.mtu());
+        for (final Transport t : node.transports()) {
+            if (t.state() == Transport.State.UP) {
+                mtu = Math.min(mtu, t.mtu());
+            }
         }
         final int ipv6Mtu = mtu == Integer.MAX_VALUE ? 0 : Math.max(0, mtu - FIPS_IPV6_OVERHEAD);
         final ProcessHandle self = ProcessHandle.current();
@@ -97,7 +100,7 @@ final class NodeControlApi implements ControlApi {
                 node.controlSocketPath().map(Object::toString).orElse(nc.control().socketPath()), self.pid(),
                 self.info().command().orElse(null), node.uptimeNanos() / 1_000_000_000L, mesh.meshSize(),
                 nc.identity().persistent() || nc.identity().nsec().isPresent(), mesh.root(), mesh.isRoot(),
-                Map.of("udp", (long) snap.peers().size()), fwd, sparklines());
+                peersByTransportType(snap), fwd, sparklines());
     }
 
     /** The reference's {@code show_status.sparklines}: the last {@value #SPARK_N} 1 s samples of six series. */
@@ -192,8 +195,8 @@ final class NodeControlApi implements ControlApi {
         // Local congestion detection (the reference's ECN marking on kernel drops) is not implemented.
         congestion.putNull("congestion_detected");
         long kernelDrops = 0;
-        for (final UdpTransport t : node.transports()) {
-            kernelDrops += t.counters().kernelDrops();
+        for (final Transport t : node.transports()) {
+            kernelDrops += t.kernelDrops().orElse(0);
         }
         congestion.put("kernel_drop_events", kernelDrops);
         return congestion;
@@ -326,16 +329,38 @@ final class NodeControlApi implements ControlApi {
         return out;
     }
 
+    private static TransportState stateOf(final Transport.State s) {
+        return switch (s) {
+            case CONFIGURED -> TransportState.CONFIGURED;
+            case STARTING -> TransportState.STARTING;
+            case UP -> TransportState.UP;
+            case DOWN -> TransportState.DOWN;
+            case FAILED -> TransportState.FAILED;
+        };
+    }
+
+    /** show_status {@code peers_by_transport}: established peers per transport type name. */
+    private Map<String, Long> peersByTransportType(final net.fips.control.link.LinkSnapshot snap) {
+        final Map<String, Long> out = new java.util.TreeMap<>();
+        for (final Transport t : node.transports()) {
+            out.putIfAbsent(t.typeName(), 0L);
+        }
+        for (final var p : snap.peers()) {
+            final int id = (int) p.transportId();
+            if (id >= 0 && id < node.transports().size()) {
+                out.merge(node.transports().get(id).typeName(), 1L, Long::sum);
+            }
+        }
+        return out;
+    }
+
     @Override
     public List<TransportSnapshot> showTransports() {
         final List<TransportSnapshot> out = new ArrayList<>();
         for (int i = 0; i < node.transports().size(); i++) {
-            final UdpTransport t = node.transports().get(i);
-            final UdpCounters c = t.counters();
-            out.add(new TransportSnapshot(i, "udp", TransportState.UP, t.mtu(),
-                    node.transportConfigs().get(i).name().orElse(null), UdpAddresses.format(t.localAddress()), null,
-                    null, null, TransportSnapshot.udpStats(c.packetsOut(), c.bytesOut(), c.packetsIn(), c.bytesIn(),
-                            c.sendErrors(), c.recvErrors(), c.mtuExceeded(), c.kernelDrops())));
+            final Transport t = node.transports().get(i);
+            out.add(new TransportSnapshot(i, t.typeName(), stateOf(t.state()), t.mtu(), t.instanceName(),
+                    t.localAddr() == null ? null : t.localAddr().toString(), null, null, null, t.stats()));
         }
         return out;
     }
@@ -354,18 +379,24 @@ final class NodeControlApi implements ControlApi {
         } catch (final IdentityFormatException e) {
             throw new ControlException("invalid npub '" + npub + "': " + e.getMessage());
         }
-        if (!"udp".equals(transport)) {
-            throw new ControlException("unsupported transport: " + transport + " (only udp runs)");
+        final TransportAddr to;
+        final int tid;
+        if (TransportTypes.UDP.equals(transport)) {
+            final InetSocketAddress inet;
+            try {
+                inet = UdpAddresses.parse(address);
+            } catch (final UdpTransportException e) {
+                throw new ControlException("invalid address: " + e.getMessage());
+            }
+            tid = NodeSettings.transportFor(inet, node.transports());
+            to = TransportAddr.ofInet(inet);
+        } else {
+            tid = NodeSettings.transportOfType(transport, null, node.transports());
+            to = TransportAddr.ofText(address);
         }
-        final InetSocketAddress to;
-        try {
-            to = UdpAddresses.parse(address);
-        } catch (final UdpTransportException e) {
-            throw new ControlException("invalid address: " + e.getMessage());
-        }
-        final int tid = NodeSettings.transportFor(to, node.transports());
         if (tid < 0) {
-            throw new ControlException("no udp transport can reach " + address);
+            throw new ControlException(TransportTypes.rank(transport) < 0 ? "unsupported transport: " + transport
+                    : "no " + transport + " transport can reach " + address);
         }
         if (!node.acl().decide(peer).allowed()) {
             throw new ControlException("peer denied by ACL: " + npub);

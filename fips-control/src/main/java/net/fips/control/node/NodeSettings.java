@@ -7,10 +7,12 @@ import java.util.Optional;
 
 import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
-import net.fips.control.config.UdpConfig;
 import net.fips.control.link.LinkConfig;
 import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.pool.PacketPool;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportTypes;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
@@ -62,33 +64,32 @@ final class NodeSettings {
         return value < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
 
-    /** Where to dial a peer: a transport and a resolved address. */
-    record Dial(int transportId, InetSocketAddress address) {
+    /** Where to dial a peer: a transport and its address on it. */
+    record Dial(int transportId, TransportAddr address) {
     }
 
     /**
-     * Picks the first UDP address of the peer, by priority, that resolves and that one of our transports can
-     * reach (an IPv4 socket cannot send to IPv6).
+     * Picks the first address of the peer, by priority, that one of our transports can use: a UDP address must
+     * resolve and be reachable from the transport's socket family (an IPv4 socket cannot send to IPv6); another
+     * type's address goes to the first transport of that type. An address of transport {@code <type>/<instance>}
+     * uses only the transport with that instance name.
      *
      * @param peer       the configured peer
      * @param transports our transports, by transport id
      * @param problems   where to note skipped addresses
      * @return the dial, or empty when no address is usable
      */
-    static Optional<Dial> pickDial(final PeerConfig peer, final List<UdpTransport> transports,
+    static Optional<Dial> pickDial(final PeerConfig peer, final List<? extends Transport> transports,
                                    final List<String> problems) {
-        return pickDial(peer, transports, List.of(), problems);
-    }
-
-    /**
-     * As {@link #pickDial(PeerConfig, List, List)}; an address of transport {@code udp/<instance>} uses only the
-     * transport whose config ({@code names}, by transport id) has that instance name.
-     */
-    static Optional<Dial> pickDial(final PeerConfig peer, final List<UdpTransport> transports,
-                                   final List<UdpConfig> configs, final List<String> problems) {
         for (final PeerConfig.Address a : peer.addressesByPriority()) {
-            if (!"udp".equals(a.kind())) {
-                continue;
+            final String kind = a.kind();
+            if (!TransportTypes.UDP.equals(kind)) {
+                final int tid = transportOfType(kind, a.instance().orElse(null), transports);
+                if (tid < 0) {
+                    problems.add("no " + kind + " transport of this node for " + a.addr());
+                    continue;
+                }
+                return Optional.of(new Dial(tid, TransportAddr.ofText(a.addr())));
             }
             final InetSocketAddress address;
             try {
@@ -97,33 +98,45 @@ final class NodeSettings {
                 problems.add(e.getMessage());
                 continue;
             }
-            final int tid = a.instance().isPresent() ? instanceFor(a.instance().get(), address, transports, configs)
+            final int tid = a.instance().isPresent() ? instanceFor(a.instance().get(), address, transports)
                     : transportFor(address, transports);
             if (tid < 0) {
                 problems.add("no UDP transport of this node can reach " + a.addr());
                 continue;
             }
-            return Optional.of(new Dial(tid, address));
+            return Optional.of(new Dial(tid, TransportAddr.ofInet(address)));
         }
         return Optional.empty();
     }
 
-    /** @return the first transport that can send to {@code address}, or -1 */
-    static int instanceFor(final String name, final InetSocketAddress address, final List<UdpTransport> transports,
-                           final List<UdpConfig> configs) {
-        for (int i = 0; i < transports.size() && i < configs.size(); i++) {
-            if (configs.get(i).name().filter(name::equals).isPresent()
-                    && (transports.get(i).isIpv6() || address.getAddress() instanceof Inet4Address)) {
+    /** @return the first transport of {@code type} (with instance name {@code instance} when not null), or -1 */
+    static int transportOfType(final String type, final String instance, final List<? extends Transport> transports) {
+        for (int i = 0; i < transports.size(); i++) {
+            final Transport t = transports.get(i);
+            if (t.typeName().equals(type) && (instance == null || instance.equals(t.instanceName()))) {
                 return i;
             }
         }
         return -1;
     }
 
-    static int transportFor(final InetSocketAddress address, final List<UdpTransport> transports) {
+    /** @return the UDP transport named {@code name} that can send to {@code address}, or -1 */
+    static int instanceFor(final String name, final InetSocketAddress address,
+                           final List<? extends Transport> transports) {
         for (int i = 0; i < transports.size(); i++) {
-            final UdpTransport t = transports.get(i);
-            if (t.isIpv6() || address.getAddress() instanceof Inet4Address) {
+            if (transports.get(i) instanceof UdpTransport u && name.equals(u.instanceName())
+                    && (u.isIpv6() || address.getAddress() instanceof Inet4Address)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** @return the first UDP transport that can send to {@code address}, or -1 */
+    static int transportFor(final InetSocketAddress address, final List<? extends Transport> transports) {
+        for (int i = 0; i < transports.size(); i++) {
+            if (transports.get(i) instanceof UdpTransport u
+                    && (u.isIpv6() || address.getAddress() instanceof Inet4Address)) {
                 return i;
             }
         }

@@ -26,8 +26,8 @@ import net.fips.control.link.PeerSnapshot;
 import net.fips.control.mesh.MeshSnapshot;
 import net.fips.control.metrics.NodeMetric;
 import net.fips.dataplane.engine.DataPlaneCounter;
-import net.fips.dataplane.udp.UdpCounters;
-import net.fips.dataplane.udp.UdpTransport;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportCounters;
 
 /**
  * The Prometheus/OpenMetrics scrape endpoint ({@code node.metrics.bind}): the Prometheus Java client's
@@ -140,33 +140,43 @@ final class PrometheusExporter implements AutoCloseable {
         }
 
         private void transports(final List<MetricSnapshot> out) {
-            final List<UdpTransport> ts = node.transports();
+            final List<Transport> ts = node.transports();
             final CounterSnapshot.Builder pIn = counterFamily("fips_transport_packets_received",
-                    "UDP datagrams received.");
-            final CounterSnapshot.Builder bIn = counterFamily("fips_transport_bytes_received", "UDP bytes received.");
-            final CounterSnapshot.Builder pOut = counterFamily("fips_transport_packets_sent", "UDP datagrams sent.");
-            final CounterSnapshot.Builder bOut = counterFamily("fips_transport_bytes_sent", "UDP bytes sent.");
-            final CounterSnapshot.Builder sendErr = counterFamily("fips_transport_send_errors", "UDP send errors.");
+                    "Packets (frames) received by the transport.");
+            final CounterSnapshot.Builder bIn = counterFamily("fips_transport_bytes_received", "Bytes received by the transport.");
+            final CounterSnapshot.Builder pOut = counterFamily("fips_transport_packets_sent", "Packets (frames) sent by the transport.");
+            final CounterSnapshot.Builder bOut = counterFamily("fips_transport_bytes_sent", "Bytes sent by the transport.");
+            final CounterSnapshot.Builder sendErr = counterFamily("fips_transport_send_errors", "Transport send errors.");
             final CounterSnapshot.Builder recvErr = counterFamily("fips_transport_recv_errors",
-                    "UDP receive errors.");
+                    "Transport receive errors.");
             final CounterSnapshot.Builder drops = counterFamily("fips_transport_kernel_drops",
                     "Datagrams the kernel dropped on the receive queue (SO_RXQ_OVFL).");
             final CounterSnapshot.Builder mtu = counterFamily("fips_transport_mtu_exceeded",
                     "Sends refused for exceeding the transport MTU.");
             for (int i = 0; i < ts.size(); i++) {
-                final UdpCounters c = ts.get(i).counters();
-                final Labels l = Labels.of("transport", Integer.toString(i), "type", "udp");
-                pIn.dataPoint(point(c.packetsIn(), l));
-                bIn.dataPoint(point(c.bytesIn(), l));
-                pOut.dataPoint(point(c.packetsOut(), l));
-                bOut.dataPoint(point(c.bytesOut(), l));
-                sendErr.dataPoint(point(c.sendErrors(), l));
-                recvErr.dataPoint(point(c.recvErrors(), l));
-                drops.dataPoint(point(c.kernelDrops(), l));
-                mtu.dataPoint(point(c.mtuExceeded(), l));
+                final Transport t = ts.get(i);
+                final Map<String, Long> c = t.stats();
+                final Labels l = Labels.of("transport", Integer.toString(i), "type", t.typeName());
+                // A counter the transport type does not have is left out, never reported as 0.
+                addIfMeasured(pIn, TransportCounters.packetsRecv(c), l);
+                addIfMeasured(bIn, TransportCounters.bytesRecv(c), l);
+                addIfMeasured(pOut, TransportCounters.packetsSent(c), l);
+                addIfMeasured(bOut, TransportCounters.bytesSent(c), l);
+                addIfMeasured(sendErr, TransportCounters.get(c, "send_errors", null), l);
+                addIfMeasured(recvErr, TransportCounters.get(c, "recv_errors", null), l);
+                if (t.kernelDrops().isPresent()) {
+                    drops.dataPoint(point(t.kernelDrops().getAsLong(), l));
+                }
+                addIfMeasured(mtu, TransportCounters.get(c, "mtu_exceeded", null), l);
             }
             for (final CounterSnapshot.Builder b : List.of(pIn, bIn, pOut, bOut, sendErr, recvErr, drops, mtu)) {
                 out.add(b.build());
+            }
+        }
+
+        private void addIfMeasured(final CounterSnapshot.Builder family, final long value, final Labels l) {
+            if (value >= 0) {
+                family.dataPoint(point(value, l));
             }
         }
 

@@ -311,19 +311,56 @@ class ConfigLoaderTest {
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
         final List<String> expected = new java.util.ArrayList<>(java.util.stream.Stream.of(
                 "node.discovery.nostr.enabled", "node.discovery.lan.enabled", "transports.udp.advertise_on_nostr",
-                "transports.udp.public", "transports.tcp.bind_addr", "transports.ethernet.eth0.interface",
+                "transports.udp.public", "transports.ethernet.eth0.interface",
                 "transports.ethernet.eth1.interface", "transports.ethernet.eth1.announce", "peers[0].via_nostr",
                 "gateway.enabled", "gateway.pool", "gateway.lan_interface", "gateway.port_forwards")
                 .map(k -> k + v041).toList());
         // Values (not keys) this node cannot use are told apart:
-        expected.add("peers[0].addresses[0].transport: \"tcp\" not supported yet; this address is skipped when"
-                + " dialling");
         expected.add("peers[0].addresses[1].addr: \"nat\" (reach by Nostr traversal) not supported yet");
         expected.add("peers[0].connect_policy: not implemented by the reference either; the peer is simply not"
                 + " dialled");
         assertEquals(new java.util.TreeSet<>(expected), new java.util.TreeSet<>(c.warnings()));
         assertEquals(expected.size(), c.warnings().size(), "one warning per key: " + c.warnings());
         assertEquals(1, c.config().udp().size());
+        assertEquals(1, c.config().tcp().size());
+        assertEquals(java.util.Optional.of("0.0.0.0:8443"), c.config().tcp().getFirst().bindAddr());
+    }
+
+    @Test
+    void tcpTransportSingleAndNamedInstances() throws ConfigException {
+        final LoadedConfig one = load("""
+                transports:
+                  tcp: { bind_addr: "[::]:8443", mtu: 1300, connect_timeout_ms: 2000, nodelay: false,
+                         keepalive_secs: 0, recv_buf_size: 65536, send_buf_size: 131072,
+                         max_inbound_connections: 8 }
+                """);
+        final TcpConfig t = one.config().tcp().getFirst();
+        assertEquals(java.util.Optional.empty(), t.name());
+        assertEquals(java.util.Optional.of("[::]:8443"), t.bindAddr());
+        assertEquals(1300, t.mtu());
+        assertEquals(2000, t.connectTimeoutMs());
+        assertEquals(false, t.nodelay());
+        assertEquals(0, t.keepaliveSecs());
+        assertEquals(65536, t.recvBufSize());
+        assertEquals(131072, t.sendBufSize());
+        assertEquals(java.util.OptionalInt.of(8), t.maxInboundConnections());
+        assertEquals(List.of(), one.warnings());
+
+        final LoadedConfig named = load("""
+                transports:
+                  tcp:
+                    lan: { bind_addr: "10.0.0.1:8443" }
+                    out: { mtu: 1400 }
+                """);
+        assertEquals(2, named.config().tcp().size());
+        assertEquals(java.util.Optional.of("lan"), named.config().tcp().get(0).name());
+        assertEquals(java.util.Optional.empty(), named.config().tcp().get(1).bindAddr(), "outbound only");
+        assertEquals(TcpConfig.DEFAULT_CONNECT_TIMEOUT_MS, named.config().tcp().get(1).connectTimeoutMs());
+
+        assertTrue(errors("transports: { tcp: { bind_addr: \"nowhere\" } }").stream()
+                .anyMatch(e -> e.startsWith("transports.tcp.bind_addr: expected an IP address with port")));
+        assertTrue(errors("transports: { tcp: { mtu: 576 } }").stream()
+                .anyMatch(e -> e.startsWith("transports.tcp.mtu: must be at least 1280")));
     }
 
     @Test

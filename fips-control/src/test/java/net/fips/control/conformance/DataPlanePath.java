@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.crypto.AeadCipher;
@@ -92,7 +93,7 @@ final class DataPlanePath implements AutoCloseable {
             throw e;
         }
         peer = ch;
-        dpAddress = dp.transport(0).localAddress();
+        dpAddress = dp.udpTransport(0).localAddress();
     }
 
     String backend() {
@@ -102,7 +103,7 @@ final class DataPlanePath implements AutoCloseable {
     /** Installs a link to the peer, its session starting at {@link #SESSION_START}. */
     void link(final long linkId, final int ourIndex, final int theirIndex, final byte[] sendKey,
               final byte[] recvKey) throws IOException {
-        dp.addLink(new LinkSpec(linkId, 0, (InetSocketAddress) peer.getLocalAddress(), ourIndex, theirIndex, sendKey,
+        dp.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), ourIndex, theirIndex, sendKey,
                 recvKey, SESSION_START));
     }
 

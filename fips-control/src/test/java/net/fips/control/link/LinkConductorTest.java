@@ -80,7 +80,7 @@ class LinkConductorTest {
         final PeerSnapshot ab = a.peer(b);
         assertEquals(b.id.nodeAddr().toString(), ab.nodeAddr());
         assertEquals(0, ab.kBit());
-        assertEquals(net.fips.dataplane.udp.UdpAddresses.format(b.side.address), ab.address(),
+        assertEquals(b.side.address.toString(), ab.address(),
                 "ip:port as the reference prints it");
         assertTraffic(a, b, 50);
 
@@ -91,6 +91,25 @@ class LinkConductorTest {
         assertEquals(2, a.peers());
         assertEquals("inbound", a.peer(c).direction());
         assertEquals(a.peer(c).ourIndex(), c.peer(a).theirIndex());
+    }
+
+    @Test
+    void aTransportThatAdmitsNoStrangersDropsTheirMsg1ButNotAnEstablishedPeers() {
+        final Node[] n = pair(LinkConfig.defaults());
+        final Node a = n[0];
+        final Node b = n[1];
+        b.conductor.setAdmission(id -> false);
+        a.conductor.connect(b.peer, TRANSPORT, b.side.address);
+        fx.net.deliverAll();
+        assertEquals(0, b.peers(), "b admits no stranger");
+        assertEquals(1, b.conductor.snapshot().counter(LinkCounter.MSG1_NOT_ADMITTED));
+
+        // b still dials out: the answer (msg2) is not a stranger's msg1.
+        final Node c = fx.node("c", 3, LinkConfig.defaults(), PeerFilter.ALLOW_ALL);
+        b.conductor.connect(c.peer, TRANSPORT, c.side.address);
+        fx.net.deliverAll();
+        assertLinked(b, c);
+        assertEquals(1, b.conductor.snapshot().counter(LinkCounter.MSG1_NOT_ADMITTED));
     }
 
     @Test

@@ -2,6 +2,7 @@ package net.fips.control.link;
 
 import java.util.Random;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
@@ -77,11 +78,11 @@ final class LinkFixture {
     Node restart(final Node old, final long randomSeed, final LinkConfig config) {
         net.sides.remove(old.side.address);
         return node(old.side.name + "'", old.id, randomSeed, config, PeerFilter.ALLOW_ALL,
-                old.side.address.getPort(), old.side.address);
+                0, old.side.address);
     }
 
     private Node node(final String name, final NodeIdentity id, final long randomSeed, final LinkConfig config,
-                      final PeerFilter filter, final int port, final java.net.InetSocketAddress address) {
+                      final PeerFilter filter, final int port, final TransportAddr address) {
         final Random r = new Random(randomSeed);
         final byte[] epoch = new byte[8];
         r.nextBytes(epoch);

@@ -5,11 +5,11 @@ import static net.fips.control.link.PairedDataPlanes.TRANSPORT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.control.noise.EphemeralSource;
 import net.fips.control.noise.HandshakeState;
@@ -44,7 +44,7 @@ class LinkFloodTest {
             final HandshakeState hs = HandshakeState.initiator(HandshakeState.Pattern.IK, sk,
                     b.id.compressedPublicKey(), epoch, ephemerals);
             final byte[] pkt = new FmpMsg1(r.nextInt(), hs.writeMessage1()).encode();
-            final InetSocketAddress from = new InetSocketAddress("192.168." + (i >> 8 & 0xFF) + "." + (i & 0xFF),
+            final TransportAddr from = PairedDataPlanes.inet("192.168." + (i >> 8 & 0xFF) + "." + (i & 0xFF),
                     40000 + i % 1000);
             flood.add(new PairedDataPlanes.Packet(from, b.side.address, pkt));
         }

@@ -52,8 +52,7 @@ class LinkLogTest {
         final long attempts = a.count(LinkCounter.RETRIES_STARTED) + 1;
         final List<String> warns = lines("WARNING", "Peer " + b.peer.shortNpub());
         assertTrue(attempts >= 20, "enough attempts to show the throttle: " + attempts);
-        assertEquals("Peer " + b.peer.shortNpub() + " at " + b.side.address.getAddress().getHostAddress() + ":"
-                + b.side.address.getPort() + ": cannot connect (no handshake answer within 30 s); retrying in 10 s",
+        assertEquals("Peer " + b.peer.shortNpub() + " at " + b.side.address + ": cannot connect (no handshake answer within 30 s); retrying in 10 s",
                 warns.get(0));
         // One line per power of two of failures: 1, 2, 4, 8, ...
         final Pattern count = Pattern.compile("after (\\d+) attempts");
@@ -86,8 +85,7 @@ class LinkLogTest {
         final Node b = n[1];
         a.conductor.connect(b.peer, TRANSPORT, b.side.address);
         fx.net.deliverAll();
-        assertEquals(List.of("Link up: peer " + b.peer.shortNpub() + " at " + b.side.address.getAddress()
-                .getHostAddress() + ":" + b.side.address.getPort() + " (outbound), link 1"),
+        assertEquals(List.of("Link up: peer " + b.peer.shortNpub() + " at " + b.side.address + " (outbound), link 1"),
                 lines("INFO", "Link up: peer " + b.peer.shortNpub()));
         assertEquals(1, lines("INFO", "Link up: peer " + a.peer.shortNpub() + " at ").size(), "b's inbound");
         fx.net.run(5_000, 1000);

@@ -1,7 +1,6 @@
 package net.fips.control.link;
 
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
@@ -36,8 +36,8 @@ final class PairedDataPlanes {
     static final int DECRYPT_FAILURE_LIMIT = 20;
 
     /** A packet in flight, delivered once the clock reaches {@code dueNanos} (0: at once). */
-    record Packet(InetSocketAddress from, InetSocketAddress to, byte[] bytes, long dueNanos) {
-        Packet(final InetSocketAddress from, final InetSocketAddress to, final byte[] bytes) {
+    record Packet(TransportAddr from, TransportAddr to, byte[] bytes, long dueNanos) {
+        Packet(final TransportAddr from, final TransportAddr to, final byte[] bytes) {
             this(from, to, bytes, 0L);
         }
 
@@ -48,7 +48,12 @@ final class PairedDataPlanes {
 
     long now = 1_000 * SECOND;
     final ArrayDeque<Packet> wire = new ArrayDeque<>();
-    final Map<InetSocketAddress, Side> sides = new HashMap<>();
+    final Map<TransportAddr, Side> sides = new HashMap<>();
+
+    /** @return the UDP text address {@code host:port} */
+    static TransportAddr inet(final String host, final int port) {
+        return TransportAddr.ofText(host + ":" + port);
+    }
     /** Packets for which this returns true are lost. */
     Predicate<Packet> loss = p -> false;
     long lostPackets;
@@ -64,7 +69,7 @@ final class PairedDataPlanes {
     long cutoverEventDelayNanos;
 
     Side newSide(final String name, final int port) {
-        final Side s = new Side(name, new InetSocketAddress("10.0.0." + (sides.size() + 1), port));
+        final Side s = new Side(name, inet("10.0.0." + (sides.size() + 1), port));
         sides.put(s.address, s);
         return s;
     }
@@ -129,7 +134,7 @@ final class PairedDataPlanes {
     static final class DpLink implements LinkStats {
         final long linkId;
         final int transportId;
-        InetSocketAddress remote;
+        TransportAddr remote;
         Session current;
         Session pending;
         Session previous;
@@ -264,7 +269,7 @@ final class PairedDataPlanes {
             throw new UnsupportedOperationException("sessions");
         }
         final String name;
-        final InetSocketAddress address;
+        final TransportAddr address;
         final Map<Long, DpLink> links = new HashMap<>();
         final Map<Integer, DpLink> byIndex = new HashMap<>();
         final AeadCipher cipher = new JdkAeadCipher();
@@ -283,7 +288,7 @@ final class PairedDataPlanes {
         long sendToMissingLink;
         long trialCutovers;
 
-        Side(final String name, final InetSocketAddress address) {
+        Side(final String name, final TransportAddr address) {
             this.name = name;
             this.address = address;
         }
@@ -400,7 +405,7 @@ final class PairedDataPlanes {
         }
 
         @Override
-        public void sendHandshake(final int transportId, final InetSocketAddress to, final byte[] packet) {
+        public void sendHandshake(final int transportId, final TransportAddr to, final byte[] packet) {
             wire.add(new Packet(address, to, packet.clone(), now + latencyNanos));
         }
 

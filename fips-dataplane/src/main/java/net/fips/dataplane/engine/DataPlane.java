@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,15 +27,18 @@ import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.route.ForwardingTable;
-import net.fips.dataplane.udp.UdpDestination;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportDestination;
+import net.fips.dataplane.transport.TransportException;
 import net.fips.dataplane.udp.UdpTransport;
-import net.fips.dataplane.udp.UdpTransportException;
 
 /**
  * The FMP data-plane engine: receive, open, deliver; frame, seal, send, for every established link of the node.
  *
  * <pre>
- *   transport t:  fips-rx-t --(SPSC, by link id mod W)--> fips-worker-w --(SPSC)--> fips-tx-t
+ *   UDP t:        fips-rx-t --(SPSC, by link id mod W)--> fips-worker-w --(SPSC)--> fips-tx-t
+ *   other t:      t's own loop --(TransportPort.deliver)--> fips-worker-w --(SPSC)--> t's own loop
  *   callers:      sendDatagram --(MPSC)--> fips-worker-w
  *   control:      DataPlaneCommands --(command queue)--> owning agent;   events <--(bounded queue)-- agents
  * </pre>
@@ -66,8 +68,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private enum State { NEW, RUNNING, CLOSED }
 
     /** What every agent shares, fixed at start. */
-    record Shared(DataPlaneContext context, PacketPool pool, UdpTransport[] transports,
-                  UdpDestination[] slotDestination, MemorySegment[] slotSource, IndexTableHolder table,
+    record Shared(DataPlaneContext context, PacketPool pool, Transport[] transports,
+                  TransportDestination[] slotDestination, MemorySegment[] slotSource, IndexTableHolder table,
                   EventQueue events, ForwardingTableHolder routes) {
     }
 
@@ -76,7 +78,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private final EventQueue events;
     private final IndexTableHolder table = new IndexTableHolder();
     private final ForwardingTableHolder routes = new ForwardingTableHolder();
-    private final List<UdpTransport> transportList = new ArrayList<>();
+    private final List<Transport> transportList = new ArrayList<>();
     private final Map<Long, Link> links = new ConcurrentHashMap<>();
     private final Map<NodeAddr, FspSession> sessions = new ConcurrentHashMap<>();
     private final Arena tunArena = Arena.ofShared();
@@ -89,6 +91,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private RxAgent[] rx;
     private WorkerAgent[] workers;
     private TxAgent[] tx;
+    private LoopPort[] ports;
     private MpscSlotRing[] callerRings;
     private WakeSignal[] workerSignals;
     private volatile Throwable agentFailure;
@@ -107,12 +110,15 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     /**
-     * Adds a transport; the data plane owns it from now on and closes it in {@link #close()}.
+     * Adds a transport; the data plane owns it from now on and closes it in {@link #close()}. A
+     * {@link UdpTransport} is driven by this data plane's receive and send agents; any other transport gets
+     * {@link Transport#start(net.fips.dataplane.transport.TransportPort)} with its port in {@link #start()} and runs
+     * its own loop.
      *
      * @return the transport id to use in {@link LinkSpec}s and {@link #sendHandshake}
      * @throws IllegalStateException after {@link #start()}
      */
-    public synchronized int addTransport(final UdpTransport transport) {
+    public synchronized int addTransport(final Transport transport) {
         if (state != State.NEW) {
             throw new IllegalStateException("transports are added before start()");
         }
@@ -152,13 +158,13 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         final int t = transportList.size();
         final int w = ctx.workerCount();
         final int ring = ctx.ringCapacity();
-        final UdpTransport[] transports = transportList.toArray(new UdpTransport[0]);
+        final Transport[] transports = transportList.toArray(new Transport[0]);
         final MemorySegment[] slotSource = new MemorySegment[pool.capacity()];
         for (int i = 0; i < slotSource.length; i++) {
             slotSource[i] = pool.slotSegment(i).asSlice(SlotMeta.SOURCE_OFFSET, SlotMeta.SOURCE_MAX_BYTES);
         }
-        final Shared shared = new Shared(ctx, pool, transports, new UdpDestination[pool.capacity()], slotSource,
-                table, events, routes);
+        final Shared shared = new Shared(ctx, pool, transports, new TransportDestination[pool.capacity()],
+                slotSource, table, events, routes);
         final SpscSlotRing[][] rxToWorker = new SpscSlotRing[t][w];
         final SpscSlotRing[][] workerToTx = new SpscSlotRing[w][t];
         for (int i = 0; i < t; i++) {
@@ -194,12 +200,22 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         }
         rx = new RxAgent[t];
         tx = new TxAgent[t];
+        ports = new LoopPort[t];
         workers = new WorkerAgent[w];
         callerRings = new MpscSlotRing[w];
         for (int i = 0; i < t; i++) {
-            // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
-            rx[i] = new RxAgent(i, transports[i], pool, rxToWorker[i], table, events, newCounters(), ctx.batch(),
-                    dedicated ? 1000 : 0, workerSignals);
+            if (transports[i] instanceof UdpTransport udp) {
+                // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
+                rx[i] = new RxAgent(i, udp, pool, rxToWorker[i], table, events, newCounters(), ctx.batch(),
+                        dedicated ? 1000 : 0, workerSignals);
+            } else {
+                final SpscSlotRing[] out = new SpscSlotRing[w];
+                for (int j = 0; j < w; j++) {
+                    out[j] = workerToTx[j][i];
+                }
+                ports[i] = new LoopPort(i, transports[i], pool, rxToWorker[i], workerSignals, table, events,
+                        newCounters(), out, ring, shared.slotDestination());
+            }
         }
         for (int j = 0; j < w; j++) {
             final SpscSlotRing[] in = new SpscSlotRing[t];
@@ -222,19 +238,45 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                     tunToWorker[j], sink);
         }
         for (int i = 0; i < t; i++) {
+            if (!(transports[i] instanceof UdpTransport udp)) {
+                continue;
+            }
             final SpscSlotRing[] in = new SpscSlotRing[w];
             for (int j = 0; j < w; j++) {
                 in[j] = workerToTx[j][i];
             }
-            tx[i] = new TxAgent(i, transports[i], pool, in, shared.slotDestination(), newCounters(), ctx.batch(),
+            tx[i] = new TxAgent(i, udp, pool, in, shared.slotDestination(), newCounters(), ctx.batch(),
                     txSignals[i]);
         }
-        agents.addAll(List.of(rx));
+        for (final RxAgent r : rx) {
+            if (r != null) {
+                agents.add(r);
+            }
+        }
         if (tunRx != null) {
             agents.add(tunRx);
         }
         agents.addAll(List.of(workers));
-        agents.addAll(List.of(tx));
+        for (final TxAgent x : tx) {
+            if (x != null) {
+                agents.add(x);
+            }
+        }
+        for (int i = 0; i < t; i++) {
+            if (ports[i] != null) {
+                try {
+                    transports[i].start(ports[i]);
+                } catch (final java.io.IOException e) {
+                    for (int k = 0; k < i; k++) {
+                        if (ports[k] != null) {
+                            transports[k].stop();
+                        }
+                    }
+                    throw new IllegalStateException(transports[i].typeName() + " transport " + i
+                            + " did not start: " + e.getMessage(), e);
+                }
+            }
+        }
         state = State.RUNNING;
         if (dedicated) {
             for (final Agent a : agents) {
@@ -282,14 +324,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     public void addLink(final LinkSpec spec) {
         checkRunning();
         final int transportId = spec.transportId();
-        final UdpTransport transport = transport(transportId);
+        final Transport transport = transport(transportId);
         if (links.containsKey(spec.linkId())) {
             throw new IllegalArgumentException("link " + spec.linkId() + " already exists");
         }
-        final UdpDestination destination;
+        final TransportDestination destination;
         try {
-            destination = transport.destination(spec.remote(), Arena.ofAuto());
-        } catch (final UdpTransportException e) {
+            destination = transport.destination(spec.remote());
+        } catch (final TransportException e) {
             throw new IllegalArgumentException("link " + spec.linkId() + ": " + e.getMessage(), e);
         }
         final LinkSession session = new LinkSession(spec.ourIndex(), spec.theirIndex(), spec.sendKey(),
@@ -343,10 +385,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     @Override
-    public void sendHandshake(final int transportId, final InetSocketAddress to, final byte[] packet) {
+    public void sendHandshake(final int transportId, final TransportAddr to, final byte[] packet) {
         checkRunning();
         transport(transportId);
-        tx[transportId].enqueue(new TxAgent.Handshake(to, packet.clone()));
+        if (tx[transportId] != null) {
+            tx[transportId].enqueue(new TxAgent.Handshake(to, packet.clone()));
+        } else {
+            ports[transportId].enqueueHandshake(to, packet);
+        }
     }
 
     // ------------------------------------------------------------------ end-to-end sessions
@@ -563,11 +609,27 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     /** @return transport {@code transportId} */
-    public UdpTransport transport(final int transportId) {
+    public Transport transport(final int transportId) {
         if (transportId < 0 || transportId >= transportList.size()) {
             throw new IllegalArgumentException("no transport " + transportId);
         }
         return transportList.get(transportId);
+    }
+
+    /**
+     * @return transport {@code transportId}, which must be a {@link UdpTransport}
+     * @throws IllegalArgumentException when there is no such transport or it is not UDP
+     */
+    public UdpTransport udpTransport(final int transportId) {
+        if (transport(transportId) instanceof UdpTransport u) {
+            return u;
+        }
+        throw new IllegalArgumentException("transport " + transportId + " is not UDP");
+    }
+
+    /** @return how many transports were added */
+    public int transportCount() {
+        return transportList.size();
     }
 
     /** @return the first unexpected exception that stopped an agent thread, or null (a bug if ever set) */
@@ -592,6 +654,12 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         final boolean wasRunning = state == State.RUNNING;
         state = State.CLOSED;
         if (wasRunning) {
+            // Receive first: the loop transports stop reading (and hand back their slots) before the agents stop.
+            for (int i = 0; i < ports.length; i++) {
+                if (ports[i] != null) {
+                    transportList.get(i).stop();
+                }
+            }
             if (runners.isEmpty()) {
                 for (final Agent a : agents) {
                     a.onClose();
@@ -602,7 +670,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                 }
             }
         }
-        for (final UdpTransport t : transportList) {
+        if (wasRunning) {
+            for (final LoopPort p : ports) {
+                if (p != null) {
+                    p.onClose();
+                }
+            }
+        }
+        for (final Transport t : transportList) {
             t.close();
         }
         pool.close();

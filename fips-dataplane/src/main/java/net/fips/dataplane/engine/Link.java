@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 import net.fips.dataplane.LinkStats;
-import net.fips.dataplane.udp.UdpDestination;
+import net.fips.dataplane.transport.TransportDestination;
 
 /**
  * One established link as its worker sees it: up to three sessions, the K bit, the peer's current address and
@@ -55,7 +55,7 @@ final class Link implements LinkStats {
     LinkSession previous;
     /** The K bit of the current session: sent in every frame, compared with every received one. */
     int kBit;
-    UdpDestination destination;
+    TransportDestination destination;
     int consecutiveFailures;
 
     // ---- published statistics (opaque) ----
@@ -75,7 +75,7 @@ final class Link implements LinkStats {
      * @param sessionStartNanos the instant the control plane chose as the session's start (frame timestamps)
      * @param nowNanos          the clock now (the liveness baseline)
      */
-    Link(final long linkId, final int transportId, final UdpDestination destination, final LinkSession current,
+    Link(final long linkId, final int transportId, final TransportDestination destination, final LinkSession current,
          final long sessionStartNanos, final long nowNanos) {
         this.linkId = linkId;
         this.transportId = transportId;

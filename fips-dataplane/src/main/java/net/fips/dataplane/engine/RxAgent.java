@@ -1,25 +1,16 @@
 package net.fips.dataplane.engine;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 
-import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.udp.ReceiveBatch;
 import net.fips.dataplane.udp.UdpTransport;
-import net.fips.dataplane.wire.FmpEstablishedHeader;
-import net.fips.dataplane.wire.FmpPrefix;
-import net.fips.ffm.linux.SockAddrException;
 
 /**
- * The receive loop of one transport: recvmmsg straight into pool slots, then classify by the FMP prefix
- * (crypto-link.md §5.2). Handshakes become events (copied; rare). Established frames are resolved to a link
- * through the {@link IndexTable} (unknown index: dropped before any crypto) and handed to the worker the link is
- * pinned to, so one link's frames are opened in arrival order by one thread.
+ * The receive loop of one UDP transport: recvmmsg straight into pool slots, then {@link InboundDispatch} (the
+ * FMP prefix check, handshakes to events, established frames to the worker their link is pinned to).
  *
  * <p>When it runs on its own thread the agent blocks in the kernel (poll) while the socket is empty;
  * {@link #wakeup()} ends the wait for shutdown.
@@ -28,11 +19,7 @@ final class RxAgent implements Agent {
     private final int transportId;
     private final UdpTransport transport;
     private final PacketPool pool;
-    private final SpscSlotRing[] toWorkers;
-    private final WakeSignal[] workerSignals;
-    private final boolean[] workerFed;
-    private final DataPlane.IndexTableHolder table;
-    private final EventQueue events;
+    private final InboundDispatch dispatch;
     private final Counters counters;
     private final int receiveTimeoutMs;
     private final int slotCapacity;
@@ -47,11 +34,8 @@ final class RxAgent implements Agent {
         this.transportId = transportId;
         this.transport = transport;
         this.pool = pool;
-        this.toWorkers = toWorkers;
-        this.workerSignals = workerSignals;
-        this.workerFed = new boolean[toWorkers.length];
-        this.table = table;
-        this.events = events;
+        this.dispatch = new InboundDispatch(transportId, transport, pool, toWorkers, workerSignals, table, events,
+                counters);
         this.counters = counters;
         this.receiveTimeoutMs = receiveTimeoutMs;
         // Room for an MTU-sized datagram plus the tailroom, so one slightly above the MTU is seen (and later fails
@@ -80,13 +64,7 @@ final class RxAgent implements Agent {
             onDatagram(slot, k);
         }
         // Once per batch rather than per frame: each wake-up costs a fence.
-        final boolean[] fed = workerFed;
-        for (int w = 0; w < fed.length; w++) {
-            if (fed[w]) {
-                fed[w] = false;
-                workerSignals[w].wake();
-            }
-        }
+        dispatch.flush();
         return n;
     }
 
@@ -118,81 +96,7 @@ final class RxAgent implements Agent {
     }
 
     private void onDatagram(final int slot, final int k) {
-        final MemorySegment seg = pool.slotSegment(slot);
-        final long off = SlotDescriptor.DEFAULT_DATA_OFFSET;
-        final int len = batch.length(k);
-        if (len < FmpPrefix.SIZE) {
-            drop(slot, DataPlaneCounter.DROP_RUNT);
-            return;
-        }
-        final int versionPhase = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, off));
-        if (versionPhase >>> 4 != FmpPrefix.VERSION) {
-            drop(slot, DataPlaneCounter.DROP_BAD_VERSION);
-            return;
-        }
-        final int phase = versionPhase & 0x0F;
-        if (phase == FmpPrefix.PHASE_ESTABLISHED) {
-            onEstablished(slot, seg, off, len, k);
-        } else if (phase == FmpPrefix.PHASE_MSG1 || phase == FmpPrefix.PHASE_MSG2) {
-            onHandshake(slot, seg, off, len, k);
-        } else {
-            drop(slot, DataPlaneCounter.DROP_BAD_PHASE);
-        }
-    }
-
-    private void onEstablished(final int slot, final MemorySegment seg, final long off, final int len, final int k) {
-        if (len < FmpEstablishedHeader.MIN_FRAME_SIZE) {
-            drop(slot, DataPlaneCounter.DROP_TRUNCATED);
-            return;
-        }
-        // payload_len must be exact (crypto-link.md §5.1, §5.4): the reference's stream framing reads
-        // 16 + payload_len + 16 bytes, so a frame whose length disagrees would break a TCP peer; checked before any
-        // crypto, as the reference's framing does.
-        if (Short.toUnsignedInt(seg.get(DataPlane.U16, off + FmpEstablishedHeader.PAYLOAD_LEN_OFFSET))
-                != len - FmpEstablishedHeader.MIN_FRAME_SIZE) {
-            drop(slot, DataPlaneCounter.DROP_BAD_PAYLOAD_LEN);
-            return;
-        }
-        final int receiverIdx = seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
-        final long linkId = table.lvTable().get(IndexTable.key(transportId, receiverIdx));
-        if (linkId == IndexTable.MISSING) {
-            drop(slot, DataPlaneCounter.DROP_UNKNOWN_INDEX);
-            return;
-        }
-        SlotMeta.linkId(seg, linkId);
-        SlotMeta.transportId(seg, transportId);
-        SlotMeta.source(seg, batch.source(k), batch.sourceLength(k));
-        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
-        // release (inside offer): the worker sees the datagram bytes and the metadata before the index
-        final int worker = DataPlane.workerOf(linkId, toWorkers.length);
-        if (toWorkers[worker].offer(slot)) {
-            workerFed[worker] = true;
-        } else {
-            drop(slot, DataPlaneCounter.DROP_WORKER_RING_FULL);
-        }
-    }
-
-    private void onHandshake(final int slot, final MemorySegment seg, final long off, final int len, final int k) {
-        final byte[] packet = new byte[len];
-        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, off, packet, 0, len);
-        InetSocketAddress from;
-        try {
-            from = batch.sourceAddress(k);
-        } catch (final SockAddrException e) {
-            from = null;
-        }
-        pool.release(slot);
-        if (from == null) {
-            counters.increment(DataPlaneCounter.DROP_BAD_PHASE);
-            return;
-        }
-        counters.increment(DataPlaneCounter.HANDSHAKES_IN);
-        events.offer(new DataPlaneEvent.HandshakeReceived(transportId, from, packet));
-    }
-
-    private void drop(final int slot, final DataPlaneCounter why) {
-        counters.increment(why);
-        pool.release(slot);
+        dispatch.onPacket(slot, batch.length(k), batch.source(k), 0, batch.sourceLength(k));
     }
 
     @Override

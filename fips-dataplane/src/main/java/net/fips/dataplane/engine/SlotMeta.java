@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import net.fips.dataplane.pool.SlotDescriptor;
+import net.fips.dataplane.transport.TransportPort;
 import net.fips.ffm.linux.SockAddrs;
 
 /**
@@ -15,9 +16,9 @@ import net.fips.ffm.linux.SockAddrs;
  *  +0    slot header (SlotDescriptor, 16 bytes)
  *  +16   link id i64                     rx -> worker: the link the index resolved to;
  *                                        caller -> worker: the link to send on
- *  +24   source sockaddr length i32     rx -> worker: where the datagram came from (0 = unknown)
+ *  +24   source length i32              rx -> worker: where the datagram came from (0 = unknown)
  *  +28   transport id i32               rx -> worker
- *  +32   source sockaddr (28 bytes, sockaddr_in6 at most)
+ *  +32   source bytes (28 at most): the transport's encoding (UDP: sockaddr_in/sockaddr_in6)
  *  +60   forward flags i32             worker -> worker: FMP flags (CE) of a handed-off forward, route class << 8
  *  +64   ... rest of the headroom, free for prepending
  * </pre>
@@ -30,11 +31,14 @@ final class SlotMeta {
     static final long SOURCE_LENGTH_OFFSET = LINK_ID_OFFSET + Long.BYTES;
     static final long TRANSPORT_ID_OFFSET = SOURCE_LENGTH_OFFSET + Integer.BYTES;
     static final long SOURCE_OFFSET = TRANSPORT_ID_OFFSET + Integer.BYTES;
-    static final int SOURCE_MAX_BYTES = SockAddrs.IN6_SIZE;
+    static final int SOURCE_MAX_BYTES = TransportPort.SOURCE_MAX_BYTES;
     static final long FORWARD_FLAGS_OFFSET = SOURCE_OFFSET + SOURCE_MAX_BYTES;
     static final long END_OFFSET = FORWARD_FLAGS_OFFSET + Integer.BYTES;
 
     static {
+        if (SockAddrs.IN6_SIZE > SOURCE_MAX_BYTES) {
+            throw new ExceptionInInitializerError("a sockaddr_in6 does not fit the source area");
+        }
         if (END_OFFSET > SlotDescriptor.DEFAULT_DATA_OFFSET - 64) {
             throw new ExceptionInInitializerError("slot metadata overlaps the headroom in use");
         }
@@ -60,12 +64,12 @@ final class SlotMeta {
     }
 
     /** Copies a received source address; one longer than a sockaddr_in6 is recorded as unknown. */
-    static void source(final MemorySegment slot, final MemorySegment sockaddr, final int length) {
-        if (length <= 0 || length > SOURCE_MAX_BYTES) {
+    static void source(final MemorySegment slot, final MemorySegment source, final long offset, final int length) {
+        if (source == null || length <= 0 || length > SOURCE_MAX_BYTES) {
             slot.set(ValueLayout.JAVA_INT, SOURCE_LENGTH_OFFSET, 0);
             return;
         }
-        MemorySegment.copy(sockaddr, 0, slot, SOURCE_OFFSET, length);
+        MemorySegment.copy(source, offset, slot, SOURCE_OFFSET, length);
         slot.set(ValueLayout.JAVA_INT, SOURCE_LENGTH_OFFSET, length);
     }
 

@@ -1,9 +1,7 @@
 package net.fips.dataplane.engine;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -13,24 +11,25 @@ import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.udp.SendBatch;
 import net.fips.dataplane.udp.UdpDestination;
 import net.fips.dataplane.udp.UdpTransport;
-import net.fips.dataplane.udp.UdpTransportException;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportDestination;
 
 /**
- * The send loop of one transport: collects sealed slots from every worker's ring into one batch and sends it, so
+ * The send loop of one UDP transport: collects sealed slots from every worker's ring into one batch and sends it, so
  * packets to one destination leave as GSO trains when they are of equal size and through sendmmsg otherwise
  * (transports.md §2.4). Also sends the control plane's plaintext handshake packets. Slots go back to the pool as
  * soon as the kernel has copied them.
  */
 final class TxAgent implements Agent {
     /** A handshake packet to send as is. */
-    record Handshake(InetSocketAddress to, byte[] packet) {
+    record Handshake(TransportAddr to, byte[] packet) {
     }
 
     private final int transportId;
     private final UdpTransport transport;
     private final PacketPool pool;
     private final SpscSlotRing[] fromWorkers;
-    private final UdpDestination[] slotDestination;
+    private final TransportDestination[] slotDestination;
     private final Counters counters;
     private final WakeSignal signal;
     private final Queue<Handshake> handshakes = new ConcurrentLinkedQueue<>();
@@ -40,7 +39,7 @@ final class TxAgent implements Agent {
     private int next;
 
     TxAgent(final int transportId, final UdpTransport transport, final PacketPool pool,
-            final SpscSlotRing[] fromWorkers, final UdpDestination[] slotDestination, final Counters counters,
+            final SpscSlotRing[] fromWorkers, final TransportDestination[] slotDestination, final Counters counters,
             final int batchSize, final WakeSignal signal) {
         this.transportId = transportId;
         this.transport = transport;
@@ -112,7 +111,8 @@ final class TxAgent implements Agent {
         final int off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
         batchSlots[batch.count()] = slot;
-        batch.add(seg, off, len, slotDestination[slot]);
+        // Every destination queued for a UDP transport was made by it (Link and handshake destinations).
+        batch.add(seg, off, len, (UdpDestination) slotDestination[slot]);
         slotDestination[slot] = null;
     }
 
@@ -141,8 +141,8 @@ final class TxAgent implements Agent {
             }
             final UdpDestination dst;
             try {
-                dst = transport.destination(h.to(), Arena.ofAuto());
-            } catch (final UdpTransportException e) {
+                dst = transport.destination(h.to());
+            } catch (final net.fips.dataplane.udp.UdpTransportException | RuntimeException e) {
                 pool.release(slot);
                 counters.increment(DataPlaneCounter.DROP_NO_LINK);
                 continue;

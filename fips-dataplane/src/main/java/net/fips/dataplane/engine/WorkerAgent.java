@@ -3,7 +3,6 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
@@ -20,9 +19,11 @@ import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.route.NextHop;
 import net.fips.dataplane.route.RouteClass;
-import net.fips.dataplane.udp.UdpDestination;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportDestination;
+import net.fips.dataplane.transport.TransportException;
 import net.fips.dataplane.udp.UdpTransport;
-import net.fips.dataplane.udp.UdpTransportException;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.FmpEstablishedHeader;
 import net.fips.dataplane.wire.FmpInnerHeader;
@@ -36,8 +37,6 @@ import net.fips.dataplane.wire.SessionAck;
 import net.fips.dataplane.wire.SessionDatagramHeader;
 import net.fips.dataplane.wire.SessionSetup;
 import net.fips.dataplane.wire.WireResult;
-import net.fips.ffm.linux.SockAddrException;
-import net.fips.ffm.linux.SockAddrs;
 
 /**
  * An AEAD worker: owns the links pinned to it (link id mod worker count) and everything per link: sessions, keys,
@@ -154,8 +153,12 @@ final class WorkerAgent implements Agent {
     private final WakeSignal signal;
     private final WakeSignal[] txSignals;
     private final boolean[] txFed;
-    private final UdpTransport[] transports;
-    private final UdpDestination[] slotDestination;
+    private final Transport[] transports;
+    /** Per transport: the transports that run their own loop (woken through {@link Transport#wakeup()}), else null. */
+    private final Transport[] loopTransports;
+    /** Per transport: its MTU (read once: the transport's MTU is fixed). */
+    private final int[] transportMtu;
+    private final TransportDestination[] slotDestination;
     private final MemorySegment[] slotSource;
     private final DataPlane.IndexTableHolder table;
     private final EventQueue events;
@@ -199,6 +202,12 @@ final class WorkerAgent implements Agent {
         this.txSignals = txSignals;
         this.txFed = new boolean[toTx.length];
         this.transports = shared.transports();
+        this.loopTransports = new Transport[transports.length];
+        this.transportMtu = new int[transports.length];
+        for (int t = 0; t < transports.length; t++) {
+            loopTransports[t] = transports[t] instanceof UdpTransport ? null : transports[t];
+            transportMtu[t] = transports[t].mtu();
+        }
         this.slotDestination = shared.slotDestination();
         this.slotSource = shared.slotSource();
         this.table = shared.table();
@@ -222,7 +231,7 @@ final class WorkerAgent implements Agent {
         this.fromTun = fromTun;
         if (shared.context().sessionPath()) {
             int transportMtu = Integer.MAX_VALUE;
-            for (final UdpTransport t : transports) {
+            for (final Transport t : transports) {
                 transportMtu = Math.min(transportMtu, t.mtu());
             }
             this.sessions = new SessionPath(pool, cipher, events, counters, clock, sink, new SessionPath.Originator() {
@@ -334,7 +343,12 @@ final class WorkerAgent implements Agent {
         for (int t = 0; t < fed.length; t++) {
             if (fed[t]) {
                 fed[t] = false;
-                txSignals[t].wake();
+                final Transport loop = loopTransports[t];
+                if (loop == null) {
+                    txSignals[t].wake();
+                } else {
+                    loop.wakeup();
+                }
             }
         }
     }
@@ -457,7 +471,7 @@ final class WorkerAgent implements Agent {
         link.onAuthenticated(clock.getAsLong(), len, link.current.replay.highest());
         counters.increment(DataPlaneCounter.FRAMES_IN);
         final int sourceLength = SlotMeta.sourceLength(seg);
-        if (sourceLength > 0 && !link.destination.sameEndpoint(slotSource[slot], sourceLength)) {
+        if (sourceLength > 0 && !link.destination.sameEndpoint(slotSource[slot], 0, sourceLength)) {
             onRoamed(link, slot, sourceLength);
         }
         final long message = off + HEADER + TIMESTAMP;
@@ -748,12 +762,15 @@ final class WorkerAgent implements Agent {
 
     /** Roaming (crypto-link.md §5.14): only ever after authentication; allocates, but only on a move. */
     private void onRoamed(final Link link, final int slot, final int sourceLength) {
-        final InetSocketAddress address;
-        final UdpDestination destination;
+        final Transport transport = transports[link.transportId];
+        final TransportAddr address = transport.sourceAddress(slotSource[slot], 0, sourceLength);
+        if (address == null) {
+            return;
+        }
+        final TransportDestination destination;
         try {
-            address = SockAddrs.decode(slotSource[slot], sourceLength);
-            destination = transports[link.transportId].destination(address, Arena.ofAuto());
-        } catch (final SockAddrException | UdpTransportException e) {
+            destination = transport.destination(address);
+        } catch (final TransportException | RuntimeException e) {
             return;
         }
         link.destination = destination;
@@ -789,8 +806,7 @@ final class WorkerAgent implements Agent {
         final LinkSession session = link.current;
         final int messageLength = view.length();
         final int frameLength = HEADER + TIMESTAMP + messageLength + TAG;
-        final UdpTransport transport = transports[link.transportId];
-        if (frameLength > transport.mtu() || view.tailroom() < TAG || !view.ensureHeadroom(HEADER + TIMESTAMP)) {
+        if (frameLength > transportMtu[link.transportId] || view.tailroom() < TAG || !view.ensureHeadroom(HEADER + TIMESTAMP)) {
             drop(slot, DataPlaneCounter.DROP_MTU);
             return false;
         }

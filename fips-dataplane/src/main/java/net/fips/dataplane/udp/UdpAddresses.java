@@ -1,5 +1,7 @@
 package net.fips.dataplane.udp;
 
+import net.fips.dataplane.transport.TransportAddr;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -70,11 +72,6 @@ public final class UdpAddresses {
      * @return its text
      */
     public static String format(final InetSocketAddress address) {
-        final InetAddress ip = address.getAddress();
-        if (ip == null) {
-            return address.getHostString() + ":" + address.getPort();
-        }
-        final String h = ip.getHostAddress();
-        return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + address.getPort();
+        return TransportAddr.inetText(address);
     }
 }

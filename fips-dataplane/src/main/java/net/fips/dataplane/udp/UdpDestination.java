@@ -3,21 +3,35 @@ package net.fips.dataplane.udp;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportDestination;
 import net.fips.ffm.linux.SockAddrs;
 
 /**
  * A destination encoded once, for the family of one transport's socket, and then reused for every packet to that
  * peer. Obtain with {@link UdpTransport#destination}.
  */
-public final class UdpDestination {
+public final class UdpDestination implements TransportDestination {
     final MemorySegment sockaddr;
     final int length;
     private final InetSocketAddress address;
+    private final TransportAddr transportAddr;
 
     UdpDestination(final MemorySegment sockaddr, final int length, final InetSocketAddress address) {
         this.sockaddr = sockaddr;
         this.length = length;
         this.address = address;
+        this.transportAddr = TransportAddr.ofInet(address);
+    }
+
+    @Override
+    public TransportAddr transportAddr() {
+        return transportAddr;
+    }
+
+    @Override
+    public boolean sameEndpoint(final MemorySegment source, final long offset, final int length) {
+        return SockAddrs.sameEndpoint(sockaddr, this.length, offset == 0 ? source : source.asSlice(offset), length);
     }
 
     /** @return the address this destination was made from */

@@ -5,6 +5,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportTypes;
 
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
@@ -28,7 +35,7 @@ import net.fips.ffm.linux.WakeFd;
  * buffers and errno state. Neither side allocates per packet. Call {@link #close()} after both have stopped
  * ({@link #wakeup()} unblocks a receiver waiting in poll).
  */
-public final class UdpTransport implements AutoCloseable {
+public final class UdpTransport implements Transport {
     private final Arena arena;
     private final int fd;
     private final WakeFd wake;
@@ -42,6 +49,10 @@ public final class UdpTransport implements AutoCloseable {
     private final UdpCounters counters;
     private final UdpReceiver receiver;
     private final UdpSender sender;
+    private final String instanceName;
+    private final boolean acceptConnections;
+    private final TransportAddr localAddr;
+    private volatile boolean closed;
 
     private UdpTransport(final Arena arena, final int fd, final WakeFd wake, final boolean ipv6,
                          final UdpTransportConfig cfg, final InetSocketAddress localAddress, final int rcvBuf,
@@ -58,6 +69,9 @@ public final class UdpTransport implements AutoCloseable {
         this.groProblem = groProblem;
         this.counters = new UdpCounters();
         this.receiver = new UdpReceiver(arena, fd, wake.fd(), cfg.batch(), groActive, counters);
+        this.instanceName = cfg.instanceName();
+        this.acceptConnections = cfg.acceptConnections();
+        this.localAddr = TransportAddr.ofInet(localAddress);
         this.sender = new UdpSender(arena, fd, cfg.batch(), cfg.mtuBytes(), cfg.sendTimeoutMs(), cfg.gso(), counters);
     }
 
@@ -216,7 +230,90 @@ public final class UdpTransport implements AutoCloseable {
         return sender.send(batch);
     }
 
+    // ------------------------------------------------------------------ Transport
+
+    @Override
+    public String typeName() {
+        return TransportTypes.UDP;
+    }
+
+    @Override
+    public String instanceName() {
+        return instanceName;
+    }
+
+    @Override
+    public boolean connectionOriented() {
+        return false;
+    }
+
+    @Override
+    public boolean reliable() {
+        return false;
+    }
+
+    @Override
+    public State state() {
+        return closed ? State.DOWN : State.UP;
+    }
+
+    /**
+     * {@inheritDoc} The address is {@code ip:port}, {@code [v6]:port} or {@code host:port} text (a host name is
+     * resolved here, on the caller's thread). Thread-safe; the encoded address is freed with the destination.
+     */
+    @Override
+    public UdpDestination destination(final TransportAddr address) throws UdpTransportException {
+        final String text = address.text();
+        if (text == null) {
+            throw new UdpTransportException("UDP address " + address + " is not text");
+        }
+        return destination(UdpAddresses.parse(text), Arena.ofAuto());
+    }
+
+    /** {@inheritDoc} The source bytes are a {@code sockaddr_in}/{@code sockaddr_in6}. */
+    @Override
+    public TransportAddr sourceAddress(final MemorySegment source, final long offset, final int length) {
+        try {
+            return TransportAddr.ofInet(SockAddrs.decode(offset == 0 ? source : source.asSlice(offset), length));
+        } catch (final SockAddrException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public boolean acceptConnections() {
+        return acceptConnections;
+    }
+
+    @Override
+    public OptionalLong kernelDrops() {
+        return OptionalLong.of(counters.kernelDrops());
+    }
+
+    /** {@inheritDoc} UDP: {@code packets_sent, bytes_sent, packets_recv, bytes_recv, send_errors, recv_errors,
+     * mtu_exceeded, kernel_drops}. */
+    @Override
+    public Map<String, Long> stats() {
+        final UdpCounters c = counters;
+        final Map<String, Long> m = new LinkedHashMap<>();
+        m.put("packets_sent", c.packetsOut());
+        m.put("bytes_sent", c.bytesOut());
+        m.put("packets_recv", c.packetsIn());
+        m.put("bytes_recv", c.bytesIn());
+        m.put("send_errors", c.sendErrors());
+        m.put("recv_errors", c.recvErrors());
+        m.put("mtu_exceeded", c.mtuExceeded());
+        m.put("kernel_drops", c.kernelDrops());
+        return m;
+    }
+
+    @Override
+    public TransportAddr localAddr() {
+        return localAddr;
+    }
+
     /** Wakes a receiver blocked in {@link #receive} (safe from any thread). */
+    @Override
     public void wakeup() {
         wake.wake();
     }
@@ -242,6 +339,7 @@ public final class UdpTransport implements AutoCloseable {
     }
 
     /** @return the largest packet {@link #send} accepts */
+    @Override
     public int mtu() {
         return mtu;
     }
@@ -282,6 +380,7 @@ public final class UdpTransport implements AutoCloseable {
         if (!wake.closeOnce()) {
             return;
         }
+        closed = true;
         Syscalls.closeQuietly(fd);
         arena.close();
     }

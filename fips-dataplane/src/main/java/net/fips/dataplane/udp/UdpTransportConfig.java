@@ -31,6 +31,8 @@ public final class UdpTransportConfig {
     private boolean gso = true;
     private boolean gro;
     private boolean concluded;
+    private String instanceName;
+    private boolean acceptConnections = true;
 
     /** @param text bind address, e.g. {@code "[::]:2121"}, {@code "0.0.0.0:2121"}, {@code "127.0.0.1:0"} */
     public UdpTransportConfig bindAddress(final String text) {
@@ -86,6 +88,28 @@ public final class UdpTransportConfig {
     public UdpTransportConfig gso(final boolean on) {
         this.gso = on;
         return this;
+    }
+
+    /** @param name the instance name of a named-instance config, or null */
+    public UdpTransportConfig instanceName(final String name) {
+        this.instanceName = name;
+        return this;
+    }
+
+    /** @param accept whether a stranger's msg1 is admitted (false for {@code outbound_only}; default true) */
+    public UdpTransportConfig acceptConnections(final boolean accept) {
+        this.acceptConnections = accept;
+        return this;
+    }
+
+    /** @return the instance name, or null */
+    public String instanceName() {
+        return instanceName;
+    }
+
+    /** @return whether a stranger's msg1 is admitted */
+    public boolean acceptConnections() {
+        return acceptConnections;
     }
 
     /** @param on enable UDP_GRO on receive (default off, like the reference) */

@@ -1,9 +1,11 @@
 package net.fips.dataplane.udp;
 
+import net.fips.dataplane.transport.TransportException;
+
 import java.io.IOException;
 
 /** A UDP transport could not be configured or opened: bad address text, unusable address, refused bind. */
-public final class UdpTransportException extends IOException {
+public final class UdpTransportException extends TransportException {
     private static final long serialVersionUID = 1L;
 
     /** @param message what failed and where */

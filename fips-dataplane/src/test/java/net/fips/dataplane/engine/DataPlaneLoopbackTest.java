@@ -17,6 +17,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.crypto.AeadCiphers;
@@ -45,14 +46,14 @@ class DataPlaneLoopbackTest {
     }
 
     private static InetSocketAddress address(final DataPlane dp) {
-        return dp.transport(0).localAddress();
+        return dp.udpTransport(0).localAddress();
     }
 
     /** Installs the link on both sides: A receives on 0x1111 with key 2, B on 0x2222 with key 1. */
     private static void link(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, address(b), 0x1111, 0x2222, FrameCodec.key(1), FrameCodec.key(2),
+        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(address(b)), 0x1111, 0x2222, FrameCodec.key(1), FrameCodec.key(2),
                 System.nanoTime()));
-        b.addLink(new LinkSpec(LINK_B, 0, address(a), 0x2222, 0x1111, FrameCodec.key(2), FrameCodec.key(1),
+        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(address(a)), 0x2222, 0x1111, FrameCodec.key(2), FrameCodec.key(1),
                 System.nanoTime()));
     }
 
@@ -117,7 +118,7 @@ class DataPlaneLoopbackTest {
                 sb.append(c).append('=').append(v).append(' ');
             }
         }
-        return sb + dp.transport(0).counters().toString() + " failure=" + dp.agentFailure();
+        return sb + dp.udpTransport(0).counters().toString() + " failure=" + dp.agentFailure();
     }
 
     @Test

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.udp.UdpTransport;
@@ -80,10 +81,10 @@ class DataPlaneRawFrameTest {
                 .eventQueueCapacity(eventQueueCapacity).localDelivery(deliveries).nanoClock(clock::get));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
-        dpAddress = dp.transport(0).localAddress();
+        dpAddress = dp.udpTransport(0).localAddress();
         final long promoted = clock.get();
         clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(handshakeMs));
-        dp.addLink(new LinkSpec(LINK, 0, (InetSocketAddress) peer.getLocalAddress(), OUR, THEIR, SEND_KEY,
+        dp.addLink(new LinkSpec(LINK, 0, TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), OUR, THEIR, SEND_KEY,
                 RECV_KEY, promoted));
     }
 
@@ -231,7 +232,7 @@ class DataPlaneRawFrameTest {
             send(elsewhere, frame(RECV_KEY, 0, OUR, 2, 2));
             pumpUntil(DataPlaneCounter.ADDRESS_CHANGES, 1);
             assertEquals(List.of(new DataPlaneEvent.AddressChanged(LINK,
-                    (InetSocketAddress) elsewhere.getLocalAddress())), events(DataPlaneEvent.AddressChanged.class));
+                    TransportAddr.ofInet((InetSocketAddress) elsewhere.getLocalAddress()))), events(DataPlaneEvent.AddressChanged.class));
 
             dp.sendLinkMessage(LINK, new byte[]{0x51});
             final byte[] out = receive(elsewhere);
@@ -261,11 +262,11 @@ class DataPlaneRawFrameTest {
         final List<DataPlaneEvent.HandshakeReceived> hs = events(DataPlaneEvent.HandshakeReceived.class);
         assertEquals(2, hs.size());
         assertEquals(0, hs.get(0).transportId());
-        assertEquals(peer.getLocalAddress(), hs.get(0).from());
+        assertEquals(TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), hs.get(0).from());
         assertArrayEquals(msg1, hs.get(0).packet());
         assertArrayEquals(msg2, hs.get(1).packet());
 
-        dp.sendHandshake(0, (InetSocketAddress) peer.getLocalAddress(), msg2);
+        dp.sendHandshake(0, TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), msg2);
         assertArrayEquals(msg2, receive(peer));
     }
 

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.SessionSpec;
@@ -96,8 +97,8 @@ class DataPlaneSessionTest {
                 }));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
-        dpAddress = dp.transport(0).localAddress();
-        dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX, A_IDX, B_TO_A, A_TO_B,
+        dpAddress = dp.udpTransport(0).localAddress();
+        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()), B_IDX, A_IDX, B_TO_A, A_TO_B,
                 clock.get()));
         dp.setForwardingTable(ForwardingTable.builder(B, B_COORDS)
                 .peer(new ForwardingTable.Peer(A, LINK_A, A_COORDS, 1.0, 1280, true, ForwardingTable.TreeRole.CHILD))

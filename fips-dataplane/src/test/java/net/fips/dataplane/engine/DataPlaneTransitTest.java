@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.LocalDelivery;
@@ -122,9 +123,9 @@ class DataPlaneTransitTest {
                 .poolSlots(512).eventQueueCapacity(4096).localDelivery(hook).nanoClock(clock::get));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
-        dpAddress = dp.transport(0).localAddress();
-        dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
-        dp.addLink(new LinkSpec(LINK_C, 0, (InetSocketAddress) c.getLocalAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
+        dpAddress = dp.udpTransport(0).localAddress();
+        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()), B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
+        dp.addLink(new LinkSpec(LINK_C, 0, TransportAddr.ofInet((InetSocketAddress) c.getLocalAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
         if (table) {
             publish();
         }
@@ -410,11 +411,11 @@ class DataPlaneTransitTest {
                     .localDelivery((l, s, o, n) -> { }).nanoClock(clock::get));
             dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
             dp.start();
-            dpAddress = dp.transport(0).localAddress();
-            dp.addLink(new LinkSpec(LINK_A, 0, (InetSocketAddress) a.getLocalAddress(), B_IDX_A, A_IDX, B_TO_A,
+            dpAddress = dp.udpTransport(0).localAddress();
+            dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()), B_IDX_A, A_IDX, B_TO_A,
                     A_TO_B, clock.get()));
-            dp.addLink(new LinkSpec(LINK_C, 0, cp.transport(0).localAddress(), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
-            cp.addLink(new LinkSpec(9, 0, dpAddress, C_IDX, B_IDX_C, C_TO_B, B_TO_C, clock.get()));
+            dp.addLink(new LinkSpec(LINK_C, 0, TransportAddr.ofInet(cp.udpTransport(0).localAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
+            cp.addLink(new LinkSpec(9, 0, TransportAddr.ofInet(dpAddress), C_IDX, B_IDX_C, C_TO_B, B_TO_C, clock.get()));
             publish();
             for (int i = 0; i < 5; i++) {
                 fromA(0, datagram(9, 1280, A, C, payload(i, 50 + 100 * i)));
@@ -433,7 +434,7 @@ class DataPlaneTransitTest {
             final byte[] tampered = codec.seal(B_TO_C, 0, C_IDX, 100, 1, datagram(9, 1280, A, C, payload(9, 50)));
             tampered[2]++;
             try (DatagramChannel x = channel()) {
-                x.send(ByteBuffer.wrap(tampered), cp.transport(0).localAddress());
+                x.send(ByteBuffer.wrap(tampered), cp.udpTransport(0).localAddress());
             }
             while (cp.counter(DataPlaneCounter.DROP_BAD_PAYLOAD_LEN) < 1) {
                 cp.doWork();

@@ -18,6 +18,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.pool.MpscSlotRing;
@@ -49,9 +50,9 @@ class DataPlaneWakeUpTest {
     }
 
     private static void link(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, b.transport(0).localAddress(), 0x1111, 0x2222, FrameCodec.key(1),
+        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x1111, 0x2222, FrameCodec.key(1),
                 FrameCodec.key(2), System.nanoTime()));
-        b.addLink(new LinkSpec(LINK_B, 0, a.transport(0).localAddress(), 0x2222, 0x1111, FrameCodec.key(2),
+        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x2222, 0x1111, FrameCodec.key(2),
                 FrameCodec.key(1), System.nanoTime()));
     }
 
@@ -90,7 +91,7 @@ class DataPlaneWakeUpTest {
                 sb.append(c).append('=').append(v).append(' ');
             }
         }
-        return sb + dp.transport(0).counters().toString() + " failure=" + dp.agentFailure();
+        return sb + dp.udpTransport(0).counters().toString() + " failure=" + dp.agentFailure();
     }
 
     @Test

@@ -88,6 +88,26 @@ public final class Linux {
     public static final int EPOLLIN = linux_h.EPOLLIN();
     /** {@code EPOLLOUT}. */
     public static final int EPOLLOUT = linux_h.EPOLLOUT();
+    /** {@code EPOLLERR}. */
+    public static final int EPOLLERR = linux_h.EPOLLERR();
+    /** {@code EPOLLHUP}. */
+    public static final int EPOLLHUP = linux_h.EPOLLHUP();
+    /** {@code EPOLLRDHUP}: the peer closed its end. */
+    public static final int EPOLLRDHUP = linux_h.EPOLLRDHUP();
+    /** {@code EPOLL_CTL_MOD}. */
+    public static final int EPOLL_CTL_MOD = linux_h.EPOLL_CTL_MOD();
+    /** {@code IPPROTO_TCP} (also the option level {@code SOL_TCP}). */
+    public static final int IPPROTO_TCP = linux_h.IPPROTO_TCP();
+    /** {@code TCP_NODELAY}. */
+    public static final int TCP_NODELAY = linux_h.TCP_NODELAY();
+    /** {@code TCP_MAXSEG}: the connection's MSS. */
+    public static final int TCP_MAXSEG = linux_h.TCP_MAXSEG();
+    /** {@code TCP_KEEPIDLE}: seconds idle before the first keepalive probe. */
+    public static final int TCP_KEEPIDLE = linux_h.TCP_KEEPIDLE();
+    /** {@code SO_KEEPALIVE}. */
+    public static final int SO_KEEPALIVE = linux_h.SO_KEEPALIVE();
+    /** {@code MSG_NOSIGNAL}: no SIGPIPE on a closed stream. */
+    public static final int MSG_NOSIGNAL = linux_h.MSG_NOSIGNAL();
     /** {@code O_RDWR}. */
     public static final int O_RDWR = linux_h.O_RDWR();
     /** {@code O_NONBLOCK}. */

@@ -43,6 +43,10 @@ public final class Syscalls {
             () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle CONNECT = errnoHandle(linux_h::connect$address,
             () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle LISTEN = errnoHandle(linux_h::listen$address, linux_h::listen$descriptor);
+    private static final MethodHandle ACCEPT4 = errnoHandle(linux_h::accept4$address,
+            () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle SEND = errnoHandle(linux_h::send$address, linux_h::send$descriptor);
     private static final MethodHandle GETSOCKNAME = errnoHandle(linux_h::getsockname$address,
             () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SETSOCKOPT =
@@ -282,7 +286,56 @@ public final class Syscalls {
         }
     }
 
+    /**
+     * {@code accept4(fd, addr, addrLen, flags)}: {@code addrLen} holds the room in {@code addr} on entry and the
+     * peer address length on return.
+     *
+     * @return the accepted descriptor, or {@code -errno} ({@code -EAGAIN} when nothing is pending)
+     */
+    public static int accept4(final CallState cs, final int fd, final MemorySegment addr, final MemorySegment addrLen,
+                              final int flags) {
+        try {
+            final int rc = (int) ACCEPT4.invokeExact(cs.segment, fd, addr, addrLen, flags);
+            return rc >= 0 ? rc : -cs.errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code send(fd, buf, count, flags)} (e.g. {@link Linux#MSG_NOSIGNAL} on a stream).
+     *
+     * @return bytes sent, or {@code -errno}
+     */
+    public static long send(final CallState cs, final int fd, final MemorySegment buf, final long count,
+                            final int flags) {
+        try {
+            final long rc = (long) SEND.invokeExact(cs.segment, fd, buf, count, flags);
+            return rc >= 0 ? rc : -cs.errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     // ---------------------------------------------------------------- control path: throw ErrnoException
+
+    /**
+     * {@code listen(fd, backlog)}.
+     *
+     * @throws ErrnoException naming {@code what}
+     */
+    public static void listen(final int fd, final int backlog, final String what) throws ErrnoException {
+        final CallState cs = CallState.forCurrentThread();
+        final int rc;
+        try {
+            rc = (int) LISTEN.invokeExact(cs.segment, fd, backlog);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (rc < 0) {
+            throw fail("listen", cs, what);
+        }
+    }
 
     private static ErrnoException fail(final String call, final CallState cs, final String detail) {
         return Errno.exception(call, cs.errno(), detail);

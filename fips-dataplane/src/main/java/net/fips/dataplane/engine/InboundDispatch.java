@@ -1,0 +1,135 @@
+package net.fips.dataplane.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.pool.PacketPool;
+import net.fips.dataplane.pool.SlotDescriptor;
+import net.fips.dataplane.pool.SpscSlotRing;
+import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.wire.FmpEstablishedHeader;
+import net.fips.dataplane.wire.FmpPrefix;
+
+/**
+ * The one classification of a received FMP packet, shared by every transport's receive side (the UDP
+ * {@link RxAgent} and the {@link LoopPort} of loop-driven transports): check the FMP prefix (crypto-link.md §5.2),
+ * turn handshakes into events (copied; rare), resolve an established frame's {@code (transport, receiver_idx)}
+ * through the {@link IndexTable} (unknown index: dropped before any crypto) and hand the slot to the worker the link
+ * is pinned to, so one link's frames are opened in arrival order by one thread. Single-threaded (one per receiving
+ * thread); nothing allocated except for handshakes.
+ */
+final class InboundDispatch {
+    private final int transportId;
+    private final Transport transport;
+    private final PacketPool pool;
+    private final SpscSlotRing[] toWorkers;
+    private final WakeSignal[] workerSignals;
+    private final boolean[] workerFed;
+    private final DataPlane.IndexTableHolder table;
+    private final EventQueue events;
+    private final Counters counters;
+
+    InboundDispatch(final int transportId, final Transport transport, final PacketPool pool,
+                    final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals,
+                    final DataPlane.IndexTableHolder table, final EventQueue events, final Counters counters) {
+        this.transportId = transportId;
+        this.transport = transport;
+        this.pool = pool;
+        this.toWorkers = toWorkers;
+        this.workerSignals = workerSignals;
+        this.workerFed = new boolean[toWorkers.length];
+        this.table = table;
+        this.events = events;
+        this.counters = counters;
+    }
+
+    /**
+     * @param slot the slot holding the packet at {@link SlotDescriptor#DEFAULT_DATA_OFFSET}; always consumed
+     * @return true when it went to a worker or became an event
+     */
+    boolean onPacket(final int slot, final int len, final MemorySegment source, final long sourceOffset,
+                     final int sourceLength) {
+        final MemorySegment seg = pool.slotSegment(slot);
+        final long off = SlotDescriptor.DEFAULT_DATA_OFFSET;
+        if (len < FmpPrefix.SIZE) {
+            return drop(slot, DataPlaneCounter.DROP_RUNT);
+        }
+        final int versionPhase = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, off));
+        if (versionPhase >>> 4 != FmpPrefix.VERSION) {
+            return drop(slot, DataPlaneCounter.DROP_BAD_VERSION);
+        }
+        final int phase = versionPhase & 0x0F;
+        if (phase == FmpPrefix.PHASE_ESTABLISHED) {
+            return onEstablished(slot, seg, off, len, source, sourceOffset, sourceLength);
+        } else if (phase == FmpPrefix.PHASE_MSG1 || phase == FmpPrefix.PHASE_MSG2) {
+            return onHandshake(slot, seg, off, len, source, sourceOffset, sourceLength);
+        } else {
+            return drop(slot, DataPlaneCounter.DROP_BAD_PHASE);
+        }
+    }
+
+    private boolean onEstablished(final int slot, final MemorySegment seg, final long off, final int len,
+                                  final MemorySegment source, final long sourceOffset, final int sourceLength) {
+        if (len < FmpEstablishedHeader.MIN_FRAME_SIZE) {
+            return drop(slot, DataPlaneCounter.DROP_TRUNCATED);
+        }
+        // payload_len must be exact (crypto-link.md §5.1, §5.4): the reference's stream framing reads
+        // 16 + payload_len + 16 bytes, so a frame whose length disagrees would break a TCP peer; checked before any
+        // crypto, as the reference's framing does.
+        if (Short.toUnsignedInt(seg.get(DataPlane.U16, off + FmpEstablishedHeader.PAYLOAD_LEN_OFFSET))
+                != len - FmpEstablishedHeader.MIN_FRAME_SIZE) {
+            return drop(slot, DataPlaneCounter.DROP_BAD_PAYLOAD_LEN);
+        }
+        final int receiverIdx = seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
+        final long linkId = table.lvTable().get(IndexTable.key(transportId, receiverIdx));
+        if (linkId == IndexTable.MISSING) {
+            return drop(slot, DataPlaneCounter.DROP_UNKNOWN_INDEX);
+        }
+        SlotMeta.linkId(seg, linkId);
+        SlotMeta.transportId(seg, transportId);
+        SlotMeta.source(seg, source, sourceOffset, sourceLength);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
+        // release (inside offer): the worker sees the datagram bytes and the metadata before the index
+        final int worker = DataPlane.workerOf(linkId, toWorkers.length);
+        if (toWorkers[worker].offer(slot)) {
+            workerFed[worker] = true;
+            return true;
+        }
+        return drop(slot, DataPlaneCounter.DROP_WORKER_RING_FULL);
+    }
+
+    private boolean onHandshake(final int slot, final MemorySegment seg, final long off, final int len,
+                                final MemorySegment source, final long sourceOffset, final int sourceLength) {
+        final byte[] packet = new byte[len];
+        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, off, packet, 0, len);
+        final TransportAddr from = source == null || sourceLength <= 0 ? null
+                : transport.sourceAddress(source, sourceOffset, sourceLength);
+        pool.release(slot);
+        if (from == null) {
+            counters.increment(DataPlaneCounter.DROP_BAD_PHASE);
+            return false;
+        }
+        counters.increment(DataPlaneCounter.HANDSHAKES_IN);
+        events.offer(new DataPlaneEvent.HandshakeReceived(transportId, from, packet));
+        return true;
+    }
+
+    /** Wakes the workers fed since the last call: once per batch rather than per frame (each wake costs a fence). */
+    void flush() {
+        final boolean[] fed = workerFed;
+        for (int w = 0; w < fed.length; w++) {
+            if (fed[w]) {
+                fed[w] = false;
+                workerSignals[w].wake();
+            }
+        }
+    }
+
+    private boolean drop(final int slot, final DataPlaneCounter why) {
+        counters.increment(why);
+        pool.release(slot);
+        return false;
+    }
+}

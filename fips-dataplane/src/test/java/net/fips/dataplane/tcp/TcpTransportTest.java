@@ -1,0 +1,358 @@
+package net.fips.dataplane.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.LinkSpec;
+import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.crypto.AeadCiphers;
+import net.fips.dataplane.engine.DataPlane;
+import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.transport.ConnectionState;
+import net.fips.dataplane.transport.TransportAddr;
+
+/**
+ * The TCP transport on loopback under two real data planes: handshakes and sealed frames both ways over one
+ * accepted connection, fail-fast sends that start a connect, refused and capped connections, framing violations
+ * that close the connection (counted), and a reconnect after the listening side restarts.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TcpTransportTest {
+    private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(10);
+    private final List<DataPlane> planes = new ArrayList<>();
+
+    /** Counts delivered datagrams and keeps their sizes. */
+    static final class Sink implements LocalDelivery {
+        final AtomicLong delivered = new AtomicLong();
+        final ConcurrentLinkedQueue<byte[]> last = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void deliver(final long linkId, final MemorySegment segment, final long offset, final int length) {
+            if (last.size() < 16) {
+                last.add(segment.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
+            }
+            delivered.incrementAndGet();
+        }
+    }
+
+    @AfterEach
+    void close() {
+        planes.forEach(DataPlane::close);
+    }
+
+    private DataPlane plane(final TcpTransport t, final Sink sink) {
+        final DataPlane dp = new DataPlane(new DataPlaneContext().workerCount(2).poolSlots(1024)
+                .cipherSupplier(AeadCiphers::create).localDelivery(sink));
+        dp.addTransport(t);
+        dp.start();
+        planes.add(dp);
+        return dp;
+    }
+
+    private static TcpTransport listener(final String bind) throws IOException {
+        return TcpTransport.open(new TcpTransportConfig().bindAddress(bind));
+    }
+
+    private static TcpTransport dialer() throws IOException {
+        return TcpTransport.open(new TcpTransportConfig().connectTimeoutMs(2000));
+    }
+
+    static void await(final String what, final BooleanSupplier condition) {
+        final long start = System.nanoTime();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - start > DEADLINE_NS) {
+                fail("timed out waiting for " + what);
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
+    static byte[] msg(final int phase) {
+        final int total = phase == 1 ? 114 : 69;
+        final byte[] p = new byte[total];
+        p[0] = (byte) phase;
+        p[2] = (byte) (total - 4);
+        p[10] = (byte) phase;
+        return p;
+    }
+
+    private static DataPlaneEvent.HandshakeReceived awaitHandshake(final DataPlane dp) {
+        final DataPlaneEvent.HandshakeReceived[] got = {null};
+        await("a handshake event", () -> {
+            DataPlaneEvent e;
+            while ((e = dp.pollEvent()) != null) {
+                if (e instanceof DataPlaneEvent.HandshakeReceived h) {
+                    got[0] = h;
+                }
+            }
+            return got[0] != null;
+        });
+        return got[0];
+    }
+
+    /** Sends msg1 until the connect the first (failed) send started is up and the packet arrives. */
+    private static DataPlaneEvent.HandshakeReceived dialAndHandshake(final DataPlane from, final TcpTransport ft,
+                                                                     final DataPlane to, final TransportAddr toAddr) {
+        from.sendHandshake(0, toAddr, msg(1));
+        await("the connection to " + toAddr, () -> ft.connectionState(toAddr) == ConnectionState.CONNECTED);
+        from.sendHandshake(0, toAddr, msg(1));
+        return awaitHandshake(to);
+    }
+
+    @Test
+    void handshakesAndFramesCrossOneConnection() throws Exception {
+        final TcpTransport tb = listener("127.0.0.1:0");
+        final TcpTransport ta = dialer();
+        final Sink atA = new Sink();
+        final Sink atB = new Sink();
+        final DataPlane a = plane(ta, atA);
+        final DataPlane b = plane(tb, atB);
+        final TransportAddr bAddr = tb.localAddr();
+        assertTrue(tb.acceptConnections());
+        assertFalse(ta.acceptConnections());
+        assertNull(ta.localAddr());
+
+        assertEquals(ConnectionState.NONE, ta.connectionState(bAddr));
+        final DataPlaneEvent.HandshakeReceived h1 = dialAndHandshake(a, ta, b, bAddr);
+        assertArrayEquals(msg(1), h1.packet());
+        assertTrue(ta.stats().get("send_errors") >= 1, "the first send had no connection");
+        assertEquals(1L, ta.stats().get("connections_established"));
+        assertEquals(1L, ta.stats().get("pool_outbound"));
+        assertEquals(1L, tb.stats().get("connections_accepted"));
+        assertEquals(1L, tb.stats().get("pool_inbound"));
+
+        // The answer goes back over the accepted connection, keyed by the dialer's address.
+        final TransportAddr aAddr = h1.from();
+        assertEquals(ConnectionState.CONNECTED, tb.connectionState(aAddr));
+        b.sendHandshake(0, aAddr, msg(2));
+        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a);
+        assertArrayEquals(msg(2), h2.packet());
+        assertEquals(bAddr, h2.from());
+
+        a.addLink(new LinkSpec(1, 0, bAddr, 0x1111, 0x2222, key(1), key(2), System.nanoTime()));
+        b.addLink(new LinkSpec(2, 0, aAddr, 0x2222, 0x1111, key(2), key(1), System.nanoTime()));
+        final MemorySegment buf = MemorySegment.ofArray(new byte[1300]);
+        final int total = 2000;
+        int ab = 0;
+        int ba = 0;
+        final long start = System.nanoTime();
+        while (ab < total || ba < total) {
+            if (ab < total && ab - atB.delivered.get() < 256 && a.sendDatagram(1, buf, 0, 100 + ab % 1200)) {
+                ab++;
+            }
+            if (ba < total && ba - atA.delivered.get() < 256 && b.sendDatagram(2, buf, 0, 100 + ba % 1200)) {
+                ba++;
+            }
+            if (System.nanoTime() - start > DEADLINE_NS) {
+                fail("stalled at " + ab + "/" + ba + " A " + ta.stats() + " B " + tb.stats());
+            }
+        }
+        await("all datagrams", () -> atA.delivered.get() == total && atB.delivered.get() == total);
+        assertEquals(0L, ta.stats().get("recv_errors"));
+        assertEquals(0L, tb.stats().get("recv_errors"));
+        assertEquals(1L, tb.stats().get("connections_accepted"), "one connection carried everything");
+        assertTrue(ta.stats().get("packets_sent") >= total);
+        assertTrue(tb.stats().get("packets_recv") >= total);
+        assertEquals(ta.stats().get("bytes_sent"), tb.stats().get("bytes_recv"));
+    }
+
+    @Test
+    void refusedConnectIsCountedAndFails() throws Exception {
+        final int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        final TcpTransport ta = dialer();
+        final DataPlane a = plane(ta, new Sink());
+        final TransportAddr nobody = TransportAddr.ofText("127.0.0.1:" + port);
+        ta.connect(nobody);
+        await("the refusal", () -> ta.connectionState(nobody) == ConnectionState.FAILED);
+        assertEquals(1L, ta.stats().get("connect_refused"));
+        assertEquals(0L, ta.stats().get("connections_established"));
+        // A later send starts over.
+        a.sendHandshake(0, nobody, msg(1));
+        await("a second refusal", () -> ta.stats().get("connect_refused") == 2L);
+    }
+
+    @Test
+    void framingViolationsCloseTheConnection() throws Exception {
+        final TcpTransport tb = listener("127.0.0.1:0");
+        plane(tb, new Sink());
+        final InetSocketAddress at = parse(tb.localAddr());
+        final byte[][] bad = {
+                {0x16, 0x03, 0x01, 0x00, 0x05},                       // a TLS ClientHello record
+                {0x01, 0x00, 0x6F, 0x00},                             // msg1 with payload_len 111
+                {0x00, 0x00, (byte) 0xFF, (byte) 0xFF},               // established, far above the MTU
+                {0x05, 0x00, 0x00, 0x00},                             // phase 5
+        };
+        int expected = 0;
+        for (final byte[] b : bad) {
+            try (SocketChannel c = SocketChannel.open(at)) {
+                // A good packet first: the violation must still be found after it.
+                c.write(ByteBuffer.wrap(msg(1)));
+                c.write(ByteBuffer.wrap(b));
+                expected++;
+                final int want = expected;
+                await("the close", () -> tb.framingErrors() == want);
+                assertEquals(-1, readUntilClosed(c), "the transport closed the connection");
+            }
+        }
+        assertEquals(4L, tb.stats().get("recv_errors"));
+        await("pool_inbound back to 0", () -> tb.stats().get("pool_inbound") == 0L);
+    }
+
+    @Test
+    void inboundCapRejectsTheThirdConnection() throws Exception {
+        final TcpTransport tb = TcpTransport.open(new TcpTransportConfig().bindAddress("127.0.0.1:0")
+                .maxInboundConnections(2));
+        plane(tb, new Sink());
+        final InetSocketAddress at = parse(tb.localAddr());
+        try (SocketChannel c1 = SocketChannel.open(at); SocketChannel c2 = SocketChannel.open(at)) {
+            await("two accepted", () -> tb.stats().get("connections_accepted") == 2L);
+            try (SocketChannel c3 = SocketChannel.open(at)) {
+                await("one rejected", () -> tb.stats().get("connections_rejected") == 1L);
+                assertEquals(-1, readUntilClosed(c3));
+            }
+            assertEquals(2L, tb.stats().get("pool_inbound"));
+        }
+    }
+
+    @Test
+    void reconnectsAfterTheListenerRestarts() throws Exception {
+        final TcpTransport tb = listener("127.0.0.1:0");
+        final TcpTransport ta = dialer();
+        final DataPlane a = plane(ta, new Sink());
+        final DataPlane b = plane(tb, new Sink());
+        final TransportAddr bAddr = tb.localAddr();
+        dialAndHandshake(a, ta, b, bAddr);
+        b.close();
+        await("the drop", () -> ta.connectionState(bAddr) == ConnectionState.NONE);
+        assertEquals(0L, ta.stats().get("pool_outbound"));
+
+        final TcpTransport tb2 = listener(bAddr.toString());
+        final DataPlane b2 = plane(tb2, new Sink());
+        final DataPlaneEvent.HandshakeReceived h = dialAndHandshake(a, ta, b2, bAddr);
+        assertArrayEquals(msg(1), h.packet());
+        assertEquals(2L, ta.stats().get("connections_established"));
+    }
+
+    /**
+     * A peer that reads nothing for a while: frames wait in the connection's pending queue (back-pressure) instead
+     * of being lost; whatever is dropped past that is counted; what arrives is whole, in order, never corrupt.
+     */
+    @Test
+    void aSlowReaderGetsEveryFrameInOrderOrACountedDrop() throws Exception {
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress("127.0.0.1", 0));
+            final TransportAddr peer = TransportAddr.ofInet((InetSocketAddress) server.getLocalAddress());
+            final TcpTransport ta = dialer();
+            final DataPlane a = plane(ta, new Sink());
+            ta.connect(peer);
+            try (SocketChannel raw = server.accept()) {
+                await("connected", () -> ta.connectionState(peer) == ConnectionState.CONNECTED);
+                a.addLink(new LinkSpec(1, 0, peer, 0x1111, 0x2222, key(1), key(2), System.nanoTime()));
+                final MemorySegment buf = MemorySegment.ofArray(new byte[1300]);
+                final int total = 4000;
+                int sent = 0;
+                final long start = System.nanoTime();
+                while (sent < total) {
+                    if (a.sendDatagram(1, buf, 0, 1300)) {
+                        sent++;
+                    } else if (System.nanoTime() - start > DEADLINE_NS) {
+                        fail("no room for datagram " + sent);
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+                // Now read everything and cut it with the framer.
+                final MemorySegment in = MemorySegment.ofArray(new byte[1 << 16]);
+                final ByteBuffer bb = in.asByteBuffer();
+                raw.configureBlocking(false);
+                long frames = 0;
+                long lastCounter = -1;
+                int pos = 0;
+                final long readStart = System.nanoTime();
+                while (true) {
+                    final long dropped = ta.stats().get("send_errors")
+                            + a.counter(net.fips.dataplane.engine.DataPlaneCounter.DROP_TX_RING_FULL);
+                    if (frames + dropped == total) {
+                        break;
+                    }
+                    if (System.nanoTime() - readStart > DEADLINE_NS) {
+                        fail(frames + " frames, " + dropped + " dropped of " + total + "; " + ta.stats());
+                    }
+                    bb.limit(bb.capacity()).position(pos);
+                    final int r = raw.read(bb);
+                    if (r <= 0) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    pos += r;
+                    int at = 0;
+                    int len;
+                    while ((len = FmpStreamFramer.next(in, at, pos - at, 1400)) > 0) {
+                        assertEquals(32 + 4 + 1300, len, "a whole established frame");
+                        final long counter = in.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
+                                java.nio.ByteOrder.LITTLE_ENDIAN), at + 8);
+                        assertTrue(counter > lastCounter, "in order: " + counter + " after " + lastCounter);
+                        lastCounter = counter;
+                        frames++;
+                        at += len;
+                    }
+                    assertTrue(len == FmpStreamFramer.NEED_MORE, "the stream stays well framed");
+                    MemorySegment.copy(in, at, in, 0, pos - at);
+                    pos -= at;
+                }
+                assertTrue(frames > 0);
+                assertEquals(frames, ta.stats().get("packets_sent"), "packets_sent counts what went on the stream");
+            }
+        }
+    }
+
+    private static int readUntilClosed(final SocketChannel c) throws IOException {
+        final ByteBuffer sink = ByteBuffer.allocate(4096);
+        int r;
+        while ((r = c.read(sink)) >= 0) {
+            sink.clear();
+        }
+        return r;
+    }
+
+    private static InetSocketAddress parse(final TransportAddr a) {
+        final String t = a.toString();
+        final int colon = t.lastIndexOf(':');
+        return new InetSocketAddress(t.substring(0, colon), Integer.parseInt(t.substring(colon + 1)));
+    }
+
+    static byte[] key(final int seed) {
+        final byte[] k = new byte[32];
+        for (int i = 0; i < 32; i++) {
+            k[i] = (byte) (seed * 31 + i);
+        }
+        return k;
+    }
+}
