@@ -335,7 +335,7 @@ public final class ConfigLoader {
                 return null;
             }
         }
-        if (!"udp".equals(kind) && !"tcp".equals(kind)) {
+        if (!"udp".equals(kind) && !"tcp".equals(kind) && !"tor".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
         } else if ("nat".equals(addr.get())) {
             a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");

@@ -68,7 +68,8 @@ final class ReferenceKeys {
         v041("transports.tcp.advertise_on_nostr");
         v041("transports.tcp.external_addr");
         v041("transports.ethernet.*");
-        v041("transports.tor.*");
+        v041("transports.tor.advertise_on_nostr");
+        v041("transports.tor.advertised_port");
         v041("transports.nym.*");
         v041("transports.ble.*");
         // peers (§1.18) and the gateway, which only fips-gateway reads (§1.19)
