@@ -203,4 +203,22 @@ class NodeTorTest {
         }
         assertTrue(a.controlApi().showTransports().getFirst().stats().get("packets_sent") > 200);
     }
+
+    /** A dial the proxy answers with reply 05 (nothing listens at the destination) counts connect_refused. */
+    @Test
+    void failedDialsAreCountedInShowTransports() throws Exception {
+        final int socks = startMicrosocks();
+        final NodeIdentity idA = NodeIdentity.generate();
+        final NodeIdentity idB = NodeIdentity.generate();
+        final int closed = freePort();
+        final Node a = start(header(idA, dir.resolve("a.sock")) + "transports:\n  tor:\n"
+                + "    ok: { socks5_addr: \"127.0.0.1:" + socks + "\" }\n"
+                + "peers:\n  - npub: \"" + idB.npub() + "\"\n    addresses:\n"
+                + "      - transport: tor\n        addr: \"127.0.0.1:" + closed + "\"\n", new Collector());
+        await(20_000, () -> a.controlApi().showTransports().get(0).stats().get("connect_refused") >= 1,
+                () -> "refused dial counted: " + a.controlApi().showTransports().get(0).stats());
+        assertEquals(0L, a.controlApi().showTransports().get(0).stats().get("socks5_errors"));
+        assertEquals("ok", a.controlApi().showTransports().get(0).name());
+        assertEquals(0L, a.controlApi().showTransports().get(0).stats().get("pool_outbound"));
+    }
 }
