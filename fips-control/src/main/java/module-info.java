@@ -40,5 +40,6 @@ module net.fips.control {
     // dbus-java builds proxies of the BlueZ interfaces and calls the exported advertisement reflectively.
     exports net.fips.control.ble.dbus to org.freedesktop.dbus;
     opens net.fips.control.ble.dbus to org.freedesktop.dbus;
+    exports net.fips.control.tor;
 
 }

@@ -5,6 +5,7 @@
  */
 module net.fips.dataplane {
     requires net.fips.ffm;
+    requires jdk.net;
 
     exports net.fips.dataplane;
     exports net.fips.dataplane.crypto;
@@ -19,4 +20,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.tun;
     exports net.fips.dataplane.ipv6;
     exports net.fips.dataplane.ble;
+    exports net.fips.dataplane.tor;
 }

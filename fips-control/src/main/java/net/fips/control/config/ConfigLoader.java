@@ -95,7 +95,8 @@ public final class ConfigLoader {
         final List<BleConfig> ble = new ArrayList<>();
         final List<TcpConfig> tcp = new ArrayList<>();
         final List<EthernetConfig> ethernet = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp, ble);
+        final List<TorConfig> tor = new ArrayList<>();
+        final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp, tor, ble);
         final Set<String> udpNames = new java.util.TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -109,7 +110,7 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, ble), files,
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, tor, ble), files,
                 warnings, env);
     }
 
@@ -150,7 +151,8 @@ public final class ConfigLoader {
 
     /** @return true when a non-UDP transport has advertise_on_nostr set */
     private static boolean transports(final ConfigReader t, final List<UdpConfig> udp,
-            final List<EthernetConfig> ethernet, final List<TcpConfig> tcp, final List<BleConfig> ble) {
+            final List<EthernetConfig> ethernet, final List<TcpConfig> tcp, final List<TorConfig> tor,
+            final List<BleConfig> ble) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -187,14 +189,24 @@ public final class ConfigLoader {
         } else {
             t.raw("ethernet");
         }
-        for (final String[] other : new String[][] {{"tcp", Skim.TCP},
-                {"tor", Skim.TOR}, {"nym", Skim.NYM}}) {
+        if (t.presentKeys().contains("tor")) {
+            for (final Map.Entry<String, Object> inst : Skim.instances(t, "tor", TorSection.KEYS)) {
+                final String path = inst.getKey() == null ? "tor" : "tor." + inst.getKey();
+                final TorConfig c = TorSection.read(ConfigReader.of(t.problems(), t.pathOf(path),
+                        t.schemaPathOf("tor"), inst.getValue() == null ? java.util.Map.of() : inst.getValue()),
+                        Optional.ofNullable(inst.getKey()));
+                tor.add(c);
+                advertises |= c.advertiseOnNostr();
+            }
+        } else {
+            t.raw("tor");
+        }
+        for (final String[] other : new String[][] {{"tcp", Skim.TCP}, {"nym", Skim.NYM}}) {
             if (!t.presentKeys().contains(other[0])) {
                 t.raw(other[0]);
                 continue;
             }
-            final Set<String> keys = "tor".equals(other[0])
-                    ? union(Skim.keys(other[1]), Set.of("directory_service")) : Skim.keys(other[1]);
+            final Set<String> keys = Skim.keys(other[1]);
             for (final Map.Entry<String, Object> inst : Skim.instances(t, other[0], keys)) {
                 final String path = inst.getKey() == null ? other[0] : other[0] + "." + inst.getKey();
                 final ConfigReader r = ConfigReader.of(t.problems(), t.pathOf(path), t.schemaPathOf(other[0]),
@@ -204,22 +216,11 @@ public final class ConfigLoader {
                 if ("tcp".equals(other[0])) {
                     tcp.add(tcp(r, values, Optional.ofNullable(inst.getKey())));
                 }
-                if ("tor".equals(other[0])) {
-                    final ConfigReader ds = r.child("directory_service");
-                    Skim.read(ds, Skim.TOR_DIRECTORY_SERVICE);
-                    ds.finish();
-                }
                 r.finish();
             }
         }
         t.finish();
         return advertises;
-    }
-
-    private static Set<String> union(final Set<String> a, final Set<String> b) {
-        final java.util.LinkedHashSet<String> u = new java.util.LinkedHashSet<>(a);
-        u.addAll(b);
-        return u;
     }
 
     private static TcpConfig tcp(final ConfigReader r, final Map<String, Object> v, final Optional<String> name) {
@@ -413,7 +414,14 @@ public final class ConfigLoader {
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
         }
-        if ("ble".equals(kind)) {
+        if ("tor".equals(kind)) {
+            try {
+                net.fips.dataplane.tor.TorAddress.parse(addr.get());
+            } catch (final net.fips.dataplane.tor.TorAddressException e) {
+                a.error("addr", e.getMessage());
+                return null;
+            }
+        } else if ("ble".equals(kind)) {
             if (!addr.get().matches("[A-Za-z0-9_]{1,32}/([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}(/random)?")) {
                 a.error("addr", "expected adapter/AA:BB:CC:DD:EE:FF for ble (optionally .../random), got \""
                         + addr.get() + "\"");

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A whole, checked {@code fips.yaml}: the parts of the reference schema this node implements, as immutable
- * values with every default filled in. Sections it does not implement (non-UDP transports, Nostr and LAN
+ * values with every default filled in. Sections it does not implement (TCP, Ethernet, Nym and BLE transports, Nostr and LAN
  * discovery, gateway) are checked for unknown keys and types but not kept.
  *
  * @param node       {@code node.*}
@@ -16,9 +16,12 @@ import java.util.Objects;
  * @param tcp        {@code transports.tcp} instances
  * @param ble        {@code transports.ble} instances; empty means no BLE transport
  * @param peers      {@code peers[]}
+ * @param tcp        {@code transports.tcp} instances
+ * @param tor        {@code transports.tor} instances; empty means no Tor transport
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
-        List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp, List<BleConfig> ble) {
+        List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp, List<TorConfig> tor,
+        List<BleConfig> ble) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -33,12 +36,13 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         ble = List.copyOf(ble);
         peers = List.copyOf(peers);
         tcp = List.copyOf(tcp);
+        tor = List.copyOf(tor);
     }
 
     /** A config with UDP transports only. */
     public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
                       final List<PeerConfig> peers) {
-        this(node, tun, dns, udp, List.of(), peers, List.of(), List.of());
+        this(node, tun, dns, udp, List.of(), peers, List.of(), List.of(), List.of());
     }
 
     /**

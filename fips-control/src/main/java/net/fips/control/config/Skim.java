@@ -36,10 +36,6 @@ final class Skim {
             + " external_addr:str";
     static final String ETHERNET = "interface:str! ethertype:u16 mtu:u16 recv_buf_size:usize send_buf_size:usize"
             + " discovery:bool listen:bool announce:bool auto_connect:bool accept_connections:bool beacon_interval_secs:u64";
-    static final String TOR = "mode:one[socks5|control_port|directory] socks5_addr:str connect_timeout_ms:u64"
-            + " mtu:u16 control_addr:str control_auth:str cookie_path:str max_inbound_connections:usize"
-            + " advertise_on_nostr:bool advertised_port:u16";
-    static final String TOR_DIRECTORY_SERVICE = "hostname_file:str bind_addr:str";
     static final String NYM = "socks5_addr:str connect_timeout_ms:u64 mtu:u16 startup_timeout_secs:u64";
     static final String BLE = "adapter:str psm:u16 mtu:u16 max_connections:usize connect_timeout_ms:u64"
             + " advertise:bool scan:bool auto_connect:bool accept_connections:bool probe_cooldown_secs:u64";

@@ -21,6 +21,14 @@ import net.fips.control.config.LoadedConfig;
 import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
 import net.fips.control.config.TcpConfig;
+import net.fips.control.config.TorConfig;
+import net.fips.control.tor.ControlAuth;
+import net.fips.control.tor.OnionHostname;
+import net.fips.control.tor.TorControlException;
+import net.fips.control.tor.TorMonitorTask;
+import net.fips.control.tor.TorMonitoring;
+import net.fips.dataplane.tor.TorCounters;
+import net.fips.dataplane.tor.TorTransport;
 import net.fips.control.config.UdpConfig;
 import net.fips.control.ctl.ControlApi;
 import net.fips.control.ctl.ControlSocketServer;
@@ -103,6 +111,8 @@ public final class Node implements AutoCloseable {
     private volatile NodeState state = NodeState.STARTING;
     private ControlSocketServer server;
     private TunDevice tun;
+    /** Tor control-port monitors by transport id (control_port mode, directory mode with control_addr). */
+    private final Map<Integer, TorMonitorTask> torMonitors = new java.util.concurrent.ConcurrentHashMap<>();
     private DnsServer dns;
     private PrometheusExporter metrics;
     private InetSocketAddress metricsAddress;
@@ -268,6 +278,7 @@ public final class Node implements AutoCloseable {
             if (sessionPath && cfg.dns().enabled()) {
                 node.startDns(cfg, aclDir.resolve("hosts"), HostAliases.of(aliases));
             }
+            node.startTorMonitors(cfg);
             if (nc.control().enabled()) {
                 node.startControlSocket(Path.of(nc.control().socketPath()));
             }
@@ -545,6 +556,28 @@ public final class Node implements AutoCloseable {
                 throw new NodeStartException("cannot open TCP transport " + where + ": " + e.getMessage(), false, e);
             }
         }
+        for (final TorConfig c : cfg.tor()) {
+            final String where = "transports.tor" + c.name().map(n -> "." + n).orElse("") + " (" + c.mode().configName()
+                    + ")";
+            final boolean directory = c.mode() == TorConfig.Mode.DIRECTORY;
+            try {
+                final String onion = directory ? OnionHostname.read(Path.of(c.directoryService().hostnameFile())) : null;
+                out.add(TorTransport.open(new TcpTransportConfig()
+                        .bindAddress(directory ? c.directoryService().bindAddr() : null)
+                        .mtu(c.mtu()).connectTimeoutMs((int) Math.min(Integer.MAX_VALUE, c.connectTimeoutMs()))
+                        .nodelay(true).keepaliveSecs(net.fips.dataplane.tor.TorConnector.KEEPIDLE_SECS)
+                        .maxInboundConnections(c.maxInboundConnections())
+                        .instanceName(c.name().orElse(null)), c.socks5Addr(), c.mode().configName(), onion,
+                        new TorCounters()));
+                if (directory) {
+                    LOG.log(Level.INFO, "{0}: onion service {1} active, listening on {2}", where, onion,
+                            c.directoryService().bindAddr());
+                }
+            } catch (final IOException | RuntimeException e) {
+                out.forEach(Transport::close);
+                throw new NodeStartException("cannot open Tor transport " + where + ": " + e.getMessage(), false, e);
+            }
+        }
         return out;
     }
 
@@ -597,6 +630,43 @@ public final class Node implements AutoCloseable {
             }
         }
         return new EthernetDiscovery(ids, beacons, conductor);
+    }
+
+    /**
+     * Connects the Tor control-port monitors (transports.md §6.1, §6.6): in control_port mode a connect or
+     * authentication failure refuses the start; in directory mode with an explicit control_addr it only warns and
+     * the monitor retries at each poll. Transport ids follow {@link #openTransports}: UDP, TCP, then Tor.
+     */
+    private void startTorMonitors(final FipsConfig cfg) throws NodeStartException {
+        final int first = cfg.udp().size() + cfg.ethernet().size() + cfg.tcp().size();
+        for (int i = 0; i < cfg.tor().size(); i++) {
+            final TorConfig c = cfg.tor().get(i);
+            if (!c.usesControlPort()) {
+                continue;
+            }
+            final int id = first + i;
+            final TorTransport t = (TorTransport) transports.get(id);
+            final TorMonitorTask task = new TorMonitorTask(c.displayName(), c.effectiveControlAddr(),
+                    ControlAuth.parse(c.controlAuth(), c.cookiePath()), t.torCounters(), options.nanoClock());
+            try {
+                task.connect();
+            } catch (final TorControlException e) {
+                if (c.mode() == TorConfig.Mode.CONTROL_PORT) {
+                    throw new NodeStartException("Tor control port " + c.effectiveControlAddr() + " of transports.tor"
+                            + c.name().map(n -> "." + n).orElse("") + ": " + e.getMessage(), false, e);
+                }
+                LOG.log(Level.WARNING, "{0}: Tor control port {1}: {2} (monitoring retries every 10 s)",
+                        c.displayName(), c.effectiveControlAddr(), e.getMessage());
+            }
+            task.start();
+            torMonitors.put(id, task);
+        }
+    }
+
+    /** @return the latest Tor monitoring snapshot of transport {@code id}, or null */
+    TorMonitoring torMonitoring(final int id) {
+        final TorMonitorTask t = torMonitors.get(id);
+        return t == null ? null : t.latest();
     }
 
     private static void addConfiguredPeers(final List<PeerConfig> peers, final LinkConductor conductor,
@@ -930,6 +1000,7 @@ public final class Node implements AutoCloseable {
         if (metrics != null) {
             metrics.close();
         }
+        torMonitors.values().forEach(TorMonitorTask::close);
         loop.stop(sayGoodbye);
         bleScans.forEach(net.fips.control.ble.BleScanLoop::close);
         dataPlane.close();

@@ -359,6 +359,13 @@ final class NodeControlApi implements ControlApi {
         final List<TransportSnapshot> out = new ArrayList<>();
         for (int i = 0; i < node.transports().size(); i++) {
             final Transport t = node.transports().get(i);
+            if (t instanceof net.fips.dataplane.tor.TorTransport tor) {
+                final net.fips.control.tor.TorMonitoring m = node.torMonitoring(i);
+                out.add(new TransportSnapshot(i, t.typeName(), stateOf(t.state()), t.mtu(), t.instanceName(),
+                        t.localAddr() == null ? null : t.localAddr().toString(), tor.mode(), tor.onionAddress(),
+                        m == null ? null : m.toJson(), t.stats()));
+                continue;
+            }
             out.add(new TransportSnapshot(i, t.typeName(), stateOf(t.state()), t.mtu(), t.instanceName(),
                     t.localAddr() == null ? null : t.localAddr().toString(), null, null, null, t.stats()));
         }

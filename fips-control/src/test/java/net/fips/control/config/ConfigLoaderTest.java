@@ -195,7 +195,7 @@ class ConfigLoaderTest {
                 gateway: { enabled: false, pool: "fd01::/112", lan_interface: eth0, dns: { listne: x } }
                 transports:
                   tcp: { bind_addr: "0.0.0.0:8443", nodelay: true, keepalive: 3 }
-                  tor: { mode: socks5, directory_service: { hostname: x } }
+                  tor: { mode: directory, directory_service: { hostname: x } }
                 """);
         assertTrue(e.contains("tun.nmae: unknown key (did you mean name?)"), e.toString());
         assertTrue(e.contains("gateway.dns.listne: unknown key (did you mean listen?)"), e.toString());

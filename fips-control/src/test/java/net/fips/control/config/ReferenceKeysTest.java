@@ -74,9 +74,9 @@ class ReferenceKeysTest {
                         "transports.udp.external_addr" + V041),
                 Arguments.of("transports: { tcp: { external_addr: \"203.0.113.1:8443\" } }",
                         "transports.tcp.external_addr" + V041),
-                Arguments.of("transports: { tor: { mode: directory } }", "transports.tor.mode" + V041),
-                Arguments.of("transports: { tor: { directory_service: { bind_addr: \"127.0.0.1:8443\" } } }",
-                        "transports.tor.directory_service.bind_addr" + V041),
+                Arguments.of("transports: { tor: { advertise_on_nostr: false } }", "transports.tor.advertise_on_nostr" + V041),
+                Arguments.of("transports: { tor: { a: { advertised_port: 443 } } }",
+                        "transports.tor.a.advertised_port" + V041),
                 Arguments.of("transports: { nym: { mtu: 1400 } }", "transports.nym.mtu" + V041),
                 Arguments.of("transports: { ble: { one: { auto_connect: true } } }", "transports.ble.one.auto_connect" + V041),
                 Arguments.of("gateway: { dns: { ttl: 30 } }", "gateway.dns.ttl" + V041),
@@ -101,7 +101,8 @@ class ReferenceKeysTest {
     @Test
     void tableEntriesAreSchemaPathsOfBothLines() {
         assertEquals(ReferenceKeys.Line.MASTER, ReferenceKeys.unimplemented("node.native_api.max_flows"));
-        assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("transports.tor.directory_service.bind_addr"));
+        assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("transports.tor.advertised_port"));
+        assertNull(ReferenceKeys.unimplemented("transports.tor.directory_service.bind_addr"));
         assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("gateway.port_forwards"));
         // Inside a list element the list itself has already warned.
         assertNull(ReferenceKeys.unimplemented("gateway.port_forwards[].proto"));
