@@ -635,7 +635,7 @@ public final class Node implements AutoCloseable {
     /**
      * Connects the Tor control-port monitors (transports.md §6.1, §6.6): in control_port mode a connect or
      * authentication failure refuses the start; in directory mode with an explicit control_addr it only warns and
-     * the monitor retries at each poll. Transport ids follow {@link #openTransports}: UDP, TCP, then Tor.
+     * the monitor retries at each poll. Transport ids follow {@link #openTransports}: UDP, Ethernet, TCP, then Tor.
      */
     private void startTorMonitors(final FipsConfig cfg) throws NodeStartException {
         final int first = cfg.udp().size() + cfg.ethernet().size() + cfg.tcp().size();
