@@ -2,7 +2,8 @@
 # Measures the idle resident set of the fips daemon with one peer: starts two nodes through bin/fips on
 # 127.0.0.1 (each the other's configured peer, own control sockets, nothing else), waits until both show the
 # peer, lets them idle for IDLE seconds (default 20), then reads VmRSS (and VmHWM, the peak) from
-# /proc/<pid>/status and prints them with the JVM options used (bin/fips's defaults unless FIPS_JAVA_OPTS is set).
+# /proc/<pid>/status and prints them, and the CPU each daemon used while idle (utime+stime over the idle window, % of
+# one core; the window starts IDLE_WARMUP seconds, default 10, after the link is up), with the JVM options used (bin/fips's defaults unless FIPS_JAVA_OPTS is set).
 # With FIPS_RSS_NMT=1 (and -XX:NativeMemoryTracking=summary in FIPS_JAVA_OPTS) it also prints node a's
 # native memory summary (jcmd VM.native_memory), to see where the resident set goes.
 # Usage: benchmarks/idle-rss.sh [IDLE_SECONDS]
@@ -59,7 +60,12 @@ if [ "$(peers a)" != 1 ] || [ "$(peers b)" != 1 ]; then
     cat "$dir/a.log" "$dir/b.log" >&2
     exit 1
 fi
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # utime + stime of the whole process, in clock ticks
+sleep "${IDLE_WARMUP:-10}"   # start-up work (JIT compilation, the first announces) is not idle time
+cpu0=($(ticks "${pids[0]}") $(ticks "${pids[1]}"))
 sleep "$idle"
+cpu1=($(ticks "${pids[0]}") $(ticks "${pids[1]}"))
+hz=$(getconf CLK_TCK)
 
 kib() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
 opts=$(fips_daemon_java_opts)
@@ -70,6 +76,8 @@ for i in 0 1; do
     p=${pids[$i]}
     printf 'idle-rss: node %s pid %s VmRSS %d MiB (VmHWM %d MiB) after %s s idle with one peer\n' "$name" "$p" \
         $(( $(kib "$p" VmRSS) / 1024 )) $(( $(kib "$p" VmHWM) / 1024 )) "$idle"
+    awk -v d=$(( ${cpu1[$i]} - ${cpu0[$i]} )) -v hz="$hz" -v s="$idle" -v n="$name" \
+        'BEGIN{printf "idle-cpu: node %s used %d ticks in %s s idle: %.2f %% of one core\n", n, d, s, 100 * d / hz / s}'
 done
 if [ "${FIPS_RSS_NMT:-0}" = 1 ]; then
     echo "== node a's mappings by resident size (kB: Rss, of which private dirty; anonymous mappings unnamed)"
