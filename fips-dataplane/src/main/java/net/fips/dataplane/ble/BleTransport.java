@@ -170,16 +170,6 @@ public final class BleTransport implements Transport {
     }
 
     @Override
-    public boolean connectionOriented() {
-        return true;
-    }
-
-    @Override
-    public boolean reliable() {
-        return true;
-    }
-
-    @Override
     public State state() {
         return state;
     }

@@ -699,16 +699,6 @@ public final class EthernetTransport implements Transport {
     }
 
     @Override
-    public boolean connectionOriented() {
-        return false;
-    }
-
-    @Override
-    public boolean reliable() {
-        return false;
-    }
-
-    @Override
     public State state() {
         return state;
     }

@@ -288,16 +288,6 @@ public final class TcpTransport implements Transport {
     }
 
     @Override
-    public boolean connectionOriented() {
-        return true;
-    }
-
-    @Override
-    public boolean reliable() {
-        return true;
-    }
-
-    @Override
     public State state() {
         return state;
     }

@@ -85,16 +85,6 @@ public final class TorTransport implements Transport {
     }
 
     @Override
-    public boolean connectionOriented() {
-        return true;
-    }
-
-    @Override
-    public boolean reliable() {
-        return true;
-    }
-
-    @Override
     public State state() {
         return tcp.state();
     }

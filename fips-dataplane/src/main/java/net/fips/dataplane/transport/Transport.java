@@ -35,11 +35,15 @@ public interface Transport extends AutoCloseable {
     /** @return the instance name of a named-instance config, or null */
     String instanceName();
 
-    /** @return whether links need a connection first (TCP, Tor, Nym, BLE) */
-    boolean connectionOriented();
+    /** @return whether links need a connection first (TCP, Tor, Nym, BLE): fixed by the type name */
+    default boolean connectionOriented() {
+        return TransportTypes.connectionOriented(typeName());
+    }
 
-    /** @return whether the medium delivers in order without loss (TCP, Tor, Nym, BLE) */
-    boolean reliable();
+    /** @return whether the medium delivers in order without loss (TCP, Tor, Nym, BLE): fixed by the type name */
+    default boolean reliable() {
+        return TransportTypes.connectionOriented(typeName());
+    }
 
     /** @return the current lifecycle state */
     State state();

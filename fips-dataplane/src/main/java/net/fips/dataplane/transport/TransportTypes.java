@@ -17,6 +17,16 @@ public final class TransportTypes {
     private TransportTypes() {
     }
 
+    /**
+     * The reference's static type metadata (transports.md §1.1): UDP and Ethernet are datagram media; TCP, Tor, Nym
+     * and BLE need a connection first and deliver in order without loss.
+     *
+     * @return whether links of {@code type} are connection-oriented (and reliable)
+     */
+    public static boolean connectionOriented(final String type) {
+        return !UDP.equals(type) && !ETHERNET.equals(type);
+    }
+
     /** @return the position of {@code type} in {@link #ID_ORDER}, or -1 for an unknown type */
     public static int rank(final String type) {
         return ID_ORDER.indexOf(type);

@@ -243,16 +243,6 @@ public final class UdpTransport implements Transport {
     }
 
     @Override
-    public boolean connectionOriented() {
-        return false;
-    }
-
-    @Override
-    public boolean reliable() {
-        return false;
-    }
-
-    @Override
     public State state() {
         return closed ? State.DOWN : State.UP;
     }
