@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jline.utils.WCWidth;
+
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
@@ -186,7 +188,7 @@ final class TopView {
      * @param width   terminal columns
      * @param height  terminal rows
      * @param clock   the time of day to print, e.g. {@code 13:05:07}
-     * @return exactly {@code max(1, height)} lines, none longer than {@code width}
+     * @return exactly {@code max(1, height)} lines, none wider than {@code width} columns
      */
     static Screen draw(final Poll poll, final Map<String, double[]> rates, final TopState state, final int width,
                        final int height, final String clock) {
@@ -756,7 +758,26 @@ final class TopView {
         return String.format(Locale.ROOT, "%.0f", b);
     }
 
-    private static String fit(final String line, final int width) {
-        return line.length() <= width ? line : line.substring(0, Math.max(0, width));
+    /**
+     * {@code line} cut to {@code width} terminal columns: wide characters count two, combining ones none, and a
+     * control character (an escape in a peer's name, say) is drawn as {@code ?} so it cannot move the cursor.
+     */
+    static String fit(final String line, final int width) {
+        final StringBuilder sb = new StringBuilder(Math.min(line.length(), Math.max(0, width)));
+        int cols = 0;
+        for (int i = 0; i < line.length(); ) {
+            int cp = line.codePointAt(i);
+            i += Character.charCount(cp);
+            if (cp < 0x20 || cp >= 0x7f && cp < 0xa0) {
+                cp = '?';
+            }
+            final int w = Math.max(0, WCWidth.wcwidth(cp));
+            if (cols + w > width) {
+                break;
+            }
+            sb.appendCodePoint(cp);
+            cols += w;
+        }
+        return sb.toString();
     }
 }

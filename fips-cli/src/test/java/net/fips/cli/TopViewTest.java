@@ -268,6 +268,29 @@ class TopViewTest {
                 .lines().size());
     }
 
+    private static int columns(final String s) {
+        return s.codePoints().map(cp -> Math.max(0, org.jline.utils.WCWidth.wcwidth(cp))).sum();
+    }
+
+    @Test
+    void wideAndControlCharactersInNamesNeitherWrapNorReachTheTerminal() {
+        final JsonNode peers = json("""
+                {"peers":[{"npub":"npub1w","display_name":"日本語\\u001b[2J\\u0007名前","connectivity":"connected",
+                 "stats":{}}]}""");
+        final Poll p = Poll.of(Map.of(Source.PEERS, peers), 0);
+        for (final int w : new int[] {1, 5, 6, 7, 12, 40}) {
+            for (final String l : TopView.draw(p, Map.of(), state(Tab.PEERS), w, 10, "t").lines()) {
+                assertTrue(columns(l) <= w, w + ": " + l);
+                assertTrue(l.chars().noneMatch(c -> c < 0x20), w + ": " + l);
+            }
+        }
+        final String row = line(TopView.draw(p, Map.of(), state(Tab.PEERS), 80, 10, "t").lines(), "日本語");
+        assertTrue(row.startsWith("日本語?[2J?名前"), row);
+        assertEquals("日本", TopView.fit("日本語", 5));
+        assertEquals("e\u0301", TopView.fit("e\u0301x", 1), "a combining mark stays with its letter");
+        assertEquals("?", TopView.fit("\u009b", 1));
+    }
+
     @Test
     void tabBarNamesEveryViewAndFallsBackWhenNarrow() {
         final List<String> wide = draw(state(Tab.ROUTING), 132, 10);
