@@ -37,7 +37,8 @@ import picocli.CommandLine.ParentCommand;
  * {@code fipsctl top}: a live full-screen view of the node in the spirit of the reference's {@code fipstop}. It
  * polls the control socket on a background thread (status and peers every round, and what the view shown needs:
  * {@link TopView#sourcesFor}) and redraws from the latest answers on the alternate screen; {@code q} (or Ctrl-C)
- * quits and restores the terminal, Tab / Shift-Tab / 1-9 switch views, the other keys are {@link TopState#onKey}.
+ * quits and restores the terminal, Tab / Shift-Tab / 1-9 switch views, the other keys are {@link TopState#onKey};
+ * its one mutating key is Del on a selected peer, which asks y/N and then sends {@code disconnect}.
  * When the daemon cannot be reached the view says so and keeps retrying. Without a terminal it prints an error
  * and exits 64.
  *
@@ -148,10 +149,22 @@ final class TopCommand implements Callable<Integer> {
                     continue;
                 }
                 final int key = c == 27 ? escape(reader) : c == '\r' || c == '\n' ? '\n' : c;
-                final TopState before = state.get();
-                final TopState after = before.onKey(key, latest.get(), maxScroll);
+                // The disconnect thread may set a notice meanwhile: replace the state only if it is unchanged.
+                TopState before;
+                TopState after;
+                do {
+                    before = state.get();
+                    after = before.onKey(key, latest.get(), maxScroll);
+                } while (!state.compareAndSet(before, after));
+                final String target = before.disconnectTarget(key);
+                if (target != null) {
+                    disconnect(client, target, latest.get(), state, () -> {
+                        dirty.set(true);
+                        LockSupport.unpark(poller);
+                        LockSupport.unpark(mainThread);
+                    });
+                }
                 if (!after.equals(before)) {
-                    state.set(after);
                     dirty.set(true);
                     if (after.tab() != before.tab() || after.graphsMode() != before.graphsMode()
                             || after.window() != before.window() || after.metric() != before.metric()
@@ -169,6 +182,28 @@ final class TopCommand implements Callable<Integer> {
             terminal.flush();
         }
         return FipsCtl.EXIT_OK;
+    }
+
+    /**
+     * Sends {@code disconnect} for {@code npub} off the key loop and leaves the outcome as the state's notice.
+     */
+    private static void disconnect(final ControlClient client, final String npub, final TopView.Poll poll,
+                                   final AtomicReference<TopState> state, final Runnable redraw) {
+        final String name = TopView.peerName(poll, npub);
+        Thread.ofVirtual().name("fipsctl-top-disconnect").start(() -> {
+            String notice;
+            try {
+                final ObjectNode r = client.send("disconnect",
+                        ControlJson.MAPPER.createObjectNode().put("npub", npub));
+                notice = "ok".equals(r.path("status").asText()) ? "disconnected " + name
+                        : "disconnect " + name + " failed: " + r.path("message").asText("?");
+            } catch (final ControlClientException e) {
+                notice = "disconnect " + name + " failed: " + e.getMessage();
+            }
+            final String n = notice;
+            state.updateAndGet(s -> s.withNotice(n));
+            redraw.run();
+        });
     }
 
     /**
@@ -201,6 +236,7 @@ final class TopCommand implements Callable<Integer> {
                 case 'H' -> TopState.HOME;
                 case 'F' -> TopState.END;
                 case '~' -> switch (params.toString()) {
+                    case "3" -> TopState.DELETE;
                     case "5" -> TopState.PAGE_UP;
                     case "6" -> TopState.PAGE_DOWN;
                     case "1", "7" -> TopState.HOME;

@@ -18,9 +18,11 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param metric     index into {@link #PEER_METRICS} (the metric of the metric-by-peer mode)
  * @param graphPeer  the selected peer of the Graphs view (a row of the by-peer list, or of {@code show_stats_peers})
  * @param help       whether the key help replaces the view
+ * @param confirm    the npub that Del asked to disconnect, waiting for y, or null
+ * @param notice     a one-line result to show until the next key (a disconnect's outcome), or null
  */
 record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, GraphsMode graphsMode, int window,
-                int metric, int graphPeer, boolean help) {
+                int metric, int graphPeer, boolean help, String confirm, String notice) {
 
     /** Key codes for the keys that are not characters (characters are their own code). */
     static final int UP = -1;
@@ -32,6 +34,7 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
     static final int HOME = -7;
     static final int END = -8;
     static final int BACK_TAB = -9;
+    static final int DELETE = -10;
     static final int ESCAPE = 27;
 
     /** Rows PageUp / PageDown move. */
@@ -63,33 +66,53 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
 
     /** The start: the Node view, nothing selected, Graphs on node metrics over 10 minutes. */
     static TopState initial() {
-        return new TopState(TopView.Tab.NODE, -1, 0, false, GraphsMode.NODE, 1, 0, 0, false);
+        return new TopState(TopView.Tab.NODE, -1, 0, false, GraphsMode.NODE, 1, 0, 0, false, null, null);
     }
 
     TopState withTab(final TopView.Tab t) {
         return new TopState(t, peerRow, t == tab ? scroll : 0, collapsed, graphsMode, window, metric, graphPeer,
-                false);
+                false, null, null);
     }
 
     private TopState withScroll(final int s) {
-        return new TopState(tab, peerRow, Math.max(0, s), collapsed, graphsMode, window, metric, graphPeer, help);
+        return new TopState(tab, peerRow, Math.max(0, s), collapsed, graphsMode, window, metric, graphPeer, help,
+                null, null);
     }
 
     private TopState withPeerRow(final int r) {
-        return new TopState(tab, r, scroll, collapsed, graphsMode, window, metric, graphPeer, help);
+        return new TopState(tab, r, scroll, collapsed, graphsMode, window, metric, graphPeer, help, null, null);
     }
 
     private TopState withGraphs(final GraphsMode m, final int w, final int met, final int peer) {
         return new TopState(tab, peerRow, m == graphsMode ? scroll : 0, collapsed, m, w, met, Math.max(0, peer),
-                help);
+                help, null, null);
     }
 
     private TopState withCollapsed(final boolean c) {
-        return new TopState(tab, peerRow, scroll, c, graphsMode, window, metric, graphPeer, help);
+        return new TopState(tab, peerRow, scroll, c, graphsMode, window, metric, graphPeer, help, null, null);
     }
 
     private TopState withHelp(final boolean h) {
-        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, h);
+        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, h, null, null);
+    }
+
+    private TopState withConfirm(final String npub) {
+        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, npub,
+                null);
+    }
+
+    /** @return this state showing {@code text} until the next key */
+    TopState withNotice(final String text) {
+        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, confirm,
+                text);
+    }
+
+    /**
+     * @param key the key pressed in this state
+     * @return the npub to disconnect when the key answers Del's question with y, else null
+     */
+    String disconnectTarget(final int key) {
+        return confirm != null && (key == 'y' || key == 'Y') ? confirm : null;
     }
 
     /** @return the window, e.g. {@code 10m} */
@@ -117,6 +140,13 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
      * @return the new state
      */
     TopState onKey(final int key, final TopView.Poll poll, final int maxScroll) {
+        if (confirm != null) {
+            // y is the caller's (disconnectTarget); any key closes the question.
+            return withConfirm(null);
+        }
+        if (notice != null) {
+            return withNotice(null).onKey(key, poll, maxScroll);
+        }
         if (help) {
             return key == '?' || key == ESCAPE ? withHelp(false) : this;
         }
@@ -141,7 +171,8 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
             }
         }
         return switch (tab) {
-            case PEERS -> peersKey(key, rows(poll == null ? null : poll.peers(), "peers"));
+            case PEERS -> key == DELETE ? deleteKey(poll)
+                    : peersKey(key, rows(poll == null ? null : poll.peers(), "peers"));
             case TRANSPORTS -> switch (key) {
                 case LEFT, 'c' -> withCollapsed(true);
                 case RIGHT, ' ', 'e' -> withCollapsed(false);
@@ -164,6 +195,16 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
             case ESCAPE -> withPeerRow(-1);
             default -> this;
         };
+    }
+
+    /** Del on a selected peer asks whether to disconnect it (the reference fipstop's one mutating key). */
+    private TopState deleteKey(final TopView.Poll poll) {
+        final JsonNode peers = poll == null || poll.peers() == null ? null : poll.peers().path("peers");
+        if (peers == null || peerRow < 0 || peerRow >= peers.size()) {
+            return this;
+        }
+        final String npub = peers.get(peerRow).path("npub").asText("");
+        return npub.isEmpty() ? this : withConfirm(npub);
     }
 
     private TopState scrollKey(final int key, final int maxScroll) {

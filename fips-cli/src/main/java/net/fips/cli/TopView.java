@@ -218,8 +218,12 @@ final class TopView {
         final List<String> out = new ArrayList<>(h);
         out.add(fit(tabBar(state.tab(), w), w));
         if (h >= 3) {
-            out.add(fit(poll.error() != null ? "Disconnected: " + poll.error() + " (retrying)"
-                    : first > 0 ? "(" + first + " lines above; Up/PgUp/Home)" : "", w));
+            final String status = state.confirm() != null ? "Disconnect " + peerName(poll, state.confirm()) + " ("
+                    + state.confirm() + ")? y/N"
+                    : poll.error() != null ? "Disconnected: " + poll.error() + " (retrying)"
+                    : state.notice() != null ? state.notice()
+                    : first > 0 ? "(" + first + " lines above; Up/PgUp/Home)" : "";
+            out.add(fit(status, w));
             for (int i = first; i < first + bodyRows && i < body.lines().size(); i++) {
                 out.add(fit(body.lines().get(i), w));
             }
@@ -231,6 +235,18 @@ final class TopView {
             out.add(fit(footer(state) + "  updated " + clock, w));
         }
         return new Screen(out, maxScroll);
+    }
+
+    /** @return the display name {@code show_peers} gives {@code npub}, or the npub */
+    static String peerName(final Poll poll, final String npub) {
+        if (poll != null && poll.peers() != null) {
+            for (final JsonNode p : poll.peers().path("peers")) {
+                if (npub.equals(p.path("npub").asText())) {
+                    return p.path("display_name").asText(npub);
+                }
+            }
+        }
+        return npub;
     }
 
     private static String tabBar(final Tab tab, final int width) {
@@ -246,7 +262,7 @@ final class TopView {
 
     private static String footer(final TopState s) {
         final String keys = switch (s.tab()) {
-            case PEERS -> "Up/Down select  Esc deselect";
+            case PEERS -> "Up/Down select  Esc deselect  Del disconnect";
             case TRANSPORTS -> "Left/Right collapse/expand";
             case GRAPHS -> "Left/Right window  m mode" + switch (s.graphsMode()) {
                 case NODE -> "";
@@ -271,6 +287,7 @@ final class TopView {
         l.add(nums.toString().stripTrailing());
         l.add("  g                  Graphs");
         l.add("  Up/Down, PgUp/PgDn, Home/End   scroll (Peers: select a peer; Esc deselects)");
+        l.add("  Peers: Del disconnects the selected peer after a y/N question (the only key that changes the node)");
         l.add("  Transports: Left/c collapse links, Right/Space/e expand");
         l.add("  Graphs: Left/Right window (1m, 10m, 1h at 1 s; 24h at 1 m), m mode (node, metric-by-peer,");
         l.add("          peer-by-metric), n/N next/previous metric or peer, Up/Down peer (metric-by-peer)");

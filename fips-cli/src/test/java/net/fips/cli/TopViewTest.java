@@ -391,6 +391,34 @@ class TopViewTest {
     }
 
     @Test
+    void deleteAsksBeforeDisconnectingTheSelectedPeer() {
+        final Poll p = pollFor(state(Tab.PEERS));
+        final TopState none = state(Tab.PEERS);
+        assertEquals(none, none.onKey(TopState.DELETE, p, 0), "nothing selected: Del does nothing");
+        final TopState second = none.onKey(TopState.DOWN, p, 0).onKey(TopState.DOWN, p, 0);
+        final TopState asking = second.onKey(TopState.DELETE, p, 0);
+        assertEquals(NPUB_US02, asking.confirm());
+        assertEquals("Disconnect test-us02 (" + NPUB_US02 + ")? y/N",
+                TopView.draw(p, Map.of(), asking, 132, 10, "t").lines().get(1));
+        assertEquals(NPUB_US02, asking.disconnectTarget('y'));
+        assertEquals(NPUB_US02, asking.disconnectTarget('Y'));
+        assertNull(asking.disconnectTarget('n'));
+        assertNull(asking.disconnectTarget(TopState.ESCAPE));
+        assertNull(second.disconnectTarget('y'), "y without the question is nothing");
+        // Any key closes the question, without acting on that key.
+        final TopState closed = asking.onKey('\t', p, 0);
+        assertNull(closed.confirm());
+        assertEquals(Tab.PEERS, closed.tab());
+        // The outcome shows until the next key, which then acts as usual.
+        final TopState done = closed.withNotice("disconnected test-us02");
+        assertEquals("disconnected test-us02", TopView.draw(p, Map.of(), done, 132, 10, "t").lines().get(1));
+        final TopState after = done.onKey('\t', p, 0);
+        assertNull(after.notice());
+        assertEquals(Tab.TRANSPORTS, after.tab());
+        assertEquals(none, state(Tab.ROUTING).onKey(TopState.DELETE, p, 0).withTab(Tab.PEERS), "only on Peers");
+    }
+
+    @Test
     void otherViewsFromFixedJson() {
         final String node = screen(draw(state(Tab.NODE), 132, 40));
         assertTrue(node.contains("mesh size: -"), node);
@@ -565,7 +593,8 @@ class TopViewTest {
         assertEquals(TopState.END, decode("[4~"));
         assertEquals(TopState.END, decode("OF"));
         assertEquals(TopState.ESCAPE, decode(""));
-        assertEquals(0, decode("[3~"), "Delete: no action");
+        assertEquals(TopState.DELETE, decode("[3~"));
+        assertEquals(0, decode("[2~"), "Insert: no action");
         assertEquals(TopState.UP, decode("[1;5A"), "Ctrl-Up: the modifier is ignored");
     }
 
