@@ -87,9 +87,7 @@ final class TopGraphs {
             }
         };
         lines.add("mode: " + s.graphsMode().label + selector + "   window: " + s.windowName() + " @ "
-                + s.granularity() + "   (m mode, Left/Right window"
-                + (s.graphsMode() == TopState.GraphsMode.NODE ? "" : ", n/N "
-                + (s.graphsMode() == TopState.GraphsMode.METRIC_BY_PEER ? "metric, Up/Down peer" : "peer")) + ")");
+                + s.granularity());
         final JsonNode d = p.get(TopView.Source.GRAPHS);
         if (r == null) {
             lines.add("");

@@ -271,7 +271,7 @@ final class TopView {
             };
             default -> "Up/Down/PgUp/PgDn scroll";
         };
-        return "q quit  Tab/Shift-Tab/1-9 view  ? help  " + keys;
+        return "q quit  Tab/1-9 views  ? help  " + keys;
     }
 
     private static List<String> help() {
@@ -318,6 +318,10 @@ final class TopView {
         lines.add("root: " + text(s.get("root")) + (s.path("is_root").asBoolean() ? " (us)" : "") + "   depth: "
                 + (tree == null ? "-" : text(tree.get("depth"))) + "   parent: "
                 + (tree == null ? "-" : text(tree.get("parent_display_name"))));
+        final JsonNode f = s.path("forwarding");
+        lines.add("packets: originated " + text(f.get("originated_packets")) + "   delivered "
+                + text(f.get("delivered_packets")) + "   forwarded " + text(f.get("forwarded_packets"))
+                + "   dropped (no route) " + text(f.get("drop_no_route_packets")) + "   (Routing view: all counters)");
         lines.add("");
         lines.add("Last minute (1 s samples):");
         final JsonNode h = p.get(Source.HISTORY);

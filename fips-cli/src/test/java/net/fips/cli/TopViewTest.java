@@ -297,8 +297,10 @@ class TopViewTest {
         assertEquals("fipsctl top  Node  Peers  Transports  Sessions  Tree  Filters  Performance [Routing] Graphs ",
                 wide.getFirst());
         assertEquals("[Routing] 8/9 fipsctl top", draw(state(Tab.ROUTING), 80, 10).getFirst());
-        assertTrue(wide.getLast().startsWith("q quit  Tab/Shift-Tab/1-9 view  ? help"), wide.getLast());
+        assertTrue(wide.getLast().startsWith("q quit  Tab/1-9 views  ? help"), wide.getLast());
         assertTrue(wide.getLast().endsWith("updated 12:00:00"), wide.getLast());
+        // The longest footer (metric-by-peer) still has room for the clock at 100 columns.
+        assertTrue(draw(graphs(GraphsMode.METRIC_BY_PEER), 100, 10).getLast().endsWith("updated 12:00:00"));
     }
 
     @Test
@@ -422,6 +424,7 @@ class TopViewTest {
     void otherViewsFromFixedJson() {
         final String node = screen(draw(state(Tab.NODE), 132, 40));
         assertTrue(node.contains("mesh size: -"), node);
+        assertTrue(node.contains("packets: originated -   delivered -   forwarded -   dropped (no route) -"), node);
         assertTrue(node.matches("(?s).*mesh_size\\s+-\\s+\\n.*"), node);
         assertTrue(node.contains("Listening on fips0 (fd1b::1), firewall: unknown"), node);
         final String sessions = screen(draw(state(Tab.SESSIONS), 132, 40));
