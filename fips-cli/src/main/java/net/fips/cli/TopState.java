@@ -20,9 +20,12 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param help       whether the key help replaces the view
  * @param confirm    the npub that Del asked to disconnect, waiting for y, or null
  * @param notice     a one-line result to show until the next key (a disconnect's outcome), or null
+ * @param perfPane   the Performance view's focused table: 0 links, 1 sessions
+ * @param perfSort   the Performance view's sort per table: column index times two, plus one when descending
  */
 record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, GraphsMode graphsMode, int window,
-                int metric, int graphPeer, boolean help, String confirm, String notice) {
+                int metric, int graphPeer, boolean help, String confirm, String notice, int perfPane,
+                List<Integer> perfSort) {
 
     /** Key codes for the keys that are not characters (characters are their own code). */
     static final int UP = -1;
@@ -66,45 +69,64 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
 
     /** The start: the Node view, nothing selected, Graphs on node metrics over 10 minutes. */
     static TopState initial() {
-        return new TopState(TopView.Tab.NODE, -1, 0, false, GraphsMode.NODE, 1, 0, 0, false, null, null);
+        return new TopState(TopView.Tab.NODE, -1, 0, false, GraphsMode.NODE, 1, 0, 0, false, null, null, 0,
+                List.of(0, 0));
     }
 
     TopState withTab(final TopView.Tab t) {
         return new TopState(t, peerRow, t == tab ? scroll : 0, collapsed, graphsMode, window, metric, graphPeer,
-                false, null, null);
+                false, null, null, perfPane, perfSort);
     }
 
     private TopState withScroll(final int s) {
         return new TopState(tab, peerRow, Math.max(0, s), collapsed, graphsMode, window, metric, graphPeer, help,
-                null, null);
+                null, null, perfPane, perfSort);
     }
 
     private TopState withPeerRow(final int r) {
-        return new TopState(tab, r, scroll, collapsed, graphsMode, window, metric, graphPeer, help, null, null);
+        return new TopState(tab, r, scroll, collapsed, graphsMode, window, metric, graphPeer, help, null, null,
+                perfPane, perfSort);
     }
 
     private TopState withGraphs(final GraphsMode m, final int w, final int met, final int peer) {
         return new TopState(tab, peerRow, m == graphsMode ? scroll : 0, collapsed, m, w, met, Math.max(0, peer),
-                help, null, null);
+                help, null, null, perfPane, perfSort);
     }
 
     private TopState withCollapsed(final boolean c) {
-        return new TopState(tab, peerRow, scroll, c, graphsMode, window, metric, graphPeer, help, null, null);
+        return new TopState(tab, peerRow, scroll, c, graphsMode, window, metric, graphPeer, help, null, null,
+                perfPane, perfSort);
     }
 
     private TopState withHelp(final boolean h) {
-        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, h, null, null);
+        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, h, null, null,
+                perfPane, perfSort);
     }
 
     private TopState withConfirm(final String npub) {
         return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, npub,
-                null);
+                null, perfPane, perfSort);
+    }
+
+    private TopState withPerf(final int pane, final List<Integer> sort) {
+        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, null, null,
+                pane, List.copyOf(sort));
+    }
+
+    /** @return the sort column of the Performance view's table {@code pane} */
+    int perfColumn(final int pane) {
+        return perfSort.get(pane) / 2;
+    }
+
+    /** @return whether the Performance view's table {@code pane} sorts descending */
+    boolean perfDescending(final int pane) {
+        return perfSort.get(pane) % 2 == 1;
     }
 
     /** @return this state showing {@code text} until the next key */
     TopState withNotice(final String text) {
         return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, confirm,
-                text);
+                text, perfPane, perfSort);
     }
 
     /**
@@ -179,6 +201,7 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
                 default -> scrollKey(key, maxScroll);
             };
             case GRAPHS -> graphsKey(key, poll, maxScroll);
+            case PERFORMANCE -> perfKey(key, maxScroll);
             default -> scrollKey(key, maxScroll);
         };
     }
@@ -205,6 +228,24 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
         }
         final String npub = peers.get(peerRow).path("npub").asText("");
         return npub.isEmpty() ? this : withConfirm(npub);
+    }
+
+    /** {@code f} moves between the link and session tables, {@code s} cycles the sort column, {@code S} flips it. */
+    private TopState perfKey(final int key, final int maxScroll) {
+        final List<Integer> sort = new java.util.ArrayList<>(perfSort);
+        final int cols = TopView.PERF_COLUMNS.get(perfPane).size();
+        switch (key) {
+            case 'f' -> {
+                return withPerf(1 - perfPane, sort);
+            }
+            case 's' -> sort.set(perfPane, (perfColumn(perfPane) + 1) % cols * 2
+                    + (perfDescending(perfPane) ? 1 : 0));
+            case 'S' -> sort.set(perfPane, perfColumn(perfPane) * 2 + (perfDescending(perfPane) ? 0 : 1));
+            default -> {
+                return scrollKey(key, maxScroll);
+            }
+        }
+        return withPerf(perfPane, sort);
     }
 
     private TopState scrollKey(final int key, final int maxScroll) {

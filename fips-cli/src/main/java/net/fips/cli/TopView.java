@@ -202,7 +202,7 @@ final class TopView {
             case SESSIONS -> sessions(poll);
             case TREE -> tree(poll, w);
             case FILTERS -> text(poll.get(Source.BLOOM), "(no bloom state)", TableView::bloom);
-            case PERFORMANCE -> text(poll.get(Source.MMP), "(no MMP state)", TableView::mmp);
+            case PERFORMANCE -> performance(poll, state);
             case ROUTING -> routing(poll, w);
             case GRAPHS -> TopGraphs.body(poll, state, w, bodyRows);
         };
@@ -264,6 +264,7 @@ final class TopView {
         final String keys = switch (s.tab()) {
             case PEERS -> "Up/Down select  Esc deselect  Del disconnect";
             case TRANSPORTS -> "Left/Right collapse/expand";
+            case PERFORMANCE -> "f table  s sort  S reverse";
             case GRAPHS -> "Left/Right window  m mode" + switch (s.graphsMode()) {
                 case NODE -> "";
                 case METRIC_BY_PEER -> "  n/N metric  Up/Down peer";
@@ -289,6 +290,7 @@ final class TopView {
         l.add("  Up/Down, PgUp/PgDn, Home/End   scroll (Peers: select a peer; Esc deselects)");
         l.add("  Peers: Del disconnects the selected peer after a y/N question (the only key that changes the node)");
         l.add("  Transports: Left/c collapse links, Right/Space/e expand");
+        l.add("  Performance: f moves between the link and session tables, s sorts by the next column, S reverses");
         l.add("  Graphs: Left/Right window (1m, 10m, 1h at 1 s; 24h at 1 m), m mode (node, metric-by-peer,");
         l.add("          peer-by-metric), n/N next/previous metric or peer, Up/Down peer (metric-by-peer)");
         l.add("");
@@ -413,6 +415,86 @@ final class TopView {
         lines.add("  mmp: mode " + text(m.get("mode")) + "   srtt_ms " + text(m.get("srtt_ms")) + "   loss "
                 + text(m.get("loss_rate")) + "   etx " + text(m.get("etx")) + "   goodput_bps "
                 + text(m.get("goodput_bps")) + "   lqi " + text(m.get("lqi")));
+    }
+
+    /**
+     * One column of the Performance view.
+     *
+     * @param header its heading
+     * @param layer  the object the value is in ({@code link_layer} / {@code session_layer}), or null for the row
+     * @param key    the value's key
+     */
+    record Column(String header, String layer, String key) {
+        JsonNode of(final JsonNode row) {
+            return layer == null ? row.get(key) : row.path(layer).get(key);
+        }
+    }
+
+    /** The Performance view's columns: link MMP ({@code show_mmp.peers}), session MMP ({@code .sessions}). */
+    static final List<List<Column>> PERF_COLUMNS = List.of(
+            List.of(new Column("PEER", null, "display_name"), new Column("MODE", null, "mode"),
+                new Column("SRTT_MS", "link_layer", "srtt_ms"), new Column("LOSS", "link_layer", "loss_rate"),
+                new Column("ETX", "link_layer", "etx"), new Column("GOODPUT_BPS", "link_layer", "goodput_bps"),
+                new Column("LQI", "link_layer", "lqi"), new Column("ECN_CE", "link_layer", "ecn_ce_count")),
+            List.of(new Column("SESSION", null, "display_name"), new Column("MODE", null, "mode"),
+                new Column("SRTT_MS", "session_layer", "srtt_ms"), new Column("LOSS", "session_layer", "loss_rate"),
+                new Column("ETX", "session_layer", "etx"), new Column("PATH_MTU", "session_layer", "path_mtu"),
+                new Column("SQI", "session_layer", "sqi")));
+
+    /** Link and session MMP, each table sorted by its chosen column (absent values last either way). */
+    private static Body performance(final Poll p, final TopState state) {
+        final JsonNode d = p.get(Source.MMP);
+        if (d == null) {
+            return new Body(List.of("(no MMP state)"), -1);
+        }
+        final List<String> lines = new ArrayList<>();
+        final String[] keys = {"peers", "sessions"};
+        final String[] titles = {"Link MMP", "Session MMP"};
+        for (int pane = 0; pane < 2; pane++) {
+            final List<Column> cols = PERF_COLUMNS.get(pane);
+            final int sortCol = state.perfColumn(pane);
+            final boolean desc = state.perfDescending(pane);
+            final List<JsonNode> rows = new ArrayList<>();
+            d.path(keys[pane]).forEach(rows::add);
+            final Column by = cols.get(sortCol);
+            rows.sort((a, b) -> compare(by.of(a), by.of(b), desc));
+            if (pane == 1) {
+                lines.add("");
+            }
+            lines.add((state.perfPane() == pane ? "> " : "  ") + titles[pane] + ": " + rows.size() + "   sort: "
+                    + by.header() + (desc ? " descending" : " ascending"));
+            if (rows.isEmpty()) {
+                continue;
+            }
+            final String[] header = new String[cols.size()];
+            for (int c = 0; c < header.length; c++) {
+                header[c] = cols.get(c).header() + (c == sortCol ? desc ? "▼" : "▲" : "");
+            }
+            final List<String[]> cells = new ArrayList<>();
+            for (final JsonNode r : rows) {
+                final String[] row = new String[cols.size()];
+                for (int c = 0; c < row.length; c++) {
+                    row[c] = text(cols.get(c).of(r));
+                }
+                cells.add(row);
+            }
+            for (final String l : TableView.table(header, cells).split("\n")) {
+                lines.add("  " + l);
+            }
+        }
+        return new Body(lines, -1);
+    }
+
+    /** Numbers by value, anything else as text (case-insensitive); an absent or null value sorts last. */
+    private static int compare(final JsonNode a, final JsonNode b, final boolean descending) {
+        final boolean na = a == null || a.isNull() || a.isMissingNode();
+        final boolean nb = b == null || b.isNull() || b.isMissingNode();
+        if (na || nb) {
+            return Boolean.compare(na, nb);
+        }
+        final int c = a.isNumber() && b.isNumber() ? Double.compare(a.asDouble(), b.asDouble())
+                : String.CASE_INSENSITIVE_ORDER.compare(a.asText(), b.asText());
+        return descending ? -c : c;
     }
 
     /** Each transport, then (unless collapsed) its links with the peer on each. */

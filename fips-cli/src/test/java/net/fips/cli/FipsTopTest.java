@@ -241,8 +241,11 @@ class FipsTopTest {
         tmux("send-keys", "-t", "a", "6");
         awaitScreen("a", 10_000, s -> s.contains("[Filters]") && s.contains("own_node_addr:"), "the Filters tab");
         tmux("send-keys", "-t", "a", "7");
-        awaitScreen("a", 10_000, s -> s.contains("[Performance]") && s.lines().anyMatch(l -> l.startsWith("bob ")),
-                "the Performance tab with bob's link MMP");
+        awaitScreen("a", 10_000, s -> s.contains("[Performance]") && s.contains("> Link MMP: 1")
+                && s.lines().anyMatch(l -> l.matches("  bob\\s+\\S+\\s+[0-9.]+\\s.*")),
+                "the Performance tab with bob's measured link SRTT");
+        tmux("send-keys", "-t", "a", "s");
+        awaitScreen("a", 10_000, s -> s.contains("sort: MODE ascending"), "s sorting by the next column");
         // Routing (key 8): the real daemon's counters; bytes it does not count show as '-'.
         tmux("send-keys", "-t", "a", "8");
         awaitScreen("a", 15_000, s -> s.contains("[Routing]") && s.contains("Routing state")

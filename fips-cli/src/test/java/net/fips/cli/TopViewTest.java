@@ -126,7 +126,11 @@ class TopViewTest {
 
     static final JsonNode MMP = json("""
             {"peers":[{"peer":"7c0a11","display_name":"test-us01","mode":"full",
-                       "link_layer":{"loss_rate":0.0,"etx":1.0,"goodput_bps":5200.0,"srtt_ms":41.2}}],
+                       "link_layer":{"loss_rate":0.0,"etx":1.0,"goodput_bps":5200.0,"srtt_ms":41.2}},
+                      {"peer":"4a1f9c","display_name":"test-us02","mode":"full",
+                       "link_layer":{"loss_rate":0.25,"etx":1.8,"goodput_bps":900.0,"srtt_ms":12.0,"lqi":2.1}},
+                      {"peer":"55aa01","display_name":"Flaky","mode":"lite",
+                       "link_layer":{"loss_rate":null,"etx":null,"goodput_bps":null}}],
              "sessions":[{"remote":"4a1f9c22","display_name":"test-us02","mode":"full",
                           "session_layer":{"loss_rate":0.0,"etx":1.0,"path_mtu":1420}}]}""");
 
@@ -438,8 +442,8 @@ class TopViewTest {
                 filters);
         assertTrue(filters.matches("(?s).*uptree_fill_ratio:\\s+-.*"), filters);
         final String perf = screen(draw(state(Tab.PERFORMANCE), 132, 40));
-        assertTrue(perf.matches("(?s).*test-us01\\s+full\\s+41\\.200\\s+0\\s+1\\s+5200.*"), perf);
-        assertTrue(perf.matches("(?s).*test-us02\\s+full\\s+1420.*"), perf);
+        assertTrue(perf.matches("(?s).*test-us01\\s+full\\s+41\\.200\\s+0\\s+1\\s+5200\\s+-\\s+-\\n.*"), perf);
+        assertTrue(perf.matches("(?s).*test-us02\\s+full\\s+-\\s+0\\s+1\\s+1420\\s+-.*"), perf);
         final String help = screen(draw(state(Tab.GRAPHS).onKey('?', null, 0), 132, 40));
         assertTrue(help.contains("1 Node  2 Peers  3 Transports"), help);
         // No answers at all: each view says so instead of drawing zeros.
@@ -449,6 +453,57 @@ class TopViewTest {
             assertTrue(s.contains("Disconnected: refused"), s);
             assertTrue(s.contains("(no ") || s.contains("(waiting for data)") || s.contains("No peers tracked"), s);
         }
+    }
+
+    private static List<String> names(final List<String> lines, final String from, final String to) {
+        final List<String> out = new ArrayList<>();
+        boolean in = false;
+        for (final String l : lines) {
+            if (l.contains(from)) {
+                in = true;
+                continue;
+            }
+            if (in && (l.contains(to) || l.isBlank())) {
+                break;
+            }
+            if (in && !l.strip().startsWith("PEER") && !l.strip().startsWith("SESSION")) {
+                out.add(l.strip().split("\\s+")[0]);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void performanceTablesSortByTheChosenColumn() {
+        final TopState byName = state(Tab.PERFORMANCE);
+        List<String> l = draw(byName, 132, 40);
+        assertEquals("> Link MMP: 3   sort: PEER ascending", l.get(2));
+        assertEquals(List.of("Flaky", "test-us01", "test-us02"), names(l, "Link MMP", "Session MMP"));
+        assertLine("PEER▲\\s+MODE\\s+SRTT_MS\\s+LOSS\\s+ETX\\s+GOODPUT_BPS\\s+LQI\\s+ECN_CE", line(l, "PEER▲"));
+        // s: by MODE; s again: by SRTT_MS, the peer without one last.
+        final TopState bySrtt = byName.onKey('s', null, 0).onKey('s', null, 0);
+        assertEquals(2, bySrtt.perfColumn(0));
+        l = draw(bySrtt, 132, 40);
+        assertEquals(List.of("test-us02", "test-us01", "Flaky"), names(l, "Link MMP", "Session MMP"));
+        assertTrue(screen(l).contains("SRTT_MS▲"), screen(l));
+        // S: descending, still without a value last.
+        l = draw(bySrtt.onKey('S', null, 0), 132, 40);
+        assertEquals(List.of("test-us01", "test-us02", "Flaky"), names(l, "Link MMP", "Session MMP"));
+        assertTrue(screen(l).contains("SRTT_MS▼") && screen(l).contains("sort: SRTT_MS descending"));
+        // f: the session table gets the keys; the link table keeps its order.
+        final TopState sessions = bySrtt.onKey('f', null, 0).onKey('s', null, 0);
+        assertEquals(1, sessions.perfPane());
+        assertEquals(2, sessions.perfColumn(0));
+        assertEquals(1, sessions.perfColumn(1));
+        l = draw(sessions, 132, 40);
+        assertTrue(screen(l).contains("> Session MMP: 1   sort: MODE ascending"), screen(l));
+        assertTrue(screen(l).contains("  Link MMP: 3   sort: SRTT_MS ascending"), screen(l));
+        // The column wraps around.
+        TopState wrap = byName;
+        for (int i = 0; i < TopView.PERF_COLUMNS.get(0).size(); i++) {
+            wrap = wrap.onKey('s', null, 0);
+        }
+        assertEquals(0, wrap.perfColumn(0));
     }
 
     @Test
