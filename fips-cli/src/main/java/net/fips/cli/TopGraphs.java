@@ -20,6 +20,8 @@ final class TopGraphs {
     /** Plot rows per metric in the stacked modes. */
     static final int PLOT_ROWS = 3;
     private static final String GUTTER = "  ";
+    /** The by-peer list's sort columns, as the reference's fipstop offers them. */
+    static final List<String> SORT_COLUMNS = List.of("name", "min", "max", "last", "n");
 
     private TopGraphs() {
     }
@@ -134,11 +136,19 @@ final class TopGraphs {
         for (final JsonNode peer : peers) {
             nameWidth = Math.max(nameWidth, Math.min(24, peer.path("display_name").asText("?").length()));
         }
-        lines.add(String.format(Locale.ROOT, "  %-" + nameWidth + "s %9s %9s %9s %6s  %s", "PEER", "MIN", "MAX",
-                "LAST", "N", "[" + unit + "]"));
+        final int sortCol = s.graphSort() / 2;
+        final boolean desc = s.graphSort() % 2 == 1;
+        final List<JsonNode> order = new ArrayList<>();
+        peers.forEach(order::add);
+        order.sort((a, b) -> compare(a, b, sortCol, desc));
+        final String[] heads = {"PEER", "MIN", "MAX", "LAST", "N"};
+        heads[sortCol] += desc ? "▼" : "▲";
+        lines.add(String.format(Locale.ROOT, "  %-" + (nameWidth + 1) + "s%9s %9s %9s %6s  %s", heads[0], heads[1],
+                heads[2], heads[3], heads[4], "[" + unit + "]   sort: " + SORT_COLUMNS.get(sortCol)
+                + (desc ? " descending" : " ascending")));
         int focus = -1;
-        for (int i = 0; i < peers.size(); i++) {
-            final JsonNode peer = peers.get(i);
+        for (int i = 0; i < order.size(); i++) {
+            final JsonNode peer = order.get(i);
             final double[] v = values(peer.path("values"));
             final double[] st = summary(v);
             String name = peer.path("display_name").asText("?");
@@ -151,7 +161,7 @@ final class TopGraphs {
             }
             lines.add(head + (left > 0 && v.length > 0 ? plot(v, left, 1).getFirst() : ""));
         }
-        final JsonNode peer = peers.get(sel);
+        final JsonNode peer = order.get(sel);
         final double[] v = values(peer.path("values"));
         lines.add("");
         lines.add(title(peer.path("display_name").asText("?") + " " + d.path("metric").asText(""), unit, v));
@@ -164,6 +174,23 @@ final class TopGraphs {
             }
         }
         return new TopView.Body(lines, focus);
+    }
+
+    /** By name (case-insensitive), or by min / max / last / sample count; a peer without a value sorts last. */
+    private static int compare(final JsonNode a, final JsonNode b, final int col, final boolean desc) {
+        if (col == 0) {
+            final int c = String.CASE_INSENSITIVE_ORDER.compare(a.path("display_name").asText(""),
+                    b.path("display_name").asText(""));
+            return desc ? -c : c;
+        }
+        final double[] va = values(a.path("values"));
+        final double[] vb = values(b.path("values"));
+        final double ka = col == 4 ? va.length : summary(va)[col - 1];
+        final double kb = col == 4 ? vb.length : summary(vb)[col - 1];
+        if (Double.isNaN(ka) || Double.isNaN(kb)) {
+            return Boolean.compare(Double.isNaN(ka), Double.isNaN(kb));
+        }
+        return desc ? Double.compare(kb, ka) : Double.compare(ka, kb);
     }
 
     private static String title(final String metric, final String unit, final double[] v) {

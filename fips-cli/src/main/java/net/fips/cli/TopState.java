@@ -22,10 +22,11 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param notice     a one-line result to show until the next key (a disconnect's outcome), or null
  * @param perfPane   the Performance view's focused table: 0 links, 1 sessions
  * @param perfSort   the Performance view's sort per table: column index times two, plus one when descending
+ * @param graphSort  the by-peer list's sort ({@link TopGraphs#SORT_COLUMNS}), coded as {@code perfSort}
  */
 record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, GraphsMode graphsMode, int window,
                 int metric, int graphPeer, boolean help, String confirm, String notice, int perfPane,
-                List<Integer> perfSort) {
+                List<Integer> perfSort, int graphSort) {
 
     /** Key codes for the keys that are not characters (characters are their own code). */
     static final int UP = -1;
@@ -70,47 +71,47 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
     /** The start: the Node view, nothing selected, Graphs on node metrics over 10 minutes. */
     static TopState initial() {
         return new TopState(TopView.Tab.NODE, -1, 0, false, GraphsMode.NODE, 1, 0, 0, false, null, null, 0,
-                List.of(0, 0));
+                List.of(0, 0), 0);
     }
 
     TopState withTab(final TopView.Tab t) {
         return new TopState(t, peerRow, t == tab ? scroll : 0, collapsed, graphsMode, window, metric, graphPeer,
-                false, null, null, perfPane, perfSort);
+                false, null, null, perfPane, perfSort, graphSort);
     }
 
     private TopState withScroll(final int s) {
         return new TopState(tab, peerRow, Math.max(0, s), collapsed, graphsMode, window, metric, graphPeer, help,
-                null, null, perfPane, perfSort);
+                null, null, perfPane, perfSort, graphSort);
     }
 
     private TopState withPeerRow(final int r) {
         return new TopState(tab, r, scroll, collapsed, graphsMode, window, metric, graphPeer, help, null, null,
-                perfPane, perfSort);
+                perfPane, perfSort, graphSort);
     }
 
     private TopState withGraphs(final GraphsMode m, final int w, final int met, final int peer) {
         return new TopState(tab, peerRow, m == graphsMode ? scroll : 0, collapsed, m, w, met, Math.max(0, peer),
-                help, null, null, perfPane, perfSort);
+                help, null, null, perfPane, perfSort, graphSort);
     }
 
     private TopState withCollapsed(final boolean c) {
         return new TopState(tab, peerRow, scroll, c, graphsMode, window, metric, graphPeer, help, null, null,
-                perfPane, perfSort);
+                perfPane, perfSort, graphSort);
     }
 
     private TopState withHelp(final boolean h) {
         return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, h, null, null,
-                perfPane, perfSort);
+                perfPane, perfSort, graphSort);
     }
 
     private TopState withConfirm(final String npub) {
         return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, npub,
-                null, perfPane, perfSort);
+                null, perfPane, perfSort, graphSort);
     }
 
     private TopState withPerf(final int pane, final List<Integer> sort) {
         return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, null, null,
-                pane, List.copyOf(sort));
+                pane, List.copyOf(sort), graphSort);
     }
 
     /** @return the sort column of the Performance view's table {@code pane} */
@@ -123,10 +124,15 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
         return perfSort.get(pane) % 2 == 1;
     }
 
+    private TopState withGraphSort(final int sort) {
+        return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, 0, help, null, null,
+                perfPane, perfSort, sort);
+    }
+
     /** @return this state showing {@code text} until the next key */
     TopState withNotice(final String text) {
         return new TopState(tab, peerRow, scroll, collapsed, graphsMode, window, metric, graphPeer, help, confirm,
-                text, perfPane, perfSort);
+                text, perfPane, perfSort, graphSort);
     }
 
     /**
@@ -283,6 +289,8 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
         if (graphsMode == GraphsMode.METRIC_BY_PEER) {
             final int peers = rows(poll == null ? null : poll.get(TopView.Source.GRAPHS), "peers");
             return switch (key) {
+                case 's' -> withGraphSort((graphSort / 2 + 1) % TopGraphs.SORT_COLUMNS.size() * 2 + graphSort % 2);
+                case 'S' -> withGraphSort(graphSort / 2 * 2 + 1 - graphSort % 2);
                 case 'n' -> withGraphs(graphsMode, window, (metric + 1) % m, graphPeer);
                 case 'N' -> withGraphs(graphsMode, window, (metric + m - 1) % m, graphPeer);
                 case DOWN -> withGraphs(graphsMode, window, metric, Math.min(Math.max(0, peers - 1), graphPeer + 1));

@@ -267,7 +267,7 @@ final class TopView {
             case PERFORMANCE -> "f table  s sort  S reverse";
             case GRAPHS -> "Left/Right window  m mode" + switch (s.graphsMode()) {
                 case NODE -> "";
-                case METRIC_BY_PEER -> "  n/N metric  Up/Down peer";
+                case METRIC_BY_PEER -> "  n/N metric  Up/Down peer  s/S sort";
                 case PEER_BY_METRIC -> "  n/N peer";
             };
             default -> "Up/Down/PgUp/PgDn scroll";
@@ -292,7 +292,8 @@ final class TopView {
         l.add("  Transports: Left/c collapse links, Right/Space/e expand");
         l.add("  Performance: f moves between the link and session tables, s sorts by the next column, S reverses");
         l.add("  Graphs: Left/Right window (1m, 10m, 1h at 1 s; 24h at 1 m), m mode (node, metric-by-peer,");
-        l.add("          peer-by-metric), n/N next/previous metric or peer, Up/Down peer (metric-by-peer)");
+        l.add("          peer-by-metric), n/N next/previous metric or peer; metric-by-peer: Up/Down peer, s sorts");
+        l.add("          the list by the next column (name, min, max, last, n), S reverses");
         l.add("");
         l.add("A value the node does not measure shows as '-'.");
         return l;

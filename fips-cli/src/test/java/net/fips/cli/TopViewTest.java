@@ -303,8 +303,11 @@ class TopViewTest {
         assertEquals("[Routing] 8/9 fipsctl top", draw(state(Tab.ROUTING), 80, 10).getFirst());
         assertTrue(wide.getLast().startsWith("q quit  Tab/1-9 views  ? help"), wide.getLast());
         assertTrue(wide.getLast().endsWith("updated 12:00:00"), wide.getLast());
-        // The longest footer (metric-by-peer) still has room for the clock at 100 columns.
-        assertTrue(draw(graphs(GraphsMode.METRIC_BY_PEER), 100, 10).getLast().endsWith("updated 12:00:00"));
+        // The longest footer (metric-by-peer) still has room for the clock at 110 columns; the others at 100.
+        assertTrue(draw(graphs(GraphsMode.METRIC_BY_PEER), 110, 10).getLast().endsWith("updated 12:00:00"));
+        for (final Tab t : Tab.values()) {
+            assertTrue(draw(state(t), 100, 10).getLast().endsWith("updated 12:00:00"), t.title);
+        }
     }
 
     @Test
@@ -541,7 +544,7 @@ class TopViewTest {
         final TopState byPeer = graphs(GraphsMode.METRIC_BY_PEER);
         final List<String> l = draw(byPeer, 100, 40);
         assertTrue(l.get(2).startsWith("mode: metric-by-peer [srtt_ms]   window: 10m @ 1s"), l.get(2));
-        assertLine("PEER\\s+MIN\\s+MAX\\s+LAST\\s+N\\s+\\[ms\\]", line(l, "PEER"));
+        assertLine("PEER▲\\s+MIN\\s+MAX\\s+LAST\\s+N\\s+\\[ms\\]   sort: name ascending", line(l, "PEER"));
         assertLine("> test-us01\\s+40\\.0\\s+44\\.0\\s+44\\.0\\s+4\\s+\\S.*", line(l, "> test-us01"));
         assertLine("test-us02\\s+-\\s+-\\s+-\\s+4\\s*", line(l, "test-us02"));
         assertTrue(screen(l).contains("  test-us01 srtt_ms [ms]   min 40.0   max 44.0   last 44.0   samples 4"));
@@ -549,6 +552,18 @@ class TopViewTest {
         assertEquals(1, second.graphPeer());
         assertEquals(1, second.onKey(TopState.DOWN, pollFor(byPeer), 0).graphPeer(), "clamped");
         assertTrue(line(draw(second, 100, 40), "> test-us02").length() > 0);
+        // s / S sort the list: by last value descending, the peer without samples last; the selection is a row.
+        final TopState byLast = byPeer.onKey('s', null, 0).onKey('s', null, 0).onKey('s', null, 0)
+                .onKey('S', null, 0);
+        final List<String> sorted = draw(byLast, 100, 40);
+        assertTrue(screen(sorted).contains("LAST▼") && screen(sorted).contains("sort: last descending"));
+        final int us01 = index(sorted, "> test-us01");
+        assertEquals(us01 + 1, index(sorted, "test-us02"));
+        final TopState byName = byLast.onKey('s', null, 0).onKey('s', null, 0);
+        assertEquals(0, byName.graphSort() / 2, "wraps to name");
+        final List<String> reversed = draw(byName, 100, 40);
+        assertTrue(index(reversed, "> test-us02") < index(reversed, "test-us01"), screen(reversed));
+        assertTrue(screen(reversed).contains("  test-us02 srtt_ms [ms]   min -"), "the detail follows the row");
         final TopState loss = byPeer.onKey('n', null, 0);
         assertEquals("loss_rate", loss.peerMetric());
         assertEquals("ecn_ce", byPeer.onKey('N', null, 0).peerMetric());
