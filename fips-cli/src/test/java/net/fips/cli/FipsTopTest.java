@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
@@ -212,13 +211,69 @@ class FipsTopTest {
         tmux("send-keys", "-t", "a", "Tab");
         // bob's row: RTT and loss measured (loss from the link's ReceiverReports), byte
         // rates once two polls have been taken.
-        final java.util.regex.Pattern bobRow = java.util.regex.Pattern.compile("bob\\s+connected\\s+127\\.0\\.0\\.1:"
-                + pb + "\\s+\\S+\\s+\\S+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+[kM]?\\s+[0-9.]+[kM]?\\s+"
+        final java.util.regex.Pattern bobRow = java.util.regex.Pattern.compile("\\s*bob\\s+connected\\s+127\\.0\\.0"
+                + "\\.1:" + pb + "\\s+\\S+\\s+\\S+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+[kM]?\\s+[0-9.]+[kM]?\\s+"
                 + b.nodeAddr());
         awaitScreen("a", 15_000, s -> s.contains("[Peers]") && s.contains("Peers: 1")
                 && s.lines().anyMatch(l -> bobRow.matcher(l).matches()), "the Peers tab with bob's measured row");
+        // Down selects bob: the detail block names his npub.
+        tmux("send-keys", "-t", "a", "Down");
+        awaitScreen("a", 10_000, s -> s.lines().anyMatch(l -> l.startsWith(">") && l.contains("bob"))
+                && s.contains("bob  " + b.npub()), "bob selected, with his detail");
+        // Del asks before it disconnects; n keeps the peer.
+        tmux("send-keys", "-t", "a", "DC");
+        awaitScreen("a", 10_000, s -> s.contains("Disconnect bob (" + b.npub() + ")? y/N"), "the y/N question");
+        tmux("send-keys", "-t", "a", "n");
+        awaitScreen("a", 10_000, s -> !s.contains("? y/N") && s.contains("Peers: 1"), "the question gone, bob kept");
         tmux("send-keys", "-t", "a", "BTab");
         awaitScreen("a", 10_000, s -> s.contains("[Node]"), "Shift-Tab back to the Node tab");
+
+        // Transports (key 3): a's UDP transport with the link to b underneath, b's alias on it.
+        tmux("send-keys", "-t", "a", "3");
+        final java.util.regex.Pattern link = java.util.regex.Pattern.compile("\\s+└─ (out|in ) 127\\.0\\.0\\.1:"
+                + pb + "\\s+connected\\s+bob\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+");
+        awaitScreen("a", 15_000, s -> s.contains("[Transports]") && s.contains("Transports: 1   Links: 1")
+                && s.lines().anyMatch(l -> l.matches(".*udp 127\\.0\\.0\\.1:" + pa + " #\\d+\\s+up\\s+\\d+.*"))
+                && s.lines().anyMatch(l -> link.matcher(l).matches()), "the Transports tab with the link to bob");
+        // Sessions, Tree, Filters, Performance by number.
+        tmux("send-keys", "-t", "a", "4");
+        awaitScreen("a", 10_000, s -> s.contains("[Sessions]") && s.contains("Sessions: "), "the Sessions tab");
+        tmux("send-keys", "-t", "a", "6");
+        awaitScreen("a", 10_000, s -> s.contains("[Filters]") && s.contains("own_node_addr:"), "the Filters tab");
+        tmux("send-keys", "-t", "a", "7");
+        awaitScreen("a", 10_000, s -> s.contains("[Performance]") && s.contains("> Link MMP: 1")
+                && s.lines().anyMatch(l -> l.matches("  bob\\s+\\S+\\s+[0-9.]+\\s.*")),
+                "the Performance tab with bob's measured link SRTT");
+        tmux("send-keys", "-t", "a", "s");
+        awaitScreen("a", 10_000, s -> s.contains("sort: MODE ascending"), "s sorting by the next column");
+        // Routing (key 8): the real daemon's counters; bytes it does not count show as '-'.
+        tmux("send-keys", "-t", "a", "8");
+        awaitScreen("a", 15_000, s -> s.contains("[Routing]") && s.contains("Routing state")
+                && s.contains("Coordinate cache") && s.lines().anyMatch(l -> l.matches(
+                "local stack tx \\(originated\\)\\s+\\d+\\s+-\\s*")), "the Routing tab");
+        // Graphs (g): node metrics plotted, then the window and the two by-peer modes.
+        tmux("send-keys", "-t", "a", "g");
+        awaitScreen("a", 15_000, s -> s.contains("[Graphs]") && s.contains("mode: node   window: 10m @ 1s")
+                && s.contains("mesh_size [nodes]") && s.contains("peer_count [peers]"), "the Graphs tab");
+        tmux("send-keys", "-t", "a", "Right");
+        awaitScreen("a", 15_000, s -> s.contains("window: 1h @ 1s") && s.contains("samples 3600"),
+                "the one-hour window");
+        tmux("send-keys", "-t", "a", "m");
+        awaitScreen("a", 15_000, s -> s.contains("mode: metric-by-peer [srtt_ms]")
+                && s.lines().anyMatch(l -> l.matches("> bob\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+\\s+3600\\s.*")),
+                "srtt_ms for bob, measured");
+        tmux("send-keys", "-t", "a", "m");
+        awaitScreen("a", 15_000, s -> s.contains("mode: peer-by-metric [bob]") && s.contains("srtt_ms [ms]")
+                && s.contains("bytes_in [bytes/s]"), "every metric of bob");
+        // Back on Peers, Del and y disconnect the selected peer: b sees a go.
+        tmux("send-keys", "-t", "a", "2");
+        awaitScreen("a", 10_000, s -> s.lines().anyMatch(l -> l.startsWith(">") && l.contains("bob")),
+                "bob still selected");
+        tmux("send-keys", "-t", "a", "DC");
+        awaitScreen("a", 10_000, s -> s.contains("? y/N"), "the y/N question");
+        tmux("send-keys", "-t", "a", "y");
+        awaitScreen("a", 10_000, s -> s.contains("disconnected bob"), "the disconnect's outcome");
+        await(10_000, () -> peerCount(sb) == 0, "b to drop a after the disconnect from top");
         tmux("send-keys", "-t", "a", "q");
         assertEquals(0, awaitExit(exitA, 10_000));
 
@@ -244,10 +299,16 @@ class FipsTopTest {
         final Ctl unknown = ctl(sa, "disconnect", "carol");
         assertEquals(1, unknown.code());
         assertTrue(unknown.err().startsWith("error: unknown host 'carol'"), unknown.err());
+        // b reconnects after a Disconnect (it keeps a in its config), so bob may be back or not yet: either way
+        // the alias reaches the daemon as b's npub.
         final Ctl gone = ctl(sa, "--json", "disconnect", "bob");
-        assertEquals(0, gone.code(), gone.err());
-        assertEquals(b.npub(), ControlJson.MAPPER.readTree(gone.out()).path("npub").asText());
-        await(10_000, () -> peerCount(sb) == 0, "b to drop a after the disconnect by alias");
+        if (gone.code() == 0) {
+            assertEquals(b.npub(), ControlJson.MAPPER.readTree(gone.out()).path("npub").asText());
+            await(10_000, () -> peerCount(sb) == 0, "b to drop a after the disconnect by alias");
+        } else {
+            assertEquals(1, gone.code());
+            assertTrue(gone.err().startsWith("error: peer not found: " + b.npub()), gone.err());
+        }
     }
 
     @Test
@@ -260,32 +321,6 @@ class FipsTopTest {
             assertTrue(r.err().startsWith("error: fipsctl top needs a terminal"), r.err());
         } finally {
             TopCommand.isTerminal = saved;
-        }
-    }
-
-    @Test
-    void viewRendersNullsAsDashesAndRatesFromTwoPolls() throws Exception {
-        final JsonNode peers1 = ControlJson.MAPPER.readTree("""
-                {"peers":[{"npub":"npub1x","display_name":"bob","connectivity":"connected","is_parent":true,
-                 "mmp":{"srtt_ms":41.5,"loss_rate":null},"stats":{"bytes_recv":1000,"bytes_sent":500}}]}""");
-        final JsonNode peers2 = ControlJson.MAPPER.readTree("""
-                {"peers":[{"npub":"npub1x","display_name":"bob","connectivity":"connected","is_parent":true,
-                 "mmp":{"srtt_ms":41.5,"loss_rate":null},"stats":{"bytes_recv":3000,"bytes_sent":1500}}]}""");
-        final TopView.Poll p1 = new TopView.Poll(null, peers1, null, null, null, null, null, 0);
-        final TopView.Poll p2 = new TopView.Poll(null, peers2, null, null, null, null, null, 2_000_000_000L);
-        final Map<String, double[]> rates = TopView.rates(p1, p2);
-        assertEquals(1000.0, rates.get("npub1x")[0]);
-        assertEquals(500.0, rates.get("npub1x")[1]);
-        final List<String> lines = TopView.render(p2, rates, TopView.Tab.PEERS, 100, 12, "12:00:00");
-        assertEquals(12, lines.size());
-        final String row = lines.stream().filter(s -> s.startsWith("bob")).findFirst().orElseThrow();
-        assertTrue(row.matches("bob\\s+connected\\s+-\\s+parent\\s+-\\s+41\\.500\\s+-\\s+1\\.0k\\s+500\\s+-"),
-                row);
-        assertTrue(lines.get(11).startsWith("q quit"), lines.get(11));
-        assertTrue(TopView.render(p2, Map.of(), TopView.Tab.PEERS, 100, 12, "t").stream()
-                .anyMatch(s -> s.startsWith("bob") && s.contains("  -  ")), "no rate before two polls");
-        for (final String s : TopView.render(p2, rates, TopView.Tab.PEERS, 20, 5, "t")) {
-            assertTrue(s.length() <= 20, s);
         }
     }
 }
