@@ -9,6 +9,7 @@ import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
 import net.fips.control.link.LinkConfig;
 import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
@@ -43,6 +44,31 @@ final class NodeSettings {
     }
 
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
+    /**
+     * The data plane's threading: {@code FIPS_DATAPLANE_THREADING} over {@code node.dataplane.threading}; {@code auto}
+     * is {@link ThreadingMode#COMPACT} with one worker (on a 2-core machine, by default: every agent on one thread
+     * then costs no parallelism, since with one worker the AEAD work is on one thread anyway) and
+     * {@link ThreadingMode#DEDICATED} with more.
+     *
+     * @return the mode and, for the log, why
+     */
+    static Threading threading(final NodeConfig.Threading configured,
+                               final Optional<NodeConfig.Threading> env, final int workers) {
+        final NodeConfig.Threading asked = env.orElse(configured);
+        final String source = env.isPresent() ? "FIPS_DATAPLANE_THREADING" : "node.dataplane.threading";
+        return switch (asked) {
+            case DEDICATED -> new Threading(ThreadingMode.DEDICATED, source + ": dedicated");
+            case COMPACT -> new Threading(ThreadingMode.COMPACT, source + ": compact");
+            case AUTO -> workers == 1
+                    ? new Threading(ThreadingMode.COMPACT, source + ": auto, 1 worker")
+                    : new Threading(ThreadingMode.DEDICATED, source + ": auto, " + workers + " workers");
+        };
+    }
+
+    /** A resolved threading mode and where it came from. */
+    record Threading(ThreadingMode mode, String reason) {
+    }
+
     /**
      * The worker count when {@code FIPS_ENCRYPT_WORKERS} is not set: half the processors, 1 to 16. Each worker is
      * one busy thread under load, and the receive, transmit and TUN threads and the kernel's own share of every
