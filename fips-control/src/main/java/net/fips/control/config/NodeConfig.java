@@ -168,7 +168,7 @@ public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> l
 
     /** {@code node.dataplane.threading}. */
     public enum Threading {
-        /** Compact with one worker (the default on machines with fewer than four processors), else dedicated. */
+        /** The node picks: dedicated for now (compact is opt-in until measured on a quiet machine). */
         AUTO,
         /** One thread per data-plane agent (receive per UDP transport, TUN receive, workers, send per transport). */
         DEDICATED,

@@ -45,25 +45,33 @@ final class NodeSettings {
 
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
     /**
-     * The data plane's threading: {@code FIPS_DATAPLANE_THREADING} over {@code node.dataplane.threading}; {@code auto}
-     * is {@link ThreadingMode#COMPACT} with one worker (on a 2-core machine, by default: every agent on one thread
-     * then costs no parallelism, since with one worker the AEAD work is on one thread anyway) and
-     * {@link ThreadingMode#DEDICATED} with more.
+     * The data plane's threading: {@code FIPS_DATAPLANE_THREADING} over {@code node.dataplane.threading}. {@code auto}
+     * is {@link ThreadingMode#DEDICATED} for now, whatever the worker count: in the back-to-back runs on the loaded
+     * 2-core VM (docs/benchmarks.md, "Compact threading") {@link ThreadingMode#COMPACT} had the lower ping RTT every
+     * time but the lower TCP throughput every time, so it stays opt-in until a quiet-machine run decides. Where it
+     * should win, if anywhere, is with one worker ({@link #COMPACT_AUTO_MAX_WORKERS}), where every agent on one
+     * thread costs no AEAD parallelism.
      *
      * @return the mode and, for the log, why
      */
-    static Threading threading(final NodeConfig.Threading configured,
-                               final Optional<NodeConfig.Threading> env, final int workers) {
+    static Threading threading(final NodeConfig.Threading configured, final Optional<NodeConfig.Threading> env,
+                               final int workers) {
         final NodeConfig.Threading asked = env.orElse(configured);
         final String source = env.isPresent() ? "FIPS_DATAPLANE_THREADING" : "node.dataplane.threading";
         return switch (asked) {
             case DEDICATED -> new Threading(ThreadingMode.DEDICATED, source + ": dedicated");
             case COMPACT -> new Threading(ThreadingMode.COMPACT, source + ": compact");
-            case AUTO -> workers == 1
-                    ? new Threading(ThreadingMode.COMPACT, source + ": auto, 1 worker")
-                    : new Threading(ThreadingMode.DEDICATED, source + ": auto, " + workers + " workers");
+            case AUTO -> workers <= COMPACT_AUTO_MAX_WORKERS
+                    ? new Threading(ThreadingMode.COMPACT, source + ": auto, " + workers + " worker(s)")
+                    : new Threading(ThreadingMode.DEDICATED, source + ": auto, " + workers + " worker(s)");
         };
     }
+
+    /**
+     * The most workers with which {@code auto} picks {@link ThreadingMode#COMPACT}: 0, i.e. never, until a quiet
+     * measurement shows compact ahead (then 1: the default worker count on fewer than four processors).
+     */
+    static final int COMPACT_AUTO_MAX_WORKERS = 0;
 
     /** A resolved threading mode and where it came from. */
     record Threading(ThreadingMode mode, String reason) {
