@@ -7,7 +7,8 @@
 # daemon's CPU during those runs (utime+stime deltas from /proc/<pid>/stat, as % of one core), and the average
 # RTT of BENCH_PINGS pings through the tunnel. For context, one run of the same TCP stream over the pair's bare
 # veth (no fips). Usage: benchmarks/tunnel.sh   (BENCH_SECS=10 BENCH_RUNS=3 BENCH_PINGS=20 by default;
-# E2E_TRANSPORT=tcp: the daemons use a TCP transport on port 8443 instead of UDP)
+# E2E_TRANSPORT=tcp: the daemons use a TCP transport on port 8443 instead of UDP; E2E_THREADING=dedicated or
+# compact: node.dataplane.threading of every daemon, default the node's own, auto)
 # BENCH_SETUPS picks the set-ups (default "pair chain"); "ethpair" is the pair again with only an Ethernet transport
 # on a veth without IP addresses (links from beacons), e.g. BENCH_SETUPS="pair ethpair" for UDP against Ethernet.
 set -u

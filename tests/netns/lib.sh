@@ -148,7 +148,8 @@ e2e_veth() {
 
 # e2e_config TAG [PEER_TAG:PEER_IP ...]: writes node TAG's fips.yaml: its identity, control socket, TUN fips0,
 # DNS on [::1]:53, UDP on its address port 2121 (E2E_TRANSPORT=tcp: TCP on port 8443 instead), the given peers;
-# tun.offload from E2E_TUN_OFFLOAD when set. E2E_NODE_EXTRA (lines indented under node:, e.g.
+# tun.offload from E2E_TUN_OFFLOAD when set, node.dataplane.threading from E2E_THREADING when set (auto, dedicated,
+# compact). E2E_NODE_EXTRA (lines indented under node:, e.g.
 # "  rekey:\n    after_secs: 3") is added to the node section.
 e2e_config() {
     local n=$1; shift
@@ -159,6 +160,11 @@ e2e_config() {
         echo "  control:"
         echo "    socket_path: \"${E2E_SOCK[$n]}\""
         [ -n "${E2E_NODE_EXTRA:-}" ] && printf '%b\n' "$E2E_NODE_EXTRA"
+        # E2E_THREADING=compact runs every data-plane agent of each node on one thread (default: the node's, auto)
+        if [ -n "${E2E_THREADING:-}" ]; then
+            echo "  dataplane:"
+            echo "    threading: ${E2E_THREADING}"
+        fi
         echo "tun:"
         echo "  enabled: true"
         echo "  name: fips0"

@@ -4,7 +4,8 @@
 # passed or skipped, 1 when any failed. Each test skips by itself (exit 0, "SKIP: ...") when not root or when ip,
 # ping, iperf3 or TUN are missing. The UDP tests (two-nodes, three-nodes, rekey) run twice: with the node's TUN
 # offloads (tun.offload: auto) and without (E2E_TUN_OFFLOAD=off); the transport tests run once with auto. Set
-# E2E_TUN_OFFLOAD to run one mode only.
+# E2E_TUN_OFFLOAD to run one mode only. E2E_THREADING=compact (or dedicated) runs every test with that
+# node.dataplane.threading (default: the node's, auto).
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 start=$SECONDS

@@ -19,12 +19,20 @@ import java.util.OptionalInt;
  *                       at least 1)
  * @param decryptWorkers {@code FIPS_DECRYPT_WORKERS}: decrypt worker count, 0 = decrypt inline (reference
  *                       default: CPU count)
+ * @param threading      {@code FIPS_DATAPLANE_THREADING} (ours): {@code auto}, {@code dedicated} or {@code compact};
+ *                       overrides {@code node.dataplane.threading}
  */
 public record EnvSettings(Optional<NodeConfig.LogLevel> logLevel, Optional<Path> configFile,
-        OptionalInt encryptWorkers, OptionalInt decryptWorkers) {
+        OptionalInt encryptWorkers, OptionalInt decryptWorkers, Optional<NodeConfig.Threading> threading) {
     /** Nothing set. */
-    public static final EnvSettings NONE =
-            new EnvSettings(Optional.empty(), Optional.empty(), OptionalInt.empty(), OptionalInt.empty());
+    public static final EnvSettings NONE = new EnvSettings(Optional.empty(), Optional.empty(), OptionalInt.empty(),
+            OptionalInt.empty(), Optional.empty());
+
+    /** Without a threading override. */
+    public EnvSettings(final Optional<NodeConfig.LogLevel> logLevel, final Optional<Path> configFile,
+                       final OptionalInt encryptWorkers, final OptionalInt decryptWorkers) {
+        this(logLevel, configFile, encryptWorkers, decryptWorkers, Optional.empty());
+    }
 
     /** Checks nullness. */
     public EnvSettings {
@@ -32,6 +40,7 @@ public record EnvSettings(Optional<NodeConfig.LogLevel> logLevel, Optional<Path>
         Objects.requireNonNull(configFile, "configFile");
         Objects.requireNonNull(encryptWorkers, "encryptWorkers");
         Objects.requireNonNull(decryptWorkers, "decryptWorkers");
+        Objects.requireNonNull(threading, "threading");
     }
 
     /**
@@ -65,7 +74,21 @@ public record EnvSettings(Optional<NodeConfig.LogLevel> logLevel, Optional<Path>
         final Optional<Path> configFile = Optional.ofNullable(cfg).map(c -> c.startsWith("/") ? host.resolve(c)
                 : host.workingDir().resolve(c));
         return new EnvSettings(level, configFile, count(host, "FIPS_ENCRYPT_WORKERS", 1, warnings),
-                count(host, "FIPS_DECRYPT_WORKERS", 0, warnings));
+                count(host, "FIPS_DECRYPT_WORKERS", 0, warnings), threading(host, warnings));
+    }
+
+    private static Optional<NodeConfig.Threading> threading(final HostEnvironment host, final List<String> warnings) {
+        final String v = host.getenv("FIPS_DATAPLANE_THREADING");
+        if (v == null) {
+            return Optional.empty();
+        }
+        for (final NodeConfig.Threading t : NodeConfig.Threading.values()) {
+            if (t.name().equalsIgnoreCase(v.trim())) {
+                return Optional.of(t);
+            }
+        }
+        warnings.add("env FIPS_DATAPLANE_THREADING: expected auto, dedicated or compact, got \"" + v + "\"; ignored");
+        return Optional.empty();
     }
 
     private static OptionalInt count(final HostEnvironment host, final String name, final int min,

@@ -31,11 +31,12 @@ import java.util.Optional;
  * @param buffers               {@code node.buffers}
  * @param control               {@code node.control}
  * @param metrics               {@code node.metrics} (ours; not in the reference): the Prometheus endpoint
+ * @param dataplane             {@code node.dataplane} (ours; not in the reference): how the data plane uses threads
  */
 public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> logLevel, long tickIntervalSecs,
         long baseRttMs, long heartbeatIntervalSecs, long linkDeadTimeoutSecs, Limits limits, RateLimit rateLimit,
         Retry retry, Cache cache, Lookup lookup, Tree tree, Bloom bloom, Session session, Mmp mmp, Mmp sessionMmp,
-        Ecn ecn, Rekey rekey, Buffers buffers, Control control, Metrics metrics) {
+        Ecn ecn, Rekey rekey, Buffers buffers, Control control, Metrics metrics, Dataplane dataplane) {
 
     /**
      * Without {@code node.metrics} (the endpoint off). Parameters as the canonical constructor's.
@@ -48,7 +49,7 @@ public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> l
                       final Buffers buffers, final Control control) {
         this(identity, leafOnly, logLevel, tickIntervalSecs, baseRttMs, heartbeatIntervalSecs, linkDeadTimeoutSecs,
                 limits, rateLimit, retry, cache, lookup, tree, bloom, session, mmp, sessionMmp, ecn, rekey, buffers,
-                control, Metrics.DISABLED);
+                control, Metrics.DISABLED, Dataplane.DEFAULTS);
     }
 
     /** Log levels of {@code node.log_level}. */
@@ -76,6 +77,7 @@ public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> l
         Objects.requireNonNull(buffers, "buffers");
         Objects.requireNonNull(control, "control");
         metrics = metrics == null ? Metrics.DISABLED : metrics;
+        dataplane = dataplane == null ? Dataplane.DEFAULTS : dataplane;
     }
 
     /** §1.3 general timers. */
@@ -161,6 +163,32 @@ public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> l
         /** Checks nullness. */
         public Metrics {
             Objects.requireNonNull(bind, "bind");
+        }
+    }
+
+    /** {@code node.dataplane.threading}. */
+    public enum Threading {
+        /** The node picks: dedicated for now (compact is opt-in until measured on a quiet machine). */
+        AUTO,
+        /** One thread per data-plane agent (receive per UDP transport, TUN receive, workers, send per transport). */
+        DEDICATED,
+        /** Every data-plane agent on one thread, blocking in poll when idle. */
+        COMPACT
+    }
+
+    /**
+     * {@code node.dataplane}: our addition. The environment variable {@code FIPS_DATAPLANE_THREADING} overrides
+     * {@code threading}.
+     *
+     * @param threading {@code threading} (auto)
+     */
+    public record Dataplane(Threading threading) {
+        /** threading auto. */
+        public static final Dataplane DEFAULTS = new Dataplane(Threading.AUTO);
+
+        /** Checks nullness. */
+        public Dataplane {
+            Objects.requireNonNull(threading, "threading");
         }
     }
 

@@ -142,11 +142,15 @@ final class NodeSection {
         ct.finish();
 
         final NodeConfig.Metrics metrics = MetricsSection.read(n.child("metrics"));
+        final ConfigReader dpr = n.child("dataplane");
+        final NodeConfig.Dataplane dataplane = new NodeConfig.Dataplane(
+                dpr.enumValue("threading", NodeConfig.Threading.class, NodeConfig.Dataplane.DEFAULTS.threading()));
+        dpr.finish();
 
         n.finish();
         return new Result(new NodeConfig(identity, leafOnly, logLevel, tick, baseRtt, heartbeat, linkDead, limits,
                 rateLimit, retry, cache, lookup, tree, bloom, session, mmp, sessionMmp, ecn, rekey, buffers,
-                new NodeConfig.Control(controlEnabled, socketPath), metrics), nostr);
+                new NodeConfig.Control(controlEnabled, socketPath), metrics, dataplane), nostr);
     }
 
     /** Reads the lookup scalars of {@code node.lookup} or the legacy {@code node.discovery}; absent keys keep

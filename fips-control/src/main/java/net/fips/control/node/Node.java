@@ -201,6 +201,17 @@ public final class Node implements AutoCloseable {
             final LoopHolder holder = new LoopHolder();
             final int workers = loaded.environment().encryptWorkers()
                     .orElse(NodeSettings.defaultWorkers(Runtime.getRuntime().availableProcessors()));
+            final ThreadingMode threading;
+            final String threadingReason;
+            if (options.threadingMode() != null) {
+                threading = options.threadingMode();
+                threadingReason = "set by the embedder";
+            } else {
+                final NodeSettings.Threading t = NodeSettings.threading(nc.dataplane().threading(),
+                        loaded.environment().threading(), workers);
+                threading = t.mode();
+                threadingReason = t.reason();
+            }
             final DataPlaneContext ctx = new DataPlaneContext()
                     .maxMtuBytes(maxMtu)
                     .poolSlots(NodeSettings.poolSlots(nc, transports.size(), workers))
@@ -210,7 +221,7 @@ public final class Node implements AutoCloseable {
                     .sessionPath(sessionPath)
                     .ipv6SinkSupplier(options.ipv6Sink())
                     .nanoClock(clock)
-                    .threadingMode(options.threadingMode())
+                    .threadingMode(threading)
                     .eventSignal(holder::wakeup);
             try {
                 ctx.conclude();
@@ -226,6 +237,10 @@ public final class Node implements AutoCloseable {
                 dataPlane.attachTun(tun);
             }
             dataPlane.start();
+            LOG.log(Level.INFO, "data plane: {0} threading ({1}), {2} worker(s), threads {3}",
+                    threading.name().toLowerCase(java.util.Locale.ROOT), threadingReason, workers,
+                    dataPlane.threadNames().isEmpty() ? "none (driven by the control loop)"
+                            : String.join(" ", dataPlane.threadNames()));
 
             final Map<String, String> aliases = new LinkedHashMap<>();
             for (final PeerConfig p : cfg.peers()) {
@@ -262,7 +277,7 @@ public final class Node implements AutoCloseable {
             final Map<String, String> displayNames = new LinkedHashMap<>();
             aliases.forEach((alias, npub) -> displayNames.put(npub, alias));
             loop = new ControlLoop(conductor, mesh, sessions, dataPlane, transports, acl, clock,
-                    options.threadingMode() == ThreadingMode.SHARED, linkConfig.tickNanos(),
+                    threading == ThreadingMode.SHARED, linkConfig.tickNanos(),
                     addr -> displayName(mesh, displayNames, addr, clock.getAsLong()),
                     nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             holder.loop = loop;

@@ -19,7 +19,8 @@ public final class NodeOptions {
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
     private boolean localDeliverySet;
     private java.util.function.Supplier<net.fips.dataplane.Ipv6Sink> ipv6Sink;
-    private ThreadingMode threadingMode = ThreadingMode.DEDICATED;
+    /** Null: from {@code node.dataplane.threading} (and its environment override). */
+    private ThreadingMode threadingMode;
     private LongSupplier nanoClock = System::nanoTime;
     private Random random;
     private String version = "unknown";
@@ -40,9 +41,10 @@ public final class NodeOptions {
     }
 
     /**
-     * @param mode {@link ThreadingMode#DEDICATED} (default: the data plane's own threads) or
-     *             {@link ThreadingMode#SHARED} (the control thread also drives the data plane, polling every
-     *             millisecond when idle; deterministic single-thread runs for tests)
+     * @param mode overrides {@code node.dataplane.threading} (by default the configuration decides):
+     *             {@link ThreadingMode#DEDICATED} (a thread per data-plane agent), {@link ThreadingMode#COMPACT}
+     *             (one data-plane thread) or {@link ThreadingMode#SHARED} (the control thread also drives the data
+     *             plane, polling every millisecond when idle; deterministic single-thread runs for tests)
      */
     public NodeOptions threadingMode(final ThreadingMode mode) {
         this.threadingMode = Objects.requireNonNull(mode, "mode");
@@ -116,6 +118,7 @@ public final class NodeOptions {
         return localDeliverySet;
     }
 
+    /** @return the mode set here, or null when the configuration decides */
     ThreadingMode threadingMode() {
         return threadingMode;
     }

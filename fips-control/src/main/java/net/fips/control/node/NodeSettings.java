@@ -9,6 +9,7 @@ import net.fips.control.config.NodeConfig;
 import net.fips.control.config.PeerConfig;
 import net.fips.control.link.LinkConfig;
 import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
@@ -43,6 +44,39 @@ final class NodeSettings {
     }
 
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
+    /**
+     * The data plane's threading: {@code FIPS_DATAPLANE_THREADING} over {@code node.dataplane.threading}. {@code auto}
+     * is {@link ThreadingMode#DEDICATED} for now, whatever the worker count: in the back-to-back runs on the loaded
+     * 2-core VM (docs/benchmarks.md, "Compact threading") {@link ThreadingMode#COMPACT} had the lower ping RTT every
+     * time but the lower TCP throughput every time, so it stays opt-in until a quiet-machine run decides. Where it
+     * should win, if anywhere, is with one worker ({@link #COMPACT_AUTO_MAX_WORKERS}), where every agent on one
+     * thread costs no AEAD parallelism.
+     *
+     * @return the mode and, for the log, why
+     */
+    static Threading threading(final NodeConfig.Threading configured, final Optional<NodeConfig.Threading> env,
+                               final int workers) {
+        final NodeConfig.Threading asked = env.orElse(configured);
+        final String source = env.isPresent() ? "FIPS_DATAPLANE_THREADING" : "node.dataplane.threading";
+        return switch (asked) {
+            case DEDICATED -> new Threading(ThreadingMode.DEDICATED, source + ": dedicated");
+            case COMPACT -> new Threading(ThreadingMode.COMPACT, source + ": compact");
+            case AUTO -> workers <= COMPACT_AUTO_MAX_WORKERS
+                    ? new Threading(ThreadingMode.COMPACT, source + ": auto, " + workers + " worker(s)")
+                    : new Threading(ThreadingMode.DEDICATED, source + ": auto, " + workers + " worker(s)");
+        };
+    }
+
+    /**
+     * The most workers with which {@code auto} picks {@link ThreadingMode#COMPACT}: 0, i.e. never, until a quiet
+     * measurement shows compact ahead (then 1: the default worker count on fewer than four processors).
+     */
+    static final int COMPACT_AUTO_MAX_WORKERS = 0;
+
+    /** A resolved threading mode and where it came from. */
+    record Threading(ThreadingMode mode, String reason) {
+    }
+
     /**
      * The worker count when {@code FIPS_ENCRYPT_WORKERS} is not set: half the processors, 1 to 16. Each worker is
      * one busy thread under load, and the receive, transmit and TUN threads and the kernel's own share of every

@@ -23,9 +23,12 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.control.ctl.ControlException;
 import net.fips.control.ctl.NodeState;
 import net.fips.control.identity.NodeIdentity;
@@ -96,15 +99,19 @@ class NodeLoopbackTest {
         return new Node[] {na, nb};
     }
 
-    private static NodeOptions fastRekey() {
+    private static NodeOptions fastRekey(final ThreadingMode mode) {
         // The reference's fixed 30 s minimum session age and dampening would make two rekeys take over a minute.
-        return new NodeOptions().linkConfigTuner(c -> c.withRekeyTiming(2 * SECOND, 2 * SECOND, 0));
+        return new NodeOptions().threadingMode(mode).linkConfigTuner(c -> c.withRekeyTiming(2 * SECOND, 2 * SECOND,
+                0));
     }
 
-    @Test
-    void linkUpHeartbeatsMmpAndDatagramsSurviveRekeysWithoutLossOrReordering() throws Exception {
+    /** With a thread per data-plane agent, and with every agent on the one compact thread. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ThreadingMode.class, names = {"DEDICATED", "COMPACT"})
+    void linkUpHeartbeatsMmpAndDatagramsSurviveRekeysWithoutLossOrReordering(final ThreadingMode mode)
+            throws Exception {
         final SequenceCheck atB = new SequenceCheck();
-        final Node[] n = pair(FAST, true, fastRekey(), fastRekey().localDelivery(atB));
+        final Node[] n = pair(FAST, true, fastRekey(mode), fastRekey(mode).localDelivery(atB));
         final Node a = n[0];
         final Node b = n[1];
         assertEquals(NodeState.RUNNING, a.state());

@@ -114,4 +114,24 @@ class NodeSettingsTest {
         assertThrows(IllegalArgumentException.class, () -> NodeSettings.ethernetDial("02:00:5e:00:00:0a", ts));
         assertThrows(IllegalArgumentException.class, () -> NodeSettings.ethernetDial("eth0/ff:ff:ff:ff:ff:ff", ts));
     }
+
+    @Test
+    void autoThreadingIsDedicatedForNowAndTheEnvironmentWins() {
+        final java.util.Optional<NodeConfig.Threading> none = java.util.Optional.empty();
+        // compact is opt-in until a quiet-machine measurement (docs/benchmarks.md)
+        assertEquals(net.fips.dataplane.engine.ThreadingMode.DEDICATED,
+                NodeSettings.threading(NodeConfig.Threading.AUTO, none, 1).mode());
+        assertEquals(net.fips.dataplane.engine.ThreadingMode.DEDICATED,
+                NodeSettings.threading(NodeConfig.Threading.AUTO, none, 2).mode());
+        assertEquals(net.fips.dataplane.engine.ThreadingMode.DEDICATED,
+                NodeSettings.threading(NodeConfig.Threading.DEDICATED, none, 1).mode());
+        assertEquals(net.fips.dataplane.engine.ThreadingMode.COMPACT,
+                NodeSettings.threading(NodeConfig.Threading.COMPACT, none, 8).mode());
+        final NodeSettings.Threading env = NodeSettings.threading(NodeConfig.Threading.DEDICATED,
+                java.util.Optional.of(NodeConfig.Threading.COMPACT), 1);
+        assertEquals(net.fips.dataplane.engine.ThreadingMode.COMPACT, env.mode());
+        assertEquals("FIPS_DATAPLANE_THREADING: compact", env.reason());
+        assertEquals("node.dataplane.threading: auto, 1 worker(s)",
+                NodeSettings.threading(NodeConfig.Threading.AUTO, none, 1).reason());
+    }
 }

@@ -34,6 +34,8 @@ import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportDestination;
 import net.fips.dataplane.transport.TransportException;
 import net.fips.dataplane.udp.UdpTransport;
+import net.fips.ffm.ErrnoException;
+import net.fips.ffm.linux.WakeFd;
 
 /**
  * The FMP data-plane engine: receive, open, deliver; frame, seal, send, for every established link of the node.
@@ -54,7 +56,8 @@ import net.fips.dataplane.udp.UdpTransport;
  *
  * <p>Lifecycle: construct from a {@link DataPlaneContext}, {@link #addTransport} each transport, {@link #start()},
  * then issue commands; {@link #close()} stops the threads and closes the transports and the pool. In
- * {@link ThreadingMode#SHARED} no thread is started and the caller runs {@link #doWork()}.
+ * {@link ThreadingMode#SHARED} no thread is started and the caller runs {@link #doWork()}; in
+ * {@link ThreadingMode#COMPACT} one thread runs all the agents (see {@link CompactRunner}).
  *
  * <p>Command methods are for the one control thread; {@link #sendDatagram} may be called from any thread.
  */
@@ -89,6 +92,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private final List<Counters> counters = new ArrayList<>();
     private final List<Agent> agents = new ArrayList<>();
     private final List<AgentRunner> runners = new ArrayList<>();
+    private CompactRunner compactRunner;
     private final Counters controlCounters = new Counters();
     private RxAgent[] rx;
     private WorkerAgent[] workers;
@@ -152,7 +156,10 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         this.tun = Objects.requireNonNull(device);
     }
 
-    /** Builds the agents and, in {@link ThreadingMode#DEDICATED}, starts their threads. */
+    /**
+     * Builds the agents and starts their threads: one per agent in {@link ThreadingMode#DEDICATED}, one for all in
+     * {@link ThreadingMode#COMPACT}, none in {@link ThreadingMode#SHARED}.
+     */
     public synchronized void start() {
         if (state != State.NEW) {
             throw new IllegalStateException("already started");
@@ -184,13 +191,26 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             }
         }
         final boolean dedicated = ctx.threadingMode() == ThreadingMode.DEDICATED;
+        final boolean compact = ctx.threadingMode() == ThreadingMode.COMPACT;
+        final WakeFd compactWake;
+        if (compact) {
+            try {
+                compactWake = WakeFd.open();
+            } catch (final ErrnoException e) {
+                throw new IllegalStateException("no eventfd for the compact data-plane thread: " + e.getMessage(), e);
+            }
+        } else {
+            compactWake = null;
+        }
+        // COMPACT: one thread consumes every ring, so every producer wakes it through the one signal
+        final WakeSignal compactSignal = compact ? new WakeSignal(compactWake) : null;
         workerSignals = new WakeSignal[w];
         for (int j = 0; j < w; j++) {
-            workerSignals[j] = new WakeSignal();
+            workerSignals[j] = compact ? compactSignal : new WakeSignal();
         }
         final WakeSignal[] txSignals = new WakeSignal[t];
         for (int i = 0; i < t; i++) {
-            txSignals[i] = new WakeSignal();
+            txSignals[i] = compact ? compactSignal : new WakeSignal();
         }
         final SpscSlotRing[] tunToWorker = new SpscSlotRing[w];
         if (tun != null) {
@@ -277,6 +297,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                             transports[k].stop();
                         }
                     }
+                    if (compactWake != null) {
+                        compactWake.close();
+                    }
                     throw new IllegalStateException(transports[i].typeName() + " transport " + i
                             + " did not start: " + e.getMessage(), e);
                 }
@@ -293,6 +316,20 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                 runners.add(r);
                 r.start();
             }
+        } else if (compact) {
+            final List<Integer> fds = new ArrayList<>();
+            for (final Transport x : transports) {
+                if (x instanceof UdpTransport udp) {
+                    fds.add(udp.fileDescriptor());
+                }
+            }
+            if (tun != null) {
+                fds.add(tun.fileDescriptor());
+            }
+            compactRunner = new CompactRunner(agents, fds.stream().mapToInt(Integer::intValue).toArray(), tunRx,
+                    compactSignal, compactWake, ctx.idleStrategySupplier().get(), ctx.idleParkBoundNs(),
+                    this::onAgentError);
+            compactRunner.start();
         }
     }
 
@@ -637,6 +674,33 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         return transportList.size();
     }
 
+    /** @return how the agents are packed onto threads */
+    public ThreadingMode threadingMode() {
+        return ctx.threadingMode();
+    }
+
+    /**
+     * @return the names of the data plane's own threads (none in {@link ThreadingMode#SHARED}, one in
+     *         {@link ThreadingMode#COMPACT}); empty before {@link #start()}
+     */
+    public synchronized List<String> threadNames() {
+        if (compactRunner != null) {
+            return List.of(CompactRunner.THREAD_NAME);
+        }
+        final List<String> names = new ArrayList<>();
+        if (!runners.isEmpty()) {
+            for (final Agent a : agents) {
+                names.add(a.roleName());
+            }
+        }
+        return names;
+    }
+
+    /** @return the compact thread's runner, or null when the mode is not {@link ThreadingMode#COMPACT} (tests) */
+    CompactRunner compactRunner() {
+        return compactRunner;
+    }
+
     /** @return the first unexpected exception that stopped an agent thread, or null (a bug if ever set) */
     public Throwable agentFailure() {
         return agentFailure;
@@ -665,7 +729,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                     transportList.get(i).stop();
                 }
             }
-            if (runners.isEmpty()) {
+            if (compactRunner != null) {
+                compactRunner.close();
+            } else if (runners.isEmpty()) {
                 for (final Agent a : agents) {
                     a.onClose();
                 }

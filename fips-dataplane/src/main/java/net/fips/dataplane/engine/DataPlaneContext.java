@@ -164,7 +164,9 @@ public final class DataPlaneContext {
      * growing to 1 ms: about 1-2 ms of idleness), the thread parks until a producer hands it something: the
      * receive loop, a {@link DataPlane#sendDatagram} caller, a command, or a worker with sealed frames. An idle
      * data plane then uses no CPU, while the first packet after a quiet spell wakes its threads at once. The
-     * receive threads always block in the kernel instead.
+     * receive threads always block in the kernel instead. In {@link ThreadingMode#COMPACT} this is the longest
+     * {@code poll} of the one thread (rounded up to milliseconds); {@link #IDLE_PARK_DISABLED} there means never
+     * blocking, idling through the strategy only.
      *
      * @param nanos the longest such park: {@link #IDLE_PARK_BOUND_NS_DEFAULT}, {@link #IDLE_PARK_UNBOUNDED}, any
      *              positive bound, or {@link #IDLE_PARK_DISABLED} to poll through the strategy's own timed park

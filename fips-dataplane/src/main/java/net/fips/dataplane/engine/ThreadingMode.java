@@ -11,5 +11,13 @@ public enum ThreadingMode {
      * No threads: the caller drives everything through {@link DataPlane#doWork()}, one agent after the other.
      * Deterministic, for tests and for embedders with their own loop.
      */
-    SHARED
+    SHARED,
+    /**
+     * Every agent on one platform thread, {@code fips-dataplane}, in run-to-completion cycles (receive, workers,
+     * transmit, one after the other, as {@link DataPlane#doWork()} does); when a cycle finds nothing it blocks in
+     * {@code poll(2)} on the UDP sockets, the TUN device and an eventfd that every other producer (commands,
+     * transports with their own loops, {@code sendDatagram} callers, close) writes. No packet changes threads
+     * inside the data plane: meant for small machines, where thread hand-offs cost more than they parallelise.
+     */
+    COMPACT
 }

@@ -256,6 +256,14 @@ final class TunRxAgent implements Agent {
         return false;
     }
 
+    /**
+     * @return whether the agent holds input it could not hand over yet (a packet whose worker ring was full, or the
+     *         rest of a super-segment): the next cycle has work even though the device may be empty
+     */
+    boolean holdsInput() {
+        return slotWorker >= 0 || superLen > 0;
+    }
+
     /** @return whether the device was deleted under us (reads stopped) */
     boolean deviceGone() {
         return gone;

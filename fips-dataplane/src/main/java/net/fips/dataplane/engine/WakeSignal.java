@@ -1,44 +1,80 @@
 package net.fips.dataplane.engine;
 
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
+import net.fips.ffm.linux.WakeFd;
+
 /**
  * Lets an idle consumer thread (a worker or a tx loop) park until a producer has handed it something, without
- * making producers pay a system call per item: a producer unparks the consumer only while it has announced that
- * it is going to sleep.
+ * making producers pay a system call per item: a producer wakes the consumer only while it has announced that it
+ * is going to sleep.
  *
  * <p>The handshake is Dekker's. The consumer announces itself ({@link #prepareToSleep()}), then re-checks every
- * queue it owns, then parks; the producer publishes its item, then reads the announcement ({@link #wake()}). Each
+ * queue it owns, then sleeps; the producer publishes its item, then reads the announcement ({@link #wake()}). Each
  * side puts a full fence between its store and its load, so they cannot both miss each other: either the
- * consumer's re-check sees the item, or the producer sees the announcement and unparks. An unpark that arrives
- * before the park leaves a permit, so the park returns at once. The rings publish with release stores only, which
- * may be reordered after a later load of another variable; hence the explicit fences rather than relying on the
- * announcement field being volatile.
+ * consumer's re-check sees the item, or the producer sees the announcement and wakes it. The rings publish with
+ * release stores only, which may be reordered after a later load of another variable; hence the explicit fences
+ * rather than relying on the announcement field being volatile.
+ *
+ * <p>Two ways to sleep. Without a descriptor ({@link ThreadingMode#DEDICATED}) the consumer parks and the producer
+ * unparks it; an unpark that arrives before the park leaves a permit, so the park returns at once. With a
+ * {@link WakeFd} ({@link ThreadingMode#COMPACT}, where one signal is shared by every agent of the one data-plane
+ * thread) the consumer blocks in {@code poll} on its sockets, the TUN device and the eventfd, and the producer
+ * writes the eventfd; the eventfd stays readable until the consumer reads it, so a write that arrives before the
+ * poll makes the poll return at once. The first producer that sees the announcement withdraws it (compare-and-set),
+ * so a burst of producers costs one write, not one each.
  */
 final class WakeSignal {
+    private static final VarHandle SLEEPER;
+
+    static {
+        try {
+            SLEEPER = MethodHandles.lookup().findVarHandle(WakeSignal.class, "sleeper", Thread.class);
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** The consumer thread while it is announced as going to sleep, else null. */
     private volatile Thread sleeper;
+    /** The eventfd the consumer polls, or null when it parks. */
+    private final WakeFd fd;
+
+    /** A signal whose consumer parks. */
+    WakeSignal() {
+        this(null);
+    }
+
+    /** @param fd the eventfd the consumer polls together with its descriptors; null: the consumer parks */
+    WakeSignal(final WakeFd fd) {
+        this.fd = fd;
+    }
 
     /**
      * Producer, after publishing an item to the consumer (ring offer, queue add): wakes the consumer if it is
-     * parked or about to park. Costs a fence and one volatile read when it is awake.
+     * asleep or about to sleep. Costs a fence and one volatile read when it is awake.
      */
     void wake() {
         VarHandle.fullFence();
         final Thread t = sleeper;
         if (t != null) {
-            LockSupport.unpark(t);
+            if (fd == null) {
+                LockSupport.unpark(t);
+            } else if (SLEEPER.compareAndSet(this, t, null)) {
+                fd.wake();
+            }
         }
     }
 
-    /** Consumer: announces that it will park; it must then re-check all its inputs before parking. */
+    /** Consumer: announces that it will sleep; it must then re-check all its inputs before sleeping. */
     void prepareToSleep() {
         sleeper = Thread.currentThread();
         VarHandle.fullFence();
     }
 
-    /** Consumer: withdraws the announcement after parking (or after deciding not to park). */
+    /** Consumer: withdraws the announcement after sleeping (or after deciding not to sleep). */
     void awake() {
         sleeper = null;
     }

@@ -3,8 +3,9 @@
  *
  * <h2>Agents and ownership</h2>
  * Three kinds of loop, each an agent with a {@code doWork()} that returns a work count: a receive agent per
- * transport ({@code fips-rx-N}), AEAD workers ({@code fips-worker-N}) and a transmit agent per transport
- * ({@code fips-tx-N}). A packet is a slot of the shared off-heap pool; a slot has exactly one owner and changes
+ * transport ({@code fips-rx-N}, and {@code fips-tun-rx} for the TUN device), AEAD workers ({@code fips-worker-N})
+ * and a transmit agent per transport ({@code fips-tx-N}); {@link net.fips.dataplane.engine.ThreadingMode} packs
+ * them onto threads (one each, one for all, or the caller's). A packet is a slot of the shared off-heap pool; a slot has exactly one owner and changes
  * hands only through a ring (SPSC between agents, MPSC from local senders), whose release/acquire pair makes the
  * packet bytes and the per-slot metadata ({@code SlotMeta}, kept in the slot's headroom) visible to the next owner.
  *
@@ -37,7 +38,9 @@
  * read per batch (per call for {@code sendDatagram}), not a system call per packet, and traffic with gaps shorter
  * than the back-off never pays for a wake-up. The park is bounded by
  * {@link net.fips.dataplane.engine.DataPlaneContext#idleParkBoundNs(long)}; busy spinning happens only with an
- * idle strategy configured to spin.
+ * idle strategy configured to spin. In {@link net.fips.dataplane.engine.ThreadingMode#COMPACT} every agent runs on
+ * one thread in run-to-completion cycles; the agents share one signal, and the thread sleeps in {@code poll} on the
+ * receive descriptors and an eventfd that the signal writes, with the same announce, re-check, sleep hand-shake.
  *
  * <h2>Failures</h2>
  * Malformed, unknown, replayed or unauthenticated frames, full rings and an exhausted pool are counted

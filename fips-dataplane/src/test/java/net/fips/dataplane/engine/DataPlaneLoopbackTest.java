@@ -14,8 +14,9 @@ import java.nio.channels.DatagramChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneEvent;
@@ -26,7 +27,8 @@ import net.fips.dataplane.udp.UdpTransportConfig;
 
 /**
  * Two data planes in one JVM, each on its own loopback UDP socket and running its own threads, with a link
- * installed directly on both sides (matching keys and indices, no handshake).
+ * installed directly on both sides (matching keys and indices, no handshake). Each test runs with one thread per
+ * agent ({@link ThreadingMode#DEDICATED}) and with all agents on one thread ({@link ThreadingMode#COMPACT}).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DataPlaneLoopbackTest {
@@ -37,8 +39,10 @@ class DataPlaneLoopbackTest {
     private static final long LINK_A = 1;
     private static final long LINK_B = 8;
 
-    private static DataPlane plane(final Deliveries deliveries, final int workers) throws Exception {
-        final DataPlane dp = new DataPlane(new DataPlaneContext().workerCount(workers).poolSlots(4096)
+    private static DataPlane plane(final Deliveries deliveries, final int workers, final ThreadingMode mode)
+            throws Exception {
+        final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(mode).workerCount(workers)
+                .poolSlots(4096)
                 .cipherSupplier(AeadCiphers::create).localDelivery(deliveries));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(1500)));
         dp.start();
@@ -121,12 +125,13 @@ class DataPlaneLoopbackTest {
         return sb + dp.udpTransport(0).counters().toString() + " failure=" + dp.agentFailure();
     }
 
-    @Test
-    void fiftyThousandDatagramsEachWayArriveIntactInOrderAndCounted() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ThreadingMode.class, names = {"DEDICATED", "COMPACT"})
+    void fiftyThousandDatagramsEachWayArriveIntactInOrderAndCounted(final ThreadingMode mode) throws Exception {
         final int total = 50_000;
         final Deliveries atA = new Deliveries();
         final Deliveries atB = new Deliveries();
-        try (DataPlane a = plane(atA, 2); DataPlane b = plane(atB, 1)) {
+        try (DataPlane a = plane(atA, 2, mode); DataPlane b = plane(atB, 1, mode)) {
             link(a, b);
             exchange(a, atA, b, atB, total, -1, null);
             assertEquals(0, atA.corrupt.get() + atB.corrupt.get(), "corrupt datagrams");
@@ -146,12 +151,14 @@ class DataPlaneLoopbackTest {
         }
     }
 
-    @Test
-    void rekeyUnderTrafficLosesAndReordersNothingAndDrainsThePreviousSession() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ThreadingMode.class, names = {"DEDICATED", "COMPACT"})
+    void rekeyUnderTrafficLosesAndReordersNothingAndDrainsThePreviousSession(final ThreadingMode mode)
+            throws Exception {
         final int total = 20_000;
         final Deliveries atA = new Deliveries();
         final Deliveries atB = new Deliveries();
-        try (DataPlane a = plane(atA, 1); DataPlane b = plane(atB, 1);
+        try (DataPlane a = plane(atA, 1, mode); DataPlane b = plane(atB, 1, mode);
              DatagramChannel raw = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
             link(a, b);
             exchange(a, atA, b, atB, total, total / 3, () -> {

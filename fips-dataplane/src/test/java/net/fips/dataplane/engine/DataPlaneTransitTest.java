@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import net.fips.dataplane.transport.TransportAddr;
@@ -269,11 +270,15 @@ class DataPlaneTransitTest {
         assertNull(dp.agentFailure());
     }
 
-    /** The same with the agents on their own threads: the handoff rings between two worker threads keep order. */
-    @Test
-    void dedicatedThreadsTwoWorkersKeepOrderAcrossTheHandoff() throws Exception {
+    /**
+     * The same with the agents on their own threads (the handoff rings between two worker threads keep order), and
+     * with both workers on the one compact thread.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ThreadingMode.class, names = {"DEDICATED", "COMPACT"})
+    void threadedTwoWorkersKeepOrderAcrossTheHandoff(final ThreadingMode mode) throws Exception {
         dedicated = true;
-        start(2, true, ThreadingMode.DEDICATED);
+        start(2, true, mode);
         final int n = 300;
         final int burst = 20;   // small enough for the receiving socket's buffer
         for (int b = 0; b < n; b += burst) {
