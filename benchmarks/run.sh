@@ -3,7 +3,8 @@
 # load first so every figure says how it was run. AEAD against the C baseline has its own script: run-aead.sh.
 #
 #   benchmarks/run.sh                 # all suites, short (-f 1 -wi 2 -i 3 -w 2s -r 2s)
-#   benchmarks/run.sh udp link        # only some: udp link hotpath noise codec route transit ipv6 session tunoffload
+#   benchmarks/run.sh udp link        # only some: udp link hotpath noise codec route transit ipv6 session sessionpath
+#                                     # tunoffload (sessionpath also prints cpu-ns/packet: see docs/benchmarks.md)
 #   JMH_ARGS="-f 2 -wi 5 -i 10" benchmarks/run.sh
 #   JAVA=/path/to/java benchmarks/run.sh   # another JDK 25 (e.g. a jlinked runtime)
 set -euo pipefail
@@ -34,11 +35,12 @@ for s in "${suites[@]}"; do
         route) pattern=RouteBenchmark ;;
         transit) pattern=TransitThroughputBenchmark ;;
         session) pattern=SessionThroughputBenchmark ;;
+        sessionpath) pattern=SessionPathBenchmark ;;
         tunoffload) pattern=TunOffloadBenchmark ;;
-        *) echo "unknown suite: $s (udp link hotpath noise codec route transit ipv6 session tunoffload)" >&2; exit 64 ;;
+        *) echo "unknown suite: $s (udp link hotpath noise codec route transit ipv6 session sessionpath tunoffload)" >&2; exit 64 ;;
     esac
     echo "== $s: JMH $pattern -prof gc $JMH_ARGS (load $(cut -d' ' -f1 /proc/loadavg))"
     # shellcheck disable=SC2086
     "$JAVA" -jar "$out/benchmarks.jar" "$pattern" -prof gc $JMH_ARGS -rf json -rff "$out/jmh-$s.json" \
-        | grep -E '^(Benchmark|[A-Za-z0-9]+Benchmark\.)' | grep -vE ':(gc\.count|gc\.time|gc\.alloc\.rate) '
+        | grep -E '^(Benchmark|[A-Za-z0-9]+Benchmark\.|[a-z]+: cpu-ns/packet)' | grep -vE ':(gc\.count|gc\.time|gc\.alloc\.rate) '
 done

@@ -165,6 +165,9 @@ final class WorkerAgent implements Agent {
     private final Counters counters;
     private final LocalDelivery delivery;
     private final LongSupplier clock;
+    /** {@link #clock} as read once in this duty cycle (see {@link #now()}); valid while {@link #cycleTimeValid}. */
+    private long cycleNanos;
+    private boolean cycleTimeValid;
     private final int failureLimit;
     private final int batch;
     private final Queue<Command> commands = new ConcurrentLinkedQueue<>();
@@ -234,7 +237,7 @@ final class WorkerAgent implements Agent {
             for (final Transport t : transports) {
                 transportMtu = Math.min(transportMtu, t.mtu());
             }
-            this.sessions = new SessionPath(pool, cipher, events, counters, clock, sink, new SessionPath.Originator() {
+            this.sessions = new SessionPath(pool, cipher, events, counters, this::now, sink, new SessionPath.Originator() {
                 @Override
                 public int nextHop(final ForwardingTable t, final long destHi, final long destLo, final long now) {
                     return nextHopOf(t, destHi, destLo, now);
@@ -285,8 +288,23 @@ final class WorkerAgent implements Agent {
         return false;
     }
 
+    /**
+     * The injected clock, read at most once per duty cycle rather than two or three times per packet: the packets
+     * of one cycle came in one batch, and their timestamps are milliseconds. A command applied mid-cycle (it may
+     * carry a newer session start) makes the next call read the clock again, so time never runs backwards
+     * against a start instant.
+     */
+    long now() {
+        if (!cycleTimeValid) {
+            cycleNanos = clock.getAsLong();
+            cycleTimeValid = true;
+        }
+        return cycleNanos;
+    }
+
     @Override
     public int doWork() {
+        cycleTimeValid = false;
         int work = drainCommands();
         final int[] drained = this.drained;
         for (final SpscSlotRing ring : fromRx) {
@@ -389,7 +407,7 @@ final class WorkerAgent implements Agent {
             final int plaintext = trialPending(link.pending, seg, off, len, counter);
             if (plaintext >= 0) {
                 // The data plane picks this cutover's instant; the control plane adopts it from the event.
-                final long start = clock.getAsLong();
+                final long start = now();
                 cutover(link, start);
                 counters.increment(DataPlaneCounter.KBIT_CUTOVERS);
                 events.offer(new DataPlaneEvent.CutOver(link.linkId, link.current.ourIndex, start));
@@ -471,7 +489,7 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_SHORT_PLAINTEXT);
             return;
         }
-        link.onAuthenticated(clock.getAsLong(), len, link.current.replay.highest());
+        link.onAuthenticated(now(), len, link.current.replay.highest());
         counters.increment(DataPlaneCounter.FRAMES_IN);
         final int sourceLength = SlotMeta.sourceLength(seg);
         if (sourceLength > 0 && !link.destination.sameEndpoint(slotSource[slot], 0, sourceLength)) {
@@ -533,7 +551,7 @@ final class WorkerAgent implements Agent {
             }
             return;
         }
-        final long now = clock.getAsLong();
+        final long now = now();
         final int peer = nextHop.find(forwarding, destHi, destLo, now, coordHi, coordLo, coordLen);
         if (peer < 0) {
             // Reads the source from the slot, so before the slot goes back to the pool.
@@ -822,7 +840,7 @@ final class WorkerAgent implements Agent {
         view.prepend(HEADER + TIMESTAMP);
         final MemorySegment seg = view.slotSegment();
         final long off = view.dataOffset();
-        final int timestampMs = (int) ((clock.getAsLong() - session.startNanos) / NANOS_PER_MILLI);
+        final int timestampMs = (int) ((now() - session.startNanos) / NANOS_PER_MILLI);
         seg.set(DataPlane.U32, off + HEADER, timestampMs);
         FmpEstablishedHeader.write(seg, off, link.kBit | extraFlags, TIMESTAMP + messageLength, session.theirIndex, counter);
         AeadCipher.fipsNonce(nonce, counter);
@@ -868,9 +886,12 @@ final class WorkerAgent implements Agent {
         int n = 0;
         Command c;
         while ((c = commands.poll()) != null) {
+            // before each command: it may install a start instant newer than the time this cycle has read
+            cycleTimeValid = false;
             apply(c);
             n++;
         }
+        cycleTimeValid &= n == 0;
         return n;
     }
 

@@ -126,8 +126,10 @@ public final class FmpEstablishedHeader {
     /** Writes the 16-byte header at {@code off}. */
     public static void write(final MemorySegment dst, final long off, final int flags, final int payloadLen,
             final int receiverIdx, final long counter) {
-        FmpPrefix.write(dst, off, FmpPrefix.PHASE_ESTABLISHED, flags, payloadLen);
-        dst.set(Reader.U32, off + RECEIVER_IDX_OFFSET, receiverIdx);
+        // Two 8-byte stores (prefix + receiver index, counter): the same bytes as field by field, with a quarter of
+        // the bounds-checked segment accesses on the per-packet path.
+        dst.set(Reader.U64, off, Integer.toUnsignedLong(FmpPrefix.word(FmpPrefix.PHASE_ESTABLISHED, flags, payloadLen))
+                | (long) receiverIdx << 32);
         dst.set(Reader.U64, off + COUNTER_OFFSET, counter);
     }
 

@@ -80,8 +80,14 @@ public final class FmpPrefix {
     /** Writes a prefix at {@code off}. */
     public static void write(final MemorySegment dst, final long off, final int phase, final int flags,
             final int payloadLen) {
-        dst.set(ValueLayout.JAVA_BYTE, off, (byte) ((VERSION << 4) | (phase & 0x0F)));
-        dst.set(ValueLayout.JAVA_BYTE, off + FLAGS_OFFSET, (byte) flags);
-        dst.set(Reader.U16, off + PAYLOAD_LEN_OFFSET, (short) payloadLen);
+        dst.set(Reader.U32, off, word(phase, flags, payloadLen));
+    }
+
+    /**
+     * The 4 prefix bytes as one little-endian word (version/phase, flags, payload length LE), so that a header
+     * writer stores them with its next field in one access instead of three.
+     */
+    static int word(final int phase, final int flags, final int payloadLen) {
+        return (VERSION << 4 | phase & 0x0F) | (flags & 0xFF) << 8 | (payloadLen & 0xFFFF) << 16;
     }
 }

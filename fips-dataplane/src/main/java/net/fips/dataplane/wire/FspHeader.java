@@ -105,7 +105,8 @@ public final class FspHeader {
     /** Writes a 12-byte header at {@code off}. */
     public static void write(final MemorySegment dst, final long off, final int flags, final int payloadLen,
             final long counter) {
-        FspPrefix.write(dst, off, FspPrefix.PHASE_ESTABLISHED, flags, payloadLen);
+        // Prefix as one 4-byte store (see FspPrefix.word), then the counter.
+        dst.set(Reader.U32, off, FspPrefix.word(FspPrefix.PHASE_ESTABLISHED, flags, payloadLen));
         dst.set(Reader.U64, off + COUNTER_OFFSET, counter);
     }
 

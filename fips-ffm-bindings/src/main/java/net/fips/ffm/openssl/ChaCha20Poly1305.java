@@ -11,10 +11,15 @@ import net.fips.ffm.openssl.gen.openssl_h;
 /**
  * ChaCha20-Poly1305 (RFC 8439) over libcrypto's EVP interface, in place on caller-owned memory.
  *
- * <p>One instance is one thread's engine and is <b>not</b> thread-safe: it owns one {@code EVP_CIPHER_CTX},
- * created and bound to the cipher once. Each packet then re-initialises that context with its key and nonce, feeds
- * the AAD and the data, finishes and gets or sets the 16-byte tag. Every region is bounds-checked in Java before
- * its address reaches native code.
+ * <p>One instance is one thread's engine and is <b>not</b> thread-safe: it owns {@value #KEYED_CONTEXTS}
+ * {@code EVP_CIPHER_CTX}s, created and bound to the cipher once. On the native path each context remembers the key
+ * it was last initialised with (a copy in this engine's native memory, compared byte for byte on every call, so a
+ * new key at a reused address is never mistaken for the old one): a packet under a key one of them holds
+ * re-initialises that context with its nonce only; any other key takes the least recently used context and
+ * initialises it with key and nonce. OpenSSL 3 spends about a tenth of a 1400-byte seal on a key init (its
+ * key-length query through {@code OSSL_PARAM}s among it), and a worker alternates between at least two keys per
+ * packet (the session's, then the link's). Then the AAD and the data are fed, the context finishes and gets or
+ * sets the 16-byte tag. Every region is bounds-checked in Java before its address reaches native code.
  *
  * <p>Two paths. When the key, nonce, AAD and buffer are all native segments (the data plane's case), the engine
  * checks each region itself ({@code Objects.checkFromIndexSize}, scope alive, thread allowed), computes raw
@@ -38,12 +43,23 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
     /** Returned by {@link #open} when the tag does not verify. */
     public static final int AUTH_FAILED = -1;
 
+    /** Contexts per engine, each keeping its last key (see the class comment). */
+    public static final int KEYED_CONTEXTS = 8;
+
     private final Arena arena = Arena.ofShared();
+    /** Context 0, also the one the heap-segment path uses (which forgets its key). */
     private final MemorySegment ctx;
+    /** Every context, {@link #ctx} first, and their addresses. */
+    private final MemorySegment[] contexts = new MemorySegment[KEYED_CONTEXTS];
+    private final long[] contextAt = new long[KEYED_CONTEXTS];
+    /** The key each context was last initialised with, {@link #KEY_BYTES} each; valid where {@link #keyed}. */
+    private final MemorySegment keys;
+    private final boolean[] keyed = new boolean[KEYED_CONTEXTS];
+    private final long[] lastUse = new long[KEYED_CONTEXTS];
+    private long uses;
     /** EVP's {@code int *outl} out-parameter, reused by every call. */
     private final MemorySegment outl;
-    /** The addresses of {@link #ctx} and {@link #outl}, for the address handles. */
-    private final long ctxAt;
+    /** The address of {@link #outl}, for the address handles. */
     private final long outlAt;
     private boolean closed;
 
@@ -55,24 +71,38 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
      */
     public ChaCha20Poly1305() {
         Libcrypto.requireAvailable();
-        final MemorySegment c = openssl_h.EVP_CIPHER_CTX_new();
-        if (c.equals(MemorySegment.NULL)) {
-            arena.close();
-            throw new IllegalStateException("EVP_CIPHER_CTX_new returned NULL");
+        for (int i = 0; i < KEYED_CONTEXTS; i++) {
+            final MemorySegment c = openssl_h.EVP_CIPHER_CTX_new();
+            if (c.equals(MemorySegment.NULL)) {
+                freeContexts();
+                arena.close();
+                throw new IllegalStateException("EVP_CIPHER_CTX_new returned NULL");
+            }
+            contexts[i] = c;
+            contextAt[i] = c.address();
+            // Binding the cipher here (not per packet) matters on OpenSSL 3: an init that names the cipher fetches
+            // its provider implementation, an init with a NULL cipher reuses the bound one.
+            if (openssl_h.EVP_EncryptInit_ex(c, openssl_h.EVP_chacha20_poly1305(), MemorySegment.NULL,
+                    MemorySegment.NULL, MemorySegment.NULL) != 1
+                    || openssl_h.EVP_CIPHER_CTX_ctrl(c, Evp.CTRL_SET_IVLEN, NONCE_BYTES, MemorySegment.NULL) != 1) {
+                freeContexts();
+                arena.close();
+                throw new IllegalStateException("binding EVP_chacha20_poly1305 to a context failed");
+            }
         }
-        // Binding the cipher here (not per packet) matters on OpenSSL 3: an init that names the cipher fetches its
-        // provider implementation, an init with a NULL cipher reuses the bound one.
-        if (openssl_h.EVP_EncryptInit_ex(c, openssl_h.EVP_chacha20_poly1305(), MemorySegment.NULL,
-                MemorySegment.NULL, MemorySegment.NULL) != 1
-                || openssl_h.EVP_CIPHER_CTX_ctrl(c, Evp.CTRL_SET_IVLEN, NONCE_BYTES, MemorySegment.NULL) != 1) {
-            openssl_h.EVP_CIPHER_CTX_free(c);
-            arena.close();
-            throw new IllegalStateException("binding EVP_chacha20_poly1305 to a context failed");
-        }
-        ctx = c;
+        ctx = contexts[0];
         outl = arena.allocate(ValueLayout.JAVA_INT);
-        ctxAt = c.address();
+        keys = arena.allocate((long) KEYED_CONTEXTS * KEY_BYTES, 8);
         outlAt = outl.address();
+    }
+
+    private void freeContexts() {
+        for (int i = 0; i < KEYED_CONTEXTS; i++) {
+            if (contexts[i] != null) {
+                openssl_h.EVP_CIPHER_CTX_free(contexts[i]);
+                contexts[i] = null;
+            }
+        }
     }
 
     /**
@@ -102,6 +132,7 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
             return sealAt(key, nonce, aad, aadOff, aadLen, buf, off, len, region);
         }
         final MemorySegment data = buf.asSlice(off, region);
+        keyed[0] = false;
         begin(true, key, nonce, aad, aadOff, aadLen);
         if (len > 0) {
             check(Evp.update(true, ctx, data, outl, data, len) == 1 && outl.get(ValueLayout.JAVA_INT, 0) == len,
@@ -139,6 +170,7 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
         }
         final MemorySegment data = buf.asSlice(off, lenWithTag);
         final int len = lenWithTag - TAG_BYTES;
+        keyed[0] = false;
         begin(false, key, nonce, aad, aadOff, aadLen);
         if (len > 0) {
             check(Evp.update(false, ctx, data, outl, data, len) == 1 && outl.get(ValueLayout.JAVA_INT, 0) == len,
@@ -161,14 +193,14 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
         final long n = address(nonce, 0, NONCE_BYTES);
         final long a = aadLen > 0 ? address(aad, aadOff, aadLen) : 0L;
         try {
-            beginAt(true, k, n, a, aadLen);
+            final long c = beginAt(true, key, k, n, a, aadLen);
             if (len > 0) {
-                check(Evp.updateAt(true, ctxAt, data, outlAt, data, len) == 1
+                check(Evp.updateAt(true, c, data, outlAt, data, len) == 1
                         && outl.get(ValueLayout.JAVA_INT, 0) == len, "EVP_EncryptUpdate");
             }
             final long tag = data + len;
-            check(Evp.finishAt(true, ctxAt, tag, outlAt) == 1, "EVP_EncryptFinal_ex");
-            check(Evp.ctrlAt(ctxAt, Evp.CTRL_GET_TAG, TAG_BYTES, tag) == 1, "EVP_CTRL_AEAD_GET_TAG");
+            check(Evp.finishAt(true, c, tag, outlAt) == 1, "EVP_EncryptFinal_ex");
+            check(Evp.ctrlAt(c, Evp.CTRL_GET_TAG, TAG_BYTES, tag) == 1, "EVP_CTRL_AEAD_GET_TAG");
             return len + TAG_BYTES;
         } finally {
             // A raw address does not keep its segment reachable; an automatic arena must not free the memory
@@ -189,14 +221,14 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
         final long a = aadLen > 0 ? address(aad, aadOff, aadLen) : 0L;
         final int len = lenWithTag - TAG_BYTES;
         try {
-            beginAt(false, k, n, a, aadLen);
+            final long c = beginAt(false, key, k, n, a, aadLen);
             if (len > 0) {
-                check(Evp.updateAt(false, ctxAt, data, outlAt, data, len) == 1
+                check(Evp.updateAt(false, c, data, outlAt, data, len) == 1
                         && outl.get(ValueLayout.JAVA_INT, 0) == len, "EVP_DecryptUpdate");
             }
             final long tag = data + len;
-            check(Evp.ctrlAt(ctxAt, Evp.CTRL_SET_TAG, TAG_BYTES, tag) == 1, "EVP_CTRL_AEAD_SET_TAG");
-            if (Evp.finishAt(false, ctxAt, tag, outlAt) <= 0) {
+            check(Evp.ctrlAt(c, Evp.CTRL_SET_TAG, TAG_BYTES, tag) == 1, "EVP_CTRL_AEAD_SET_TAG");
+            if (Evp.finishAt(false, c, tag, outlAt) <= 0) {
                 buf.asSlice(off, len).fill((byte) 0);
                 return AUTH_FAILED;
             }
@@ -209,13 +241,71 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
         }
     }
 
-    private void beginAt(final boolean encrypt, final long key, final long nonce, final long aad, final int aadLen) {
-        // A NULL cipher re-initialises the bound one with this packet's key and nonce.
-        check(Evp.initAt(encrypt, ctxAt, key, nonce) == 1, encrypt ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex");
+    /**
+     * Initialises the context that holds {@code keySegment}'s key with this packet's nonce alone, or the least
+     * recently used one with key and nonce, and feeds the AAD.
+     *
+     * @param keySegment the key's segment, already checked ({@code key} is the address of its first byte)
+     * @return the address of the context to finish the packet on
+     */
+    private long beginAt(final boolean encrypt, final MemorySegment keySegment, final long key, final long nonce,
+                         final long aad, final int aadLen) {
+        final long k0 = keySegment.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        final long k1 = keySegment.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
+        final long k2 = keySegment.get(ValueLayout.JAVA_LONG_UNALIGNED, 16);
+        final long k3 = keySegment.get(ValueLayout.JAVA_LONG_UNALIGNED, 24);
+        int e = -1;
+        for (int i = 0; i < KEYED_CONTEXTS; i++) {
+            if (keyed[i] && holds(i, k0, k1, k2, k3)) {
+                e = i;
+                break;
+            }
+        }
+        final String init = encrypt ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex";
+        final long c;
+        if (e >= 0) {
+            lastUse[e] = ++uses;
+            c = contextAt[e];
+            // A NULL cipher and key re-initialise the bound cipher with the key this context already holds.
+            check(Evp.initAt(encrypt, c, 0L, nonce) == 1, init);
+        } else {
+            // an unused context, else the least recently used one
+            int victim = 0;
+            for (int i = 0; i < KEYED_CONTEXTS; i++) {
+                if (!keyed[i]) {
+                    victim = i;
+                    break;
+                }
+                if (lastUse[i] < lastUse[victim]) {
+                    victim = i;
+                }
+            }
+            lastUse[victim] = ++uses;
+            c = contextAt[victim];
+            keyed[victim] = false;
+            // A NULL cipher re-initialises the bound one with this packet's key and nonce.
+            check(Evp.initAt(encrypt, c, key, nonce) == 1, init);
+            final long at = (long) victim * KEY_BYTES;
+            keys.set(ValueLayout.JAVA_LONG_UNALIGNED, at, k0);
+            keys.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, k1);
+            keys.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16, k2);
+            keys.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 24, k3);
+            keyed[victim] = true;
+        }
         if (aadLen > 0) {
             // A NULL output pointer makes this update feed the AAD.
-            check(Evp.updateAt(encrypt, ctxAt, 0L, outlAt, aad, aadLen) == 1, "AAD update");
+            check(Evp.updateAt(encrypt, c, 0L, outlAt, aad, aadLen) == 1, "AAD update");
         }
+        return c;
+    }
+
+    /** @return whether context {@code i} was last initialised with the key {@code k0..k3} */
+    private boolean holds(final int i, final long k0, final long k1, final long k2, final long k3) {
+        final long at = (long) i * KEY_BYTES;
+        return keys.get(ValueLayout.JAVA_LONG_UNALIGNED, at) == k0
+                && keys.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 8) == k1
+                && keys.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16) == k2
+                && keys.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 24) == k3;
     }
 
     private void begin(final boolean encrypt, final MemorySegment key, final MemorySegment nonce,
@@ -281,12 +371,13 @@ public final class ChaCha20Poly1305 implements AutoCloseable {
         }
     }
 
-    /** Frees the EVP context; further use throws. Idempotent. */
+    /** Frees the EVP contexts and wipes the key copies; further use throws. Idempotent. */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            openssl_h.EVP_CIPHER_CTX_free(ctx);
+            freeContexts();
+            keys.fill((byte) 0);
             arena.close();
         }
     }
