@@ -212,6 +212,14 @@ final class PairedDataPlanes {
         public int consecutiveDecryptFailures() {
             return consecutiveFailures;
         }
+
+        /** Not fed by this fake: the link-layer tests here do not look at the receiver's per-frame figures. */
+        final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
+
+        @Override
+        public net.fips.dataplane.MmpReceiver receiver() {
+            return mmp;
+        }
     }
 
     /** One node's data plane. */

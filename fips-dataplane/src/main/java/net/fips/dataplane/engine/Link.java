@@ -57,6 +57,8 @@ final class Link implements LinkStats {
     int kBit;
     TransportDestination destination;
     int consecutiveFailures;
+    /** MMP receiver state (worker-written, published). */
+    final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
 
     // ---- published statistics (opaque) ----
     private long lastAuthNanos;
@@ -183,6 +185,11 @@ final class Link implements LinkStats {
     @Override
     public int consecutiveDecryptFailures() {
         return (int) CONSECUTIVE_FAILURES.getOpaque(this);
+    }
+
+    @Override
+    public net.fips.dataplane.MmpReceiver receiver() {
+        return mmp;
     }
 
     @Override

@@ -653,6 +653,7 @@ final class SessionPath {
         s.kFlag ^= FspFlags.K;
         pending.startNanos = startNanos;
         pending.sendCounter = 0;
+        s.mmp.resetForRekey(startNanos);
         s.publish();
     }
 

@@ -471,7 +471,15 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_SHORT_PLAINTEXT);
             return;
         }
-        link.onAuthenticated(clock.getAsLong(), len, link.current.replay.highest());
+        final long now = clock.getAsLong();
+        link.onAuthenticated(now, len, link.current.replay.highest());
+        if (seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET) == link.current.ourIndex) {
+            // MMP receiver (§6.3) on the current session's frames: counter, inner timestamp, CE flag.
+            link.mmp.onFrame(seg.get(DataPlane.U64, off + FmpEstablishedHeader.COUNTER_OFFSET),
+                    Integer.toUnsignedLong(seg.get(DataPlane.U32, off + HEADER)),
+                    (seg.get(ValueLayout.JAVA_BYTE, off + FmpEstablishedHeader.FLAGS_OFFSET)
+                            & FmpEstablishedHeader.FLAG_CE) != 0, now);
+        }
         counters.increment(DataPlaneCounter.FRAMES_IN);
         final int sourceLength = SlotMeta.sourceLength(seg);
         if (sourceLength > 0 && !link.destination.sameEndpoint(slotSource[slot], 0, sourceLength)) {
@@ -978,6 +986,7 @@ final class WorkerAgent implements Agent {
         link.kBit ^= FmpEstablishedHeader.FLAG_KEY_EPOCH;
         pending.startNanos = sessionStartNanos;
         pending.sendCounter = 0;
+        link.mmp.resetForRekey(sessionStartNanos);
         link.publishSession();
     }
 
