@@ -77,9 +77,9 @@ final class Announces {
                         dwell = dwellMs;
                     }
                 }
-                final MmpReceiverReport rr = new MmpReceiverReport(s.highestCounterIn(), s.packetsIn(), s.bytesIn(),
-                        echo, (int) dwell, 0, 0, 0, 0, 0, 0, 0, u32(s.packetsIn() - m.rrLastPacketsIn),
-                        u32(s.bytesIn() - m.rrLastBytesIn));
+                final MmpReceiverReport rr = m.receiverReports.next(s.receiver(), s.highestCounterIn(),
+                        s.packetsIn(), s.bytesIn(), echo, (int) dwell, s.packetsIn() - m.rrLastPacketsIn,
+                        s.bytesIn() - m.rrLastBytesIn);
                 c.dataPlane.sendLinkMessage(peer.linkId, rr.encodeLink());
                 m.rrSent = true;
                 m.lastRrNanos = c.now;
@@ -176,6 +176,7 @@ final class Announces {
         final net.fips.dataplane.LinkStats s = c.statsOf(peer);
         if (mm.delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), rr.cumulativeBytesRecv(),
                 s == null ? -1 : s.packetsIn(), s == null ? -1 : s.highestCounterIn(), c.now)) {
+            mm.peerReport.onReport(rr);
             final Double etx = mm.delivery.etx();
             final LinkListener ll = c.listener();
             if (etx != null && ll != null) {

@@ -84,6 +84,10 @@ final class PeerLink {
         final net.fips.control.mmp.SmoothedRtt rtt = new net.fips.control.mmp.SmoothedRtt();
         /** Forward/reverse delivery and ETX from the peer's ReceiverReports (routing-session §6.3). */
         final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
+        /** Builds our ReceiverReports from the data plane's receiver figures. */
+        final net.fips.control.mmp.ReceiverReports receiverReports = new net.fips.control.mmp.ReceiverReports();
+        /** Jitter, OWD trend, bursts, reorder and CE counts from the peer's ReceiverReports. */
+        final net.fips.control.mmp.PeerReport peerReport = new net.fips.control.mmp.PeerReport();
         long senderReportsIn;
         long receiverReportsIn;
         long senderReportsOut;

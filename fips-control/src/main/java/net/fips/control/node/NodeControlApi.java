@@ -275,7 +275,9 @@ final class NodeControlApi implements ControlApi {
 
     /**
      * {@code show_mmp}: link layer per peer (what show_peers measures: SRTT, loss, ETX, goodput and delivery ratios
-     * from the ReceiverReports; CE counts are not measured and null), session layer per established session.
+     * from the ReceiverReports, ecn_ce_count and jitter_trend from the peer's last one), session layer per established
+     * session; each entry adds our {@code receiver{}} and {@code peer_report{}} figures (jitter, OWD trend, bursts,
+     * reorder, CE).
      */
     @Override
     public JsonNode showMmp() {
@@ -297,7 +299,20 @@ final class NodeControlApi implements ControlApi {
             }
             l.put("delivery_ratio_forward", p.deliveryForward());
             l.put("delivery_ratio_reverse", p.deliveryReverse());
-            l.putNull("ecn_ce_count");
+            final net.fips.control.mmp.PeerReport.Figures report = p.peerReport();
+            if (report != null) {
+                l.put("jitter_trend", report.jitterTrend());
+            }
+            // The reference shows the CE count the peer last reported (of our frames); null before a report.
+            if (report == null) {
+                l.putNull("ecn_ce_count");
+            } else {
+                l.put("ecn_ce_count", report.ecnCeCount());
+            }
+            // Ours (no reference equivalent): our receiver's per-frame figures of the peer's frames, and the
+            // peer-reported ones of ours.
+            net.fips.control.mmp.ReceiverFigures.putJson(o.putObject("receiver"), p.receiver());
+            net.fips.control.mmp.PeerReport.Figures.putJson(o.putObject("peer_report"), report);
         }
         data.set("sessions", node.loop().sessionsMmpSnapshot());
         return data;
