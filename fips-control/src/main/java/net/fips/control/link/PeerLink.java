@@ -60,6 +60,10 @@ final class PeerLink {
 
     final Mmp mmp = new Mmp();
 
+    /** ECN: the congestion flag last sent to the data plane for this link. */
+
+    boolean ecnCongested;
+
     PeerLink(final PeerIdentity identity) {
         this.identity = identity;
         this.nodeAddr = identity.nodeAddr();

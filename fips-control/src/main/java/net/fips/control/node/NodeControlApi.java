@@ -189,16 +189,18 @@ final class NodeControlApi implements ControlApi {
 
     private ObjectNode congestion() {
         final ObjectNode congestion = ControlJson.MAPPER.createObjectNode();
-        // CE marks are relayed hop by hop (routing-session §6.6) but not counted yet.
-        congestion.putNull("ce_forwarded");
-        congestion.putNull("ce_received");
-        // Local congestion detection (the reference's ECN marking on kernel drops) is not implemented.
-        congestion.putNull("congestion_detected");
-        long kernelDrops = 0;
-        for (final Transport t : node.transports()) {
-            kernelDrops += t.kernelDrops().orElse(0);
+        final var dp = node.dataPlane();
+        // The data plane counts the CE relay and marking (routing-session §6.6); congestion_detected counts
+        // forwards towards a link the control plane flagged congested (net.fips.control.link.EcnCongestion).
+        congestion.put("ce_forwarded", dp.counter(DataPlaneCounter.CE_FORWARDED));
+        congestion.put("ce_received", dp.counter(DataPlaneCounter.CE_RECEIVED));
+        congestion.put("congestion_detected", dp.counter(DataPlaneCounter.CONGESTION_DETECTED));
+        final net.fips.control.link.EcnCongestion ecn = node.conductor().ecn();
+        if (ecn == null) {
+            congestion.putNull("kernel_drop_events");
+        } else {
+            congestion.put("kernel_drop_events", ecn.kernelDropEvents());
         }
-        congestion.put("kernel_drop_events", kernelDrops);
         return congestion;
     }
 

@@ -366,6 +366,14 @@ final class PairedDataPlanes {
             l.sessionStart = sessionStartNanos;
         }
 
+        /** The congestion flags the control plane set, by link id (this fake forwards nothing). */
+        final Map<Long, Boolean> congested = new java.util.HashMap<>();
+
+        @Override
+        public void setLinkCongested(final long linkId, final boolean value) {
+            congested.put(linkId, value);
+        }
+
         @Override
         public void dropPrevious(final long linkId) {
             final DpLink l = links.get(linkId);

@@ -57,6 +57,8 @@ final class Link implements LinkStats {
     int kBit;
     TransportDestination destination;
     int consecutiveFailures;
+    /** ECN: the control plane flagged the link congested; transit forwards onto it get CE (§6.6). */
+    boolean congested;
     /** MMP receiver state (worker-written, published). */
     final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
 

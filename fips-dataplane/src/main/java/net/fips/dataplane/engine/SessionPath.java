@@ -523,6 +523,7 @@ final class SessionPath {
         final int packetLen = plainLen - INNER + ShimBody.BODY_SHRINK;
         if (ce) {
             Ipv6Packet.markEcnCe(seg, packet);
+            counters.increment(DataPlaneCounter.CE_RECEIVED);
         }
         if (TcpMssClamp.clamp(seg, packet, packetLen, maxMss(s)) == TcpMssClamp.CLAMPED) {
             counters.increment(DataPlaneCounter.MSS_CLAMPED);

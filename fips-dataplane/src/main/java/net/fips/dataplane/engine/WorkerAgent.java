@@ -83,6 +83,9 @@ final class WorkerAgent implements Agent {
     record SendLinkMessage(long linkId, byte[] message) implements Command {
     }
 
+    record SetCongested(long linkId, boolean congested) implements Command {
+    }
+
     record AddSession(FspSession session) implements Command {
     }
 
@@ -679,9 +682,19 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_NO_LINK);
             return;
         }
-        if (seal(out, slot, forwardFlags & 0xFF) && (forwardFlags & HANDOFF_ORIGINATED) == 0) {
+        final boolean transit = (forwardFlags & HANDOFF_ORIGINATED) == 0;
+        int fmpFlags = forwardFlags & 0xFF;
+        // ECN (§6.6): CE_out = CE_in OR congestion of the next hop's link, on transit only (never our own).
+        if (transit && out.congested) {
+            fmpFlags |= FmpEstablishedHeader.FLAG_CE;
+            counters.increment(DataPlaneCounter.CONGESTION_DETECTED);
+        }
+        if (seal(out, slot, fmpFlags) && transit) {
             counters.increment(DataPlaneCounter.FORWARDED);
             counters.increment(ROUTE_COUNTERS[(forwardFlags >>> 8) & 0xFF]);
+            if ((fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0) {
+                counters.increment(DataPlaneCounter.CE_FORWARDED);
+            }
         }
     }
 
@@ -910,6 +923,12 @@ final class WorkerAgent implements Agent {
                 }
             }
             case SendLinkMessage(final long linkId, final byte[] message) -> onSendLinkMessage(linkId, message);
+            case SetCongested(final long linkId, final boolean congested) -> {
+                final Link link = links.get(linkId);
+                if (link != null) {
+                    link.congested = congested;
+                }
+            }
             default -> applySessionCommand(command);
         }
     }
