@@ -197,8 +197,16 @@ public final class MmpReceiver {
             return 0;
         }
         final double num = 2.0 * sumIY - (double) (n - 1) * sumY;
-        final double den = (double) n * ((double) n * n - 1) / 6.0;
-        return (int) (num / den * 1000.0);
+        return (int) (num / TREND_DEN[n] * 1000.0);
+    }
+
+    /** {@code n(n²−1)/6} for n up to the window (the slope's denominator, times 2). */
+    private static final double[] TREND_DEN = new double[OWD_WINDOW + 1];
+
+    static {
+        for (int n = 0; n <= OWD_WINDOW; n++) {
+            TREND_DEN[n] = (double) n * ((double) n * n - 1) / 6.0;
+        }
     }
 
     /** A cutover to a new key generation: counters restart at 0, timestamps at the new start. */
