@@ -46,6 +46,7 @@ public final class MmpReceiver {
     private static final VarHandle REORDER;
     private static final VarHandle CE_GENERATION;
     private static final VarHandle CE_TOTAL;
+    private static final VarHandle LAST_FRAME;
 
     static {
         try {
@@ -59,6 +60,7 @@ public final class MmpReceiver {
             REORDER = l.findVarHandle(MmpReceiver.class, "reorder", long.class);
             CE_GENERATION = l.findVarHandle(MmpReceiver.class, "ceGeneration", long.class);
             CE_TOTAL = l.findVarHandle(MmpReceiver.class, "ceTotal", long.class);
+            LAST_FRAME = l.findVarHandle(MmpReceiver.class, "lastFrame", long.class);
         } catch (final ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -98,6 +100,8 @@ public final class MmpReceiver {
     private long reorder;
     private long ceGeneration;
     private long ceTotal;
+    /** sender timestamp (ms, high 32 bits) ‖ arrival (clock ms, low 32 bits) of the last frame; -1 before one. */
+    private long lastFrame = -1;
 
     /**
      * One authenticated frame.
@@ -129,6 +133,7 @@ public final class MmpReceiver {
             JITTER.setOpaque(this, (jitterQ4 >> 4) & 0xFFFF_FFFFL);
         }
         pushOwd(sinceLastUs - senderUs);
+        LAST_FRAME.setOpaque(this, senderMs << 32 | (nowNanos / 1_000_000L) & 0xFFFF_FFFFL);
         lastSenderMs = senderMs;
         lastRecvNanos = nowNanos;
         hasLast = true;
@@ -227,9 +232,19 @@ public final class MmpReceiver {
         OWD_TREND.setOpaque(this, 0);
         REORDER.setOpaque(this, 0L);
         CE_GENERATION.setOpaque(this, 0L);
+        LAST_FRAME.setOpaque(this, -1L);
     }
 
     // ---- reader side ----
+
+    /**
+     * The timestamp echo state of the ReceiverReport (routing-session.md §6.3), one atomic value: the last frame's
+     * sender timestamp (ms, u32) in the high 32 bits, its arrival on the data plane's clock in whole milliseconds
+     * (the low 32 bits of {@code nanos / 10⁶}) in the low 32 bits; -1 before a frame of the current generation.
+     */
+    public long lastFrame() {
+        return (long) LAST_FRAME.getOpaque(this);
+    }
 
     /** @return the RFC 3550 jitter estimate in µs (u32) */
     public long jitterMicros() {

@@ -66,14 +66,16 @@ final class Announces {
             }
             if (s.packetsIn() != m.rrLastPacketsIn
                     && (!m.rrSent || c.now - m.lastRrNanos >= reportInterval(m, 1))) {
+                // Echo the last frame's timestamp, dwell since its arrival (both from the data plane, per frame).
                 long echo = 0;
                 long dwell = 0;
-                if (m.hasPeerTimestamp) {
-                    final long dwellMs = (c.now - m.peerTimestampAtNanos) / MS;
+                final long last = s.receiver().lastFrame();
+                if (last != -1) {
+                    final long dwellMs = (c.now / MS - (last & 0xFFFF_FFFFL)) & 0xFFFF_FFFFL;
                     if (dwellMs > 0xFFFF) {
                         dwell = 0xFFFF;
                     } else {
-                        echo = m.peerTimestampMs;
+                        echo = last >>> 32;
                         dwell = dwellMs;
                     }
                 }
@@ -118,10 +120,6 @@ final class Announces {
         if (msg.length == 0) {
             return;
         }
-        // The peer's frame timestamp, echoed in our next ReceiverReport.
-        peer.mmp.hasPeerTimestamp = true;
-        peer.mmp.peerTimestampMs = timestampMs & 0xFFFF_FFFFL;
-        peer.mmp.peerTimestampAtNanos = c.now;
         final LinkMessageType type = LinkMessageType.fromCode(msg[0] & 0xFF);
         if (type == null) {
             forward(peer, msg);

@@ -81,9 +81,6 @@ final class PeerLink {
         long lastRrNanos;
         long rrLastPacketsIn;
         long rrLastBytesIn;
-        boolean hasPeerTimestamp;
-        long peerTimestampMs;
-        long peerTimestampAtNanos;
         /** SRTT from the timestamp echo of the peer's ReceiverReports. */
         final net.fips.control.mmp.SmoothedRtt rtt = new net.fips.control.mmp.SmoothedRtt();
         /** Forward/reverse delivery and ETX from the peer's ReceiverReports (routing-session §6.3). */
@@ -100,7 +97,6 @@ final class PeerLink {
         void resetForRekey() {
             srStartCounter = 0;
             srStartTimestampMs = 0;
-            hasPeerTimestamp = false;
         }
     }
 }
