@@ -48,6 +48,13 @@ public interface DataPlaneCommands {
      */
     void sendLinkMessage(long linkId, byte[] message);
 
+    /**
+     * ECN (routing-session.md §6.6): whether the link is congested (decided by the control plane from its MMP
+     * figures and the transports' kernel drops, when {@code node.ecn.enabled}). While set, transit SessionDatagrams
+     * forwarded onto the link carry the FMP CE flag; datagrams this node originates never do.
+     */
+    void setLinkCongested(long linkId, boolean congested);
+
     /** Sends a plaintext handshake packet (FMP phase 1 or 2) as is. */
     void sendHandshake(int transportId, TransportAddr to, byte[] packet);
 

@@ -37,4 +37,10 @@ public interface LinkStats {
 
     /** @return frames that failed authentication in a row since the last one that passed */
     int consecutiveDecryptFailures();
+
+    /**
+     * @return the link's MMP receiver figures (jitter, OWD trend, loss bursts, reordering, CE), measured per frame
+     *         by the worker that owns the link (routing-session.md §6.3)
+     */
+    MmpReceiver receiver();
 }

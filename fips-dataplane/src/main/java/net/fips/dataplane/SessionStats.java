@@ -59,4 +59,10 @@ public interface SessionStats {
 
     /** @return encrypted messages for this session that failed authentication or replay checks */
     long dropsIn();
+
+    /**
+     * @return the session's MMP receiver figures (jitter, OWD trend, loss bursts, reordering, CE) over its FSP
+     *         counters and timestamps, measured per message by the owning worker (routing-session.md §6.3)
+     */
+    MmpReceiver receiver();
 }

@@ -66,20 +66,22 @@ final class Announces {
             }
             if (s.packetsIn() != m.rrLastPacketsIn
                     && (!m.rrSent || c.now - m.lastRrNanos >= reportInterval(m, 1))) {
+                // Echo the last frame's timestamp, dwell since its arrival (both from the data plane, per frame).
                 long echo = 0;
                 long dwell = 0;
-                if (m.hasPeerTimestamp) {
-                    final long dwellMs = (c.now - m.peerTimestampAtNanos) / MS;
+                final long last = s.receiver().lastFrame();
+                if (last != -1) {
+                    final long dwellMs = (c.now / MS - (last & 0xFFFF_FFFFL)) & 0xFFFF_FFFFL;
                     if (dwellMs > 0xFFFF) {
                         dwell = 0xFFFF;
                     } else {
-                        echo = m.peerTimestampMs;
+                        echo = last >>> 32;
                         dwell = dwellMs;
                     }
                 }
-                final MmpReceiverReport rr = new MmpReceiverReport(s.highestCounterIn(), s.packetsIn(), s.bytesIn(),
-                        echo, (int) dwell, 0, 0, 0, 0, 0, 0, 0, u32(s.packetsIn() - m.rrLastPacketsIn),
-                        u32(s.bytesIn() - m.rrLastBytesIn));
+                final MmpReceiverReport rr = m.receiverReports.next(s.receiver(), s.highestCounterIn(),
+                        s.packetsIn(), s.bytesIn(), echo, (int) dwell, s.packetsIn() - m.rrLastPacketsIn,
+                        s.bytesIn() - m.rrLastBytesIn);
                 c.dataPlane.sendLinkMessage(peer.linkId, rr.encodeLink());
                 m.rrSent = true;
                 m.lastRrNanos = c.now;
@@ -118,10 +120,6 @@ final class Announces {
         if (msg.length == 0) {
             return;
         }
-        // The peer's frame timestamp, echoed in our next ReceiverReport.
-        peer.mmp.hasPeerTimestamp = true;
-        peer.mmp.peerTimestampMs = timestampMs & 0xFFFF_FFFFL;
-        peer.mmp.peerTimestampAtNanos = c.now;
         final LinkMessageType type = LinkMessageType.fromCode(msg[0] & 0xFF);
         if (type == null) {
             forward(peer, msg);
@@ -176,6 +174,7 @@ final class Announces {
         final net.fips.dataplane.LinkStats s = c.statsOf(peer);
         if (mm.delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), rr.cumulativeBytesRecv(),
                 s == null ? -1 : s.packetsIn(), s == null ? -1 : s.highestCounterIn(), c.now)) {
+            mm.peerReport.onReport(rr);
             final Double etx = mm.delivery.etx();
             final LinkListener ll = c.listener();
             if (etx != null && ll != null) {

@@ -101,6 +101,7 @@ public final class LinkConductor {
     private volatile LinkSnapshot published;
     private boolean dirty = true;
     private LinkListener listener;
+    private volatile EcnCongestion ecn;
 
     /** A peer from the configuration (or added at runtime) that we dial and, if asked, redial. */
     record ConfiguredPeer(PeerIdentity identity, int transportId, TransportAddr address,
@@ -280,6 +281,16 @@ public final class LinkConductor {
         }
     }
 
+    /** Sets the ECN congestion detector that runs on every tick (before {@code start}; none by default). */
+    public void setEcn(final EcnCongestion congestion) {
+        this.ecn = congestion;
+    }
+
+    /** @return the ECN congestion detector, or null */
+    public EcnCongestion ecn() {
+        return ecn;
+    }
+
     private void advance(final long nowNanos) {
         // The clock may only move forward; an older reading (another thread's clock) is ignored.
         if (nowNanos - now > 0) {
@@ -297,6 +308,10 @@ public final class LinkConductor {
             work += l.onRoutingTick(now);
         }
         work += announces.sendMmpReports();
+        final EcnCongestion e = ecn;
+        if (e != null) {
+            work += e.update(this);
+        }
         work += maintenance.checkHeartbeats();
         work += maintenance.checkRekey();
         if (l != null) {

@@ -60,6 +60,10 @@ final class PeerLink {
 
     final Mmp mmp = new Mmp();
 
+    /** ECN: the congestion flag last sent to the data plane for this link. */
+
+    boolean ecnCongested;
+
     PeerLink(final PeerIdentity identity) {
         this.identity = identity;
         this.nodeAddr = identity.nodeAddr();
@@ -77,13 +81,14 @@ final class PeerLink {
         long lastRrNanos;
         long rrLastPacketsIn;
         long rrLastBytesIn;
-        boolean hasPeerTimestamp;
-        long peerTimestampMs;
-        long peerTimestampAtNanos;
         /** SRTT from the timestamp echo of the peer's ReceiverReports. */
         final net.fips.control.mmp.SmoothedRtt rtt = new net.fips.control.mmp.SmoothedRtt();
         /** Forward/reverse delivery and ETX from the peer's ReceiverReports (routing-session §6.3). */
         final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
+        /** Builds our ReceiverReports from the data plane's receiver figures. */
+        final net.fips.control.mmp.ReceiverReports receiverReports = new net.fips.control.mmp.ReceiverReports();
+        /** Jitter, OWD trend, bursts, reorder and CE counts from the peer's ReceiverReports. */
+        final net.fips.control.mmp.PeerReport peerReport = new net.fips.control.mmp.PeerReport();
         long senderReportsIn;
         long receiverReportsIn;
         long senderReportsOut;
@@ -92,7 +97,6 @@ final class PeerLink {
         void resetForRekey() {
             srStartCounter = 0;
             srStartTimestampMs = 0;
-            hasPeerTimestamp = false;
         }
     }
 }

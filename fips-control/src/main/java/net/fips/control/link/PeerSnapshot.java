@@ -38,6 +38,8 @@ package net.fips.control.link;
  * @param deliveryReverse    reverse delivery ratio (our receiver), or null
  * @param etx                ETX from both ratios, or null
  * @param goodputBps         smoothed goodput of our frames in bytes per second (from the ReceiverReports), or null
+ * @param receiver           our receiver's per-frame figures of the peer's frames, or null before two frames
+ * @param peerReport         the peer's last ReceiverReport's jitter, OWD, burst, reorder and CE figures, or null
  */
 public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
@@ -46,5 +48,6 @@ public record PeerSnapshot(String npub, String nodeAddr, String state, String di
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
                            long srttMicros, long replayDrops, int consecutiveDecryptFailures, long restarts,
                            long decryptFailures, Double deliveryForward, Double deliveryReverse, Double etx,
-                           Double goodputBps) {
+                           Double goodputBps, net.fips.control.mmp.ReceiverFigures receiver,
+                           net.fips.control.mmp.PeerReport.Figures peerReport) {
 }

@@ -30,7 +30,9 @@ final class Snapshots {
                 p.mmp.rtt.samples() == 0 ? -1 : p.mmp.rtt.srttMicros(), s == null ? 0 : s.replayDrops(),
                 s == null ? 0 : s.consecutiveDecryptFailures(), c.peerRestarts.of(p.nodeAddr),
                 s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()), p.mmp.delivery.forward(),
-                p.mmp.delivery.reverse(), p.mmp.delivery.etx(), p.mmp.delivery.goodputBps());
+                p.mmp.delivery.reverse(), p.mmp.delivery.etx(), p.mmp.delivery.goodputBps(),
+                s == null ? null : net.fips.control.mmp.ReceiverFigures.of(s.receiver(), s.packetsIn()),
+                p.mmp.peerReport.snapshot());
     }
 
     static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {

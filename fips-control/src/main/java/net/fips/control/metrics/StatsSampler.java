@@ -30,7 +30,8 @@ import net.fips.dataplane.transport.TransportCounters;
  *   <li>{@code active_sessions}: whatever {@link #activeSessions(LongSupplier)} supplies, a gap until the session
  *       layer supplies it;</li>
  *   <li>per peer: MMP SRTT, loss (1 − forward delivery from the peer's ReceiverReports, a gap before two) and the
- *       link's frame and byte totals from the {@link LinkSnapshot}; ECN CE is a gap (not measured yet).</li>
+ *       link's frame and byte totals from the {@link LinkSnapshot}; ECN CE: CE-marked frames our data plane received
+ *       on the link (its MMP receiver's total; a gap before the link's second frame).</li>
  * </ul>
  */
 public final class StatsSampler {
@@ -106,7 +107,8 @@ public final class StatsSampler {
         for (final PeerSnapshot p : ls.peers()) {
             peers.add(new PeerSample(p.nodeAddr(), p.npub(), p.srttMicros() < 0 ? Double.NaN : p.srttMicros() / 1000.0,
                     p.deliveryForward() == null ? Double.NaN : 1.0 - p.deliveryForward(), p.bytesIn(), p.bytesOut(),
-                    p.packetsIn(), p.packetsOut(), NodeSample.UNMEASURED));
+                    p.packetsIn(), p.packetsOut(),
+                    p.receiver() == null ? NodeSample.UNMEASURED : p.receiver().ecnCeCount()));
         }
         return history.record(nowNanos, node, peers);
     }

@@ -269,6 +269,8 @@ public final class Node implements AutoCloseable {
                 sessions.setMmpMode(nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             }
             conductor.setLinkListener(sessions == null ? mesh : new SessionAwareLinks(mesh, sessions));
+            conductor.setEcn(new net.fips.control.link.EcnCongestion(nc.ecn().enabled(), nc.ecn().lossThreshold(),
+                    nc.ecn().etxThreshold(), transports));
             final List<Transport> admitting = List.copyOf(transports);
             conductor.setAdmission(id -> id >= 0 && id < admitting.size() && admitting.get(id).acceptConnections());
             final EthernetDiscovery ethernet = ethernetDiscovery(cfg, transports, identity, conductor);

@@ -189,16 +189,18 @@ final class NodeControlApi implements ControlApi {
 
     private ObjectNode congestion() {
         final ObjectNode congestion = ControlJson.MAPPER.createObjectNode();
-        // CE marks are relayed hop by hop (routing-session §6.6) but not counted yet.
-        congestion.putNull("ce_forwarded");
-        congestion.putNull("ce_received");
-        // Local congestion detection (the reference's ECN marking on kernel drops) is not implemented.
-        congestion.putNull("congestion_detected");
-        long kernelDrops = 0;
-        for (final Transport t : node.transports()) {
-            kernelDrops += t.kernelDrops().orElse(0);
+        final var dp = node.dataPlane();
+        // The data plane counts the CE relay and marking (routing-session §6.6); congestion_detected counts
+        // forwards towards a link the control plane flagged congested (net.fips.control.link.EcnCongestion).
+        congestion.put("ce_forwarded", dp.counter(DataPlaneCounter.CE_FORWARDED));
+        congestion.put("ce_received", dp.counter(DataPlaneCounter.CE_RECEIVED));
+        congestion.put("congestion_detected", dp.counter(DataPlaneCounter.CONGESTION_DETECTED));
+        final net.fips.control.link.EcnCongestion ecn = node.conductor().ecn();
+        if (ecn == null) {
+            congestion.putNull("kernel_drop_events");
+        } else {
+            congestion.put("kernel_drop_events", ecn.kernelDropEvents());
         }
-        congestion.put("kernel_drop_events", kernelDrops);
         return congestion;
     }
 
@@ -275,7 +277,9 @@ final class NodeControlApi implements ControlApi {
 
     /**
      * {@code show_mmp}: link layer per peer (what show_peers measures: SRTT, loss, ETX, goodput and delivery ratios
-     * from the ReceiverReports; CE counts are not measured and null), session layer per established session.
+     * from the ReceiverReports, ecn_ce_count and jitter_trend from the peer's last one), session layer per established
+     * session; each entry adds our {@code receiver{}} and {@code peer_report{}} figures (jitter, OWD trend, bursts,
+     * reorder, CE).
      */
     @Override
     public JsonNode showMmp() {
@@ -297,7 +301,20 @@ final class NodeControlApi implements ControlApi {
             }
             l.put("delivery_ratio_forward", p.deliveryForward());
             l.put("delivery_ratio_reverse", p.deliveryReverse());
-            l.putNull("ecn_ce_count");
+            final net.fips.control.mmp.PeerReport.Figures report = p.peerReport();
+            if (report != null) {
+                l.put("jitter_trend", report.jitterTrend());
+            }
+            // The reference shows the CE count the peer last reported (of our frames); null before a report.
+            if (report == null) {
+                l.putNull("ecn_ce_count");
+            } else {
+                l.put("ecn_ce_count", report.ecnCeCount());
+            }
+            // Ours (no reference equivalent): our receiver's per-frame figures of the peer's frames, and the
+            // peer-reported ones of ours.
+            net.fips.control.mmp.ReceiverFigures.putJson(o.putObject("receiver"), p.receiver());
+            net.fips.control.mmp.PeerReport.Figures.putJson(o.putObject("peer_report"), report);
         }
         data.set("sessions", node.loop().sessionsMmpSnapshot());
         return data;

@@ -463,7 +463,9 @@ public final class SessionLayer implements SessionListener, SessionHost {
     /**
      * Renders the session half of {@code show_mmp}: {@code sessions[]{remote, display_name, mode,
      * session_layer{loss_rate, etx, path_mtu, srtt_ms?}}}: loss and ETX from the session MMP (null until measured),
-     * path_mtu the data plane's current value.
+     * path_mtu the data plane's current value; plus our {@code receiver{}} (the data plane's per-message jitter, OWD
+     * trend, bursts, reorder and CE counts of the remote's traffic, null before two messages) and
+     * {@code peer_report{}} (the same figures of our traffic from the remote's last ReceiverReport, null before one).
      */
     public com.fasterxml.jackson.databind.node.ArrayNode renderMmp(final Function<NodeAddr, String> names,
                                                                     final String mode) {
@@ -492,6 +494,12 @@ public final class SessionLayer implements SessionListener, SessionHost {
             if (m != null && m.srttMs() != null) {
                 l.put("srtt_ms", m.srttMs());
             }
+            // Ours (no reference equivalent): our receiver's per-message figures of the remote's traffic, and what
+            // the remote's last ReceiverReport said of ours.
+            net.fips.control.mmp.ReceiverFigures.putJson(o.putObject("receiver"),
+                    st == null ? null : net.fips.control.mmp.ReceiverFigures.of(st.receiver(), st.messagesIn()));
+            net.fips.control.mmp.PeerReport.Figures.putJson(o.putObject("peer_report"),
+                    m == null ? null : m.peerReport());
         }
         return list;
     }

@@ -12,8 +12,9 @@ import net.fips.dataplane.wire.WireResult;
  * ETX and goodput ({@link net.fips.control.mmp.DeliveryRatios}), as the link layer does. Control thread; time is the
  * caller's.
  *
- * <p>Not measured (left null by the callers): jitter, OWD trend, burst loss and reorder counts; the
- * reports we send carry 0 in those fields.
+ * <p>The ReceiverReports we send carry the data plane's per-message receiver figures (jitter, OWD trend, loss
+ * bursts, reorder and CE counts, {@link net.fips.control.mmp.ReceiverReports}); those of the peer about our traffic
+ * are kept as reported ({@link net.fips.control.mmp.PeerReport}).
  */
 public final class SessionMmp {
     private static final long NANOS_PER_MS = 1_000_000L;
@@ -22,6 +23,10 @@ public final class SessionMmp {
 
     // what we last reported, to send only when something changed
     private long reportedMessagesIn = -1;
+    private long reportedMessagesInBase;
+    private long reportedBytesIn;
+    private final net.fips.control.mmp.ReceiverReports receiverReports = new net.fips.control.mmp.ReceiverReports();
+    private final net.fips.control.mmp.PeerReport peerReport = new net.fips.control.mmp.PeerReport();
     private long reportedPacketsOut = -1;
     private long srIntervalStartCounter;
     private long srIntervalStartTs;
@@ -42,7 +47,11 @@ public final class SessionMmp {
         if (in == reportedMessagesIn || in == 0) {
             return null;
         }
+        final long intervalPackets = in - reportedMessagesInBase;
+        final long intervalBytes = stats.messageBytesIn() - reportedBytesIn;
         reportedMessagesIn = in;
+        reportedMessagesInBase = in;
+        reportedBytesIn = stats.messageBytesIn();
         long echo = stats.peerTimestampMs();
         long dwellMs = (nowNanos - stats.peerTimestampNanos()) / NANOS_PER_MS;
         if (echo < 0) {
@@ -53,8 +62,8 @@ public final class SessionMmp {
             dwellMs = 0xFFFF;
         }
         final long highest = Math.max(0, stats.highestCounterIn());
-        return new MmpReceiverReport(highest, in, stats.messageBytesIn(), echo & 0xFFFF_FFFFL, (int) dwellMs, 0, 0,
-                0, stats.ceCount() & 0xFFFF_FFFFL, 0, 0, 0, 0, 0).encodeSession();
+        return receiverReports.next(stats.receiver(), highest, in, stats.messageBytesIn(), echo & 0xFFFF_FFFFL,
+                (int) dwellMs, intervalPackets, intervalBytes).encodeSession();
     }
 
     /**
@@ -98,6 +107,7 @@ public final class SessionMmp {
             return;
         }
         reportsReceived++;
+        peerReport.onReport(rr);
         if (rr.timestampEcho() != 0) {
             final long ourNowMs = (nowNanos - ours.generationStartNanos()) / NANOS_PER_MS;
             final long rttMs = ourNowMs - (rr.timestampEcho() + rr.dwellTime());
@@ -135,6 +145,11 @@ public final class SessionMmp {
     /** @return ETX = clamp(1/(df·dr), 1, 100), or null until both ratios are measured */
     public Double etx() {
         return delivery.etx();
+    }
+
+    /** @return the jitter, OWD, burst, reorder and CE figures of the peer's last accepted report, or null */
+    public net.fips.control.mmp.PeerReport.Figures peerReport() {
+        return peerReport.snapshot();
     }
 
     /** @return ReceiverReports accepted */

@@ -212,6 +212,14 @@ final class PairedDataPlanes {
         public int consecutiveDecryptFailures() {
             return consecutiveFailures;
         }
+
+        /** Fed with every current-session frame, as the real worker does. */
+        final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
+
+        @Override
+        public net.fips.dataplane.MmpReceiver receiver() {
+            return mmp;
+        }
     }
 
     /** One node's data plane. */
@@ -356,6 +364,15 @@ final class PairedDataPlanes {
             l.pending = null;
             l.k ^= 1;
             l.sessionStart = sessionStartNanos;
+            l.mmp.resetForRekey(sessionStartNanos);
+        }
+
+        /** The congestion flags the control plane set, by link id (this fake forwards nothing). */
+        final Map<Long, Boolean> congested = new java.util.HashMap<>();
+
+        @Override
+        public void setLinkCongested(final long linkId, final boolean value) {
+            congested.put(linkId, value);
         }
 
         @Override
@@ -463,7 +480,7 @@ final class PairedDataPlanes {
                     doCutover(l, now);
                     trialCutovers++;
                     events.add(new DataPlaneEvent.CutOver(l.linkId, l.current.ourIndex, now));
-                    accepted(l, p, plain);
+                    accepted(l, p, plain, counter, h.flags());
                     return;
                 }
                 if (addressed == l.pending) {
@@ -486,7 +503,7 @@ final class PairedDataPlanes {
                 failed(l);
                 return;
             }
-            accepted(l, p, plain);
+            accepted(l, p, plain, addressed == l.current ? counter : -1, h.flags());
         }
 
         private Session sessionFor(final DpLink l, final int index) {
@@ -525,7 +542,9 @@ final class PairedDataPlanes {
             }
         }
 
-        private void accepted(final DpLink l, final Packet p, final byte[] plain) {
+        /** @param counter the frame's counter when it is the current session's (fed to the MMP receiver), else -1 */
+        private void accepted(final DpLink l, final Packet p, final byte[] plain, final long counter,
+                              final int fmpFlags) {
             l.consecutiveFailures = 0;
             l.packetsIn++;
             l.bytesIn += p.bytes().length;
@@ -536,6 +555,10 @@ final class PairedDataPlanes {
             }
             final FmpInnerHeader inner = new FmpInnerHeader();
             inner.wrap(plain, 0, plain.length);
+            if (counter >= 0) {
+                l.mmp.onFrame(counter, inner.timestamp() & 0xFFFF_FFFFL,
+                        (fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0, now);
+            }
             final byte[] msg = new byte[plain.length - FmpInnerHeader.MSG_TYPE_OFFSET];
             System.arraycopy(plain, FmpInnerHeader.MSG_TYPE_OFFSET, msg, 0, msg.length);
             if (msg[0] == 0x00) {

@@ -140,8 +140,49 @@ class NodeMetricsTest {
         assertEquals(Set.of("coords_required", "mtu_exceeded", "path_broken"), keys(m.get("errors")));
         assertEquals(Set.of("ce_forwarded", "ce_received", "congestion_detected", "kernel_drop_events"),
                 keys(m.get("congestion")));
-        assertTrue(m.get("congestion").get("ce_received").isNull(), "not measured: null");
+        // Counted by the data plane now: no CE on this uncongested loopback link.
+        for (final String k : List.of("ce_forwarded", "ce_received", "congestion_detected", "kernel_drop_events")) {
+            assertTrue(m.get("congestion").get(k).isIntegralNumber(), k + " measured: " + m);
+        }
+        assertEquals(0, m.get("congestion").get("ce_received").asLong());
         assertTrue(a.metricsAddress().isEmpty(), "the endpoint is off by default");
+    }
+
+    private static JsonNode mmpPeer(final ControlDispatcher d) {
+        final JsonNode peers = d.dispatch("{\"command\":\"show_mmp\"}").get("data").get("peers");
+        return peers.isEmpty() ? null : peers.get(0);
+    }
+
+    /**
+     * MMP over the live link (routing-session §6.3): after traffic from a, b's data plane has measured the jitter
+     * of a's frames (show_mmp receiver{}), b's ReceiverReports carry it, and a shows it as peer_report{} with the
+     * reference's jitter_trend and the reported CE count (0: nothing is congested here) instead of nulls.
+     */
+    @Test
+    void showMmpCarriesMeasuredJitterAfterTraffic() throws Exception {
+        final SequenceCheck atB = new SequenceCheck();
+        final Node[] n = pair(NODE, atB);
+        final Node a = n[0];
+        final Node b = n[1];
+        final Sender sender = new Sender(a, b, atB);
+        final ControlDispatcher da = new ControlDispatcher(a.controlApi());
+        final ControlDispatcher db = new ControlDispatcher(b.controlApi());
+        final long link = peerOf(a, b).linkId();
+        sender.run(link, 64, () -> sender.sent() < 2000);
+        await(10_000, () -> mmpPeer(db) != null && mmpPeer(db).get("receiver").get("jitter_us").isIntegralNumber()
+                        && mmpPeer(da) != null && mmpPeer(da).get("peer_report").get("jitter_us").isIntegralNumber(),
+                () -> "measured jitter at b and reported to a: " + mmpPeer(db) + " / " + mmpPeer(da));
+        final JsonNode atBPeer = mmpPeer(db);
+        assertTrue(atBPeer.get("receiver").get("jitter_us").asLong() > 0,
+                "real arrival times against millisecond timestamps: " + atBPeer);
+        assertTrue(atBPeer.get("receiver").get("owd_trend").isIntegralNumber());
+        assertTrue(atBPeer.get("receiver").get("reorder_count").isIntegralNumber());
+        final JsonNode atAPeer = mmpPeer(da);
+        assertEquals(0, atAPeer.get("link_layer").get("ecn_ce_count").asLong(), atAPeer::toString);
+        assertTrue(atAPeer.get("link_layer").get("ecn_ce_count").isIntegralNumber(), "measured, not null");
+        assertTrue(Set.of("rising", "falling", "stable").contains(
+                atAPeer.get("link_layer").get("jitter_trend").asText()), atAPeer::toString);
+        assertTrue(atAPeer.get("peer_report").get("max_burst_loss").isIntegralNumber());
     }
 
     @Test

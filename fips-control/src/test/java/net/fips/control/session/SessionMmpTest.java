@@ -41,6 +41,8 @@ class SessionMmpTest {
         @Override public long ceCount() { return 0; }
         @Override public long generationStartNanos() { return genStart; }
         @Override public long dropsIn() { return 0; }
+        final net.fips.dataplane.MmpReceiver receiver = new net.fips.dataplane.MmpReceiver();
+        @Override public net.fips.dataplane.MmpReceiver receiver() { return receiver; }
     }
 
     private static byte[] rr(final long highest, final long packets, final long echo, final int dwell) {

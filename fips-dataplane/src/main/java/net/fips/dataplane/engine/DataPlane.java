@@ -413,6 +413,12 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     @Override
+    public void setLinkCongested(final long linkId, final boolean congested) {
+        checkRunning();
+        worker(linkId).enqueue(new WorkerAgent.SetCongested(linkId, congested));
+    }
+
+    @Override
     public void removeLink(final long linkId) {
         checkRunning();
         if (links.remove(linkId) != null) {

@@ -69,6 +69,12 @@ public enum DataPlaneCounter {
     HANDOFFS("cross-worker handoffs"),
     /** Transit SessionDatagrams re-sealed towards the next hop. */
     FORWARDED("SessionDatagrams forwarded"),
+    /** Forwards sealed with the FMP CE flag (relayed from the incoming frame or set for local congestion). */
+    CE_FORWARDED("forwards marked CE"),
+    /** Forwards whose next hop's link the control plane flagged as congested (routing-session §6.6). */
+    CONGESTION_DETECTED("forwards towards a congested link"),
+    /** IPv6 packets delivered from a CE-marked FMP frame (ECN-capable ones were marked CE, §5.6). */
+    CE_RECEIVED("IPv6 packets received with CE"),
     /** Forwards whose next hop is the destination. */
     ROUTE_DIRECT_PEER("forwards: direct peer"),
     /** Forwards up the tree. */

@@ -80,6 +80,8 @@ final class FspSession implements SessionStats {
     int observedPathMtu = -1;
     long lastPathMtuNotifyNanos;
     long lastNoRouteEventNanos = Long.MIN_VALUE;
+    /** MMP receiver state over the FSP counters and timestamps (worker-written, published). */
+    final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
 
     // ---- published statistics (opaque) ----
     private long lastDataNanos;
@@ -152,6 +154,9 @@ final class FspSession implements SessionStats {
         PEER_TS_NANOS.setOpaque(this, nowNanos);
         if (ce) {
             CE_IN.setOpaque(this, (long) CE_IN.getOpaque(this) + 1);
+        }
+        if (current) {
+            mmp.onFrame(counter, timestampMs, ce, nowNanos);
         }
     }
 
@@ -259,6 +264,11 @@ final class FspSession implements SessionStats {
     @Override
     public long peerTimestampNanos() {
         return (long) PEER_TS_NANOS.getOpaque(this);
+    }
+
+    @Override
+    public net.fips.dataplane.MmpReceiver receiver() {
+        return mmp;
     }
 
     @Override

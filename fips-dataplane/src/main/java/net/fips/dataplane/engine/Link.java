@@ -57,6 +57,10 @@ final class Link implements LinkStats {
     int kBit;
     TransportDestination destination;
     int consecutiveFailures;
+    /** ECN: the control plane flagged the link congested; transit forwards onto it get CE (§6.6). */
+    boolean congested;
+    /** MMP receiver state (worker-written, published). */
+    final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
 
     // ---- published statistics (opaque) ----
     private long lastAuthNanos;
@@ -183,6 +187,11 @@ final class Link implements LinkStats {
     @Override
     public int consecutiveDecryptFailures() {
         return (int) CONSECUTIVE_FAILURES.getOpaque(this);
+    }
+
+    @Override
+    public net.fips.dataplane.MmpReceiver receiver() {
+        return mmp;
     }
 
     @Override

@@ -522,6 +522,7 @@ final class SessionPath {
         final int packetLen = plainLen - INNER + ShimBody.BODY_SHRINK;
         if (ce) {
             Ipv6Packet.markEcnCe(seg, packet);
+            counters.increment(DataPlaneCounter.CE_RECEIVED);
         }
         if (TcpMssClamp.clamp(seg, packet, packetLen, maxMss(s)) == TcpMssClamp.CLAMPED) {
             counters.increment(DataPlaneCounter.MSS_CLAMPED);
@@ -652,6 +653,7 @@ final class SessionPath {
         s.kFlag ^= FspFlags.K;
         pending.startNanos = startNanos;
         pending.sendCounter = 0;
+        s.mmp.resetForRekey(startNanos);
         s.publish();
     }
 

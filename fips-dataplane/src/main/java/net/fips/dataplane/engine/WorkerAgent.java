@@ -83,6 +83,9 @@ final class WorkerAgent implements Agent {
     record SendLinkMessage(long linkId, byte[] message) implements Command {
     }
 
+    record SetCongested(long linkId, boolean congested) implements Command {
+    }
+
     record AddSession(FspSession session) implements Command {
     }
 
@@ -489,7 +492,15 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_SHORT_PLAINTEXT);
             return;
         }
-        link.onAuthenticated(now(), len, link.current.replay.highest());
+        final long now = now();
+        link.onAuthenticated(now, len, link.current.replay.highest());
+        if (seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET) == link.current.ourIndex) {
+            // MMP receiver (§6.3) on the current session's frames: counter, inner timestamp, CE flag.
+            link.mmp.onFrame(seg.get(DataPlane.U64, off + FmpEstablishedHeader.COUNTER_OFFSET),
+                    Integer.toUnsignedLong(seg.get(DataPlane.U32, off + HEADER)),
+                    (seg.get(ValueLayout.JAVA_BYTE, off + FmpEstablishedHeader.FLAGS_OFFSET)
+                            & FmpEstablishedHeader.FLAG_CE) != 0, now);
+        }
         counters.increment(DataPlaneCounter.FRAMES_IN);
         final int sourceLength = SlotMeta.sourceLength(seg);
         if (sourceLength > 0 && !link.destination.sameEndpoint(slotSource[slot], 0, sourceLength)) {
@@ -689,9 +700,19 @@ final class WorkerAgent implements Agent {
             drop(slot, DataPlaneCounter.DROP_NO_LINK);
             return;
         }
-        if (seal(out, slot, forwardFlags & 0xFF) && (forwardFlags & HANDOFF_ORIGINATED) == 0) {
+        final boolean transit = (forwardFlags & HANDOFF_ORIGINATED) == 0;
+        int fmpFlags = forwardFlags & 0xFF;
+        // ECN (§6.6): CE_out = CE_in OR congestion of the next hop's link, on transit only (never our own).
+        if (transit && out.congested) {
+            fmpFlags |= FmpEstablishedHeader.FLAG_CE;
+            counters.increment(DataPlaneCounter.CONGESTION_DETECTED);
+        }
+        if (seal(out, slot, fmpFlags) && transit) {
             counters.increment(DataPlaneCounter.FORWARDED);
             counters.increment(ROUTE_COUNTERS[(forwardFlags >>> 8) & 0xFF]);
+            if ((fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0) {
+                counters.increment(DataPlaneCounter.CE_FORWARDED);
+            }
         }
     }
 
@@ -923,6 +944,12 @@ final class WorkerAgent implements Agent {
                 }
             }
             case SendLinkMessage(final long linkId, final byte[] message) -> onSendLinkMessage(linkId, message);
+            case SetCongested(final long linkId, final boolean congested) -> {
+                final Link link = links.get(linkId);
+                if (link != null) {
+                    link.congested = congested;
+                }
+            }
             default -> applySessionCommand(command);
         }
     }
@@ -999,6 +1026,7 @@ final class WorkerAgent implements Agent {
         link.kBit ^= FmpEstablishedHeader.FLAG_KEY_EPOCH;
         pending.startNanos = sessionStartNanos;
         pending.sendCounter = 0;
+        link.mmp.resetForRekey(sessionStartNanos);
         link.publishSession();
     }
 

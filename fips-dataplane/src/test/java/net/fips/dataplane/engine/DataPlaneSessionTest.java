@@ -293,6 +293,37 @@ class DataPlaneSessionTest {
         assertEquals(2, dp.sessionStats(A).dropsIn());
     }
 
+    /**
+     * ECN at the final hop (routing-session §5.6, §6.6): a CE-marked frame sets ECN = CE on an ECT(1) packet but
+     * leaves a Not-ECT one alone; both count as ce_received and in the session receiver's CE count; an ECT packet
+     * in an unmarked frame is untouched. Packets we originate carry no CE even over a link flagged congested.
+     */
+    @Test
+    void finalHopMarksEctOnlyAndOriginatedPacketsNeverCarryCe() throws IOException {
+        start();
+        dp.setLinkCongested(LINK_A, true);
+        final byte[] ect1 = packet(A, B, 17, 100, 0b01);
+        fromA(S_A_TO_B, 0, 0, dataPacketInner(ect1), 0x02);
+        final byte[] notEct = packet(A, B, 17, 101, 0b00);
+        fromA(S_A_TO_B, 0, 1, dataPacketInner(notEct), 0x02);
+        final byte[] ect0 = packet(A, B, 17, 102, 0b10);
+        fromA(S_A_TO_B, 0, 2, dataPacketInner(ect0), 0);
+        pump(DataPlaneCounter.SESSION_PACKETS_IN, 3);
+        final byte[] want = ect1.clone();
+        want[1] |= 0x30;
+        assertArrayEquals(want, sink.remove(0), "ECT(1) in a CE frame: ECN = CE");
+        assertArrayEquals(notEct, sink.remove(0), "Not-ECT: untouched");
+        assertArrayEquals(ect0, sink.remove(0), "no CE on the frame: untouched");
+        assertEquals(2, dp.counter(DataPlaneCounter.CE_RECEIVED));
+        assertEquals(2, dp.sessionStats(A).receiver().ceCountGeneration());
+        assertEquals(2, dp.sessionStats(A).ceCount());
+
+        dp.sendIpv6(packet(B, A, 17, 100, 0b10));
+        assertEquals(0, receiveAtA(S_B_TO_A).fmpFlags() & 0x02, "originated: no CE");
+        assertEquals(0, dp.counter(DataPlaneCounter.CE_FORWARDED));
+        assertEquals(0, dp.counter(DataPlaneCounter.CONGESTION_DETECTED));
+    }
+
     @Test
     void aFrameOnThePendingKeysCutsOverAndSendingFollows() throws IOException {
         start();

@@ -271,8 +271,49 @@ class DataPlaneTransitTest {
     }
 
     /**
-     * The same with the agents on their own threads (the handoff rings between two worker threads keep order), and
-     * with both workers on the one compact thread.
+     * ECN (routing-session §6.6): CE_out = CE_in OR congestion of the next hop's link. A congested link C marks
+     * every transit datagram towards C (counted as congestion_detected and ce_forwarded), not those towards A;
+     * a link message we originate on C is never marked; clearing the flag stops the marking.
+     */
+    @ParameterizedTest(name = "workers={0}")
+    @ValueSource(ints = {1, 2})
+    void congestedNextHopMarksTransitCeOnlyAndNeverOurOwnFrames(final int workers) throws Exception {
+        start(workers, true);
+        final byte[] plain = datagram(9, 1280, A, C, payload(1, 60));
+        fromA(0, plain);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0, plain, LINK_MTU_C);
+        fromA(0x02, plain);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0x02, plain, LINK_MTU_C);
+        assertEquals(1, dp.counter(DataPlaneCounter.CE_FORWARDED), "a relayed CE counts");
+        assertEquals(0, dp.counter(DataPlaneCounter.CONGESTION_DETECTED));
+
+        dp.setLinkCongested(LINK_C, true);
+        fromA(0, plain);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0x02, plain, LINK_MTU_C);
+        fromA(0x02, plain);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0x02, plain, LINK_MTU_C);
+        assertEquals(2, dp.counter(DataPlaneCounter.CONGESTION_DETECTED));
+        assertEquals(3, dp.counter(DataPlaneCounter.CE_FORWARDED));
+        // The other direction's link is not congested: no mark.
+        final byte[] back = datagram(9, 1280, C, A, payload(2, 60));
+        fromC(0, back);
+        assertForwarded(receive(a, B_TO_A), A_IDX, 0, back, 1280);
+        // Our own frame on the congested link: never CE.
+        dp.sendLinkMessage(LINK_C, datagram(5, 1280, B, C, payload(3, 40)));
+        assertEquals(0, receive(c, B_TO_C).flags() & 0x02, "originated frames carry no CE");
+
+        dp.setLinkCongested(LINK_C, false);
+        fromA(0, plain);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0, plain, LINK_MTU_C);
+        assertEquals(2, dp.counter(DataPlaneCounter.CONGESTION_DETECTED));
+        assertEquals(3, dp.counter(DataPlaneCounter.CE_FORWARDED));
+        assertEquals(6, dp.counter(DataPlaneCounter.FORWARDED));
+        assertNull(dp.agentFailure());
+    }
+
+    /**
+     * Two workers keep order across the hand-off with the agents on their own threads (the handoff rings between two
+     * worker threads), and with both workers on the one compact thread.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = ThreadingMode.class, names = {"DEDICATED", "COMPACT"})
