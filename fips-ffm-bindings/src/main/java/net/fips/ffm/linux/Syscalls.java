@@ -82,6 +82,9 @@ public final class Syscalls {
     private static final MethodHandle OPEN = errnoHandle(linux_h.open::address,
             () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
 
+    private static final MethodHandle SHUTDOWN =
+            errnoHandle(linux_h::shutdown$address, linux_h::shutdown$descriptor);
+
     // Connection-oriented SOCK_SEQPACKET sockets (L2CAP CoC, and AF_UNIX as its test stand-in).
     private static final MethodHandle RECV = errnoHandle(linux_h::recv$address, linux_h::recv$descriptor);
 
@@ -812,6 +815,23 @@ public final class Syscalls {
     private static void unmap(final MemorySegment addr, final long bytes) {
         try {
             final int ignored = (int) MUNMAP.invokeExact(CallState.forCurrentThread().segment, addr, bytes);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code shutdown(fd, SHUT_RDWR)}, best effort. On an unconnected UDP socket the kernel answers
+     * {@code ENOTCONN} but still marks the socket shut down and wakes every thread waiting in {@code poll} on it
+     * (which then sees {@code POLLHUP}): a way for another thread to end a receive loop at once.
+     *
+     * @return 0, or {@code -errno}
+     */
+    public static int shutdownBoth(final int fd) {
+        final CallState cs = CallState.forCurrentThread();
+        try {
+            final int rc = (int) SHUTDOWN.invokeExact(cs.segment, fd, linux_h.SHUT_RDWR());
+            return rc < 0 ? -cs.errno() : 0;
         } catch (Throwable t) {
             throw rethrow(t);
         }
