@@ -6,6 +6,7 @@
 # one core; the window starts IDLE_WARMUP seconds, default 10, after the link is up), with the JVM options used (bin/fips's defaults unless FIPS_JAVA_OPTS is set).
 # With FIPS_RSS_NMT=1 (and -XX:NativeMemoryTracking=summary in FIPS_JAVA_OPTS) it also prints node a's
 # native memory summary (jcmd VM.native_memory), to see where the resident set goes.
+# With IDLE_THREADS=1 it also prints node a's threads by the CPU each used over the idle window (/proc/<pid>/task).
 # Usage: benchmarks/idle-rss.sh [IDLE_SECONDS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,9 +63,21 @@ if [ "$(peers a)" != 1 ] || [ "$(peers b)" != 1 ]; then
 fi
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # utime + stime of the whole process, in clock ticks
 sleep "${IDLE_WARMUP:-10}"   # start-up work (JIT compilation, the first announces) is not idle time
+# Per thread (IDLE_THREADS=1): utime+stime of each of node a's threads, keyed by tid, with its name.
+thread_ticks() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        [ -r "$t/stat" ] || continue
+        # the name (field 2) may hold spaces and parentheses: cut at the last ')'
+        awk -v tid="${t##*/}" '{s=$0; sub(/^.*\) /, "", s); split(s, f, " "); c=$0; sub(/^[^(]*\(/, "", c); sub(/\) [^)]*$/, "", c);
+            printf "%s %d %s\n", tid, f[12] + f[13], c}' "$t/stat" 2>/dev/null || true
+    done
+}
 cpu0=($(ticks "${pids[0]}") $(ticks "${pids[1]}"))
+[ "${IDLE_THREADS:-0}" = 1 ] && thread_ticks "${pids[0]}" > "$dir/threads0"
 sleep "$idle"
 cpu1=($(ticks "${pids[0]}") $(ticks "${pids[1]}"))
+[ "${IDLE_THREADS:-0}" = 1 ] && thread_ticks "${pids[0]}" > "$dir/threads1"
 hz=$(getconf CLK_TCK)
 
 kib() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
@@ -79,6 +92,11 @@ for i in 0 1; do
     awk -v d=$(( ${cpu1[$i]} - ${cpu0[$i]} )) -v hz="$hz" -v s="$idle" -v n="$name" \
         'BEGIN{printf "idle-cpu: node %s used %d ticks in %s s idle: %.2f %% of one core\n", n, d, s, 100 * d / hz / s}'
 done
+if [ "${IDLE_THREADS:-0}" = 1 ]; then
+    echo "== node a's threads by CPU over the idle window (ticks of 1/$hz s; threads that used none left out)"
+    awk 'NR==FNR{t0[$1]=$2; next} {tid=$1; d=$2-(tid in t0 ? t0[tid] : 0); $1=""; $2=""; sub(/^  /, "");
+        if (d > 0) printf "%6d %s%s\n", d, $0, (tid in t0 ? "" : " (new)")}' "$dir/threads0" "$dir/threads1" | sort -rn
+fi
 if [ "${FIPS_RSS_NMT:-0}" = 1 ]; then
     echo "== node a's mappings by resident size (kB: Rss, of which private dirty; anonymous mappings unnamed)"
     awk '/^[0-9a-f]+-[0-9a-f]+ /{name=$6} /^Rss:/{rss[name]+=$2} /^Private_Dirty:/{pd[name]+=$2}

@@ -85,9 +85,13 @@ fips_daemon_java_opts() {
     printf '%s\n' "${FIPS_DEFAULT_JAVA_OPTS}"
 }
 # G1 with a periodic collection every 5 s of idleness returns the start-up peak to the OS (the serial collector
-# keeps it committed); the heap cap leaves room for full coordinate/identity caches; a small concurrent-mark stack,
-# code cache and metaspace cap, compact object headers and a periodic trim of the C heap keep the rest small.
-FIPS_DEFAULT_JAVA_OPTS="-XX:+UseG1GC -Xms8m -Xmx128m -XX:G1PeriodicGCInterval=5000 -XX:MinHeapFreeRatio=10"
+# keeps it committed) and keeps the heap small (at 15 s the idle node held 5-10 MiB more: docs/benchmarks.md, "Idle
+# footprint"), at the price of most of the idle CPU; one parallel GC worker (G1's native memory is 2 MB smaller
+# without the second one's queues; the heap is small and the packet path does not allocate); the heap cap leaves
+# room for full coordinate/identity caches; a small concurrent-mark stack, code cache and metaspace cap, compact
+# object headers and a periodic trim of the C heap keep the rest small.
+FIPS_DEFAULT_JAVA_OPTS="-XX:+UseG1GC -Xms8m -Xmx128m -XX:G1PeriodicGCInterval=5000 -XX:ParallelGCThreads=1"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:MinHeapFreeRatio=10"
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:MaxHeapFreeRatio=30 -XX:MarkStackSize=256k -XX:MaxMetaspaceSize=96m"
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:ReservedCodeCacheSize=32m -XX:CICompilerCount=2 -Xss512k -XX:+UseCompactObjectHeaders"
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:TrimNativeHeapInterval=5000 -XX:-UsePerfData"

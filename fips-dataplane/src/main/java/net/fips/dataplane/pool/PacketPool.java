@@ -14,6 +14,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
+import net.fips.ffm.ErrnoException;
+import net.fips.ffm.linux.Syscalls;
+
 /**
  * A fixed set of packet slots cut from one off-heap segment, handed out by int index.
  *
@@ -22,9 +25,20 @@ import java.lang.invoke.VarHandle;
  *  +0     padding
  *  +128   free-list head i64: version (high 32) | slot index (low 32, -1 = empty)
  *  +256   exhausted count i64 | invalid-release count i64        (failure paths only)
+ *  +384   frontier i32: slots handed out at least once (0 to N)
  *  +512   slot 0 | slot 1 | ... | slot N-1                        each {@link #slotStrideBytes()} long,
  *                                                                 laid out as in {@link SlotDescriptor}
  * </pre>
+ *
+ * <h2>Pages become resident when first used</h2>
+ * The segment is anonymous memory mapped by the kernel ({@link Syscalls#mapAnonymous}): zero-filled, and each
+ * 4 KiB page resident only once written. The constructor writes no slot: the slots at and above the
+ * <em>frontier</em> have never been handed out and are all zero bytes, i.e. {@link SlotDescriptor#STATE_FREE}
+ * and never touched. {@link #acquire()} pops the free list first and takes the frontier's slot (bumping it by
+ * CAS) only when the free list is empty, so a node that only ever has a few packets in flight touches only the
+ * pages of the few slots it cycles through (the list is LIFO), however large the pool. Without native access
+ * (no {@code mmap}) the segment comes from the arena, zeroed and so resident from the start; the logic is the
+ * same.
  *
  * <h2>Ownership rule</h2>
  * A slot index is owned by <b>exactly one</b> agent at any moment: the one that {@link #acquire() acquired} it or
@@ -38,7 +52,11 @@ import java.lang.invoke.VarHandle;
  * Treiber stack of slot indices whose head carries a 32-bit version, bumped by every successful push and pop, so
  * a stalled popper cannot succeed against a head that was popped and pushed back in between (ABA) unless 2^32
  * operations happen during its stall. The stack is LIFO on purpose: the most recently released slot is the one
- * most likely still in cache.
+ * most likely still in cache (and its page already resident). A slot taken from the frontier is claimed by a CAS
+ * of the frontier from its index to the next, so each never-used slot goes to exactly one acquirer; from then on
+ * it only circulates through the free list. An acquire that finds both empty reports exhaustion only if the
+ * free-list head did not change meanwhile (the version makes that exact), so it never misses a slot released
+ * while it looked at the frontier.
  *
  * <h2>Failures are counted</h2>
  * An empty free list makes {@code acquire} return {@link #NO_SLOT} and bumps {@link #exhaustedCount()}; the
@@ -58,10 +76,13 @@ public final class PacketPool implements AutoCloseable {
     private static final long FREE_HEAD_OFFSET = 128;
     private static final long EXHAUSTED_COUNT_OFFSET = 256;
     private static final long INVALID_RELEASE_COUNT_OFFSET = 264;
+    private static final long FRONTIER_OFFSET = 384;
     private static final long SLOTS_OFFSET = 512;
     private static final long PAGE_BYTES = 4096;
     private static final long INDEX_MASK = 0xFFFF_FFFFL;
     private static final long VERSION_ONE = 1L << 32;
+    /** The free-list head of an empty list: version 0, index {@link #NO_SLOT}. */
+    private static final long EMPTY_HEAD = NO_SLOT & INDEX_MASK;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -86,13 +107,15 @@ public final class PacketPool implements AutoCloseable {
     }
 
     /**
-     * Creates a pool and allocates its segment from a new shared arena; every slot starts free.
+     * Creates a pool and maps its segment (lazily resident, see above) with the lifetime of a new shared arena;
+     * every slot starts free and untouched.
      *
      * @param slotCount       number of slots, 1 to {@link #MAX_SLOT_COUNT}
      * @param maxMtuBytes     the largest MTU of any transport that will fill these slots,
      *                        {@link SlotDescriptor#MIN_MTU_BYTES} to {@link SlotDescriptor#MAX_MTU_BYTES}
      * @param strictOwnership throw on an invalid release instead of only counting it
      * @throws IllegalArgumentException if a size is out of range
+     * @throws IllegalStateException    if the kernel refuses the mapping
      */
     public PacketPool(final int slotCount, final int maxMtuBytes, final boolean strictOwnership) {
         if (slotCount < 1 || slotCount > MAX_SLOT_COUNT) {
@@ -112,18 +135,27 @@ public final class PacketPool implements AutoCloseable {
         this.slotStrideBytes = slotStrideBytes;
         this.strictOwnership = strictOwnership;
         this.arena = Arena.ofShared();
-        this.segment = arena.allocate(totalBytes, PAGE_BYTES);
+        this.segment = map(arena, totalBytes);
         this.slots = new MemorySegment[slotCount];
         for (int i = 0; i < slotCount; i++) {
-            final long base = slotBase(i);
-            slots[i] = segment.asSlice(base, slotStrideBytes, CACHE_LINE_BYTES);
-            segment.set(ValueLayout.JAVA_INT, base + DATA_OFFSET_FIELD, DEFAULT_DATA_OFFSET);
-            segment.set(ValueLayout.JAVA_INT, base + DATA_LENGTH_FIELD, 0);
-            segment.set(ValueLayout.JAVA_INT, base + STATE_FIELD, STATE_FREE);
-            segment.set(ValueLayout.JAVA_INT, base + FREE_NEXT_FIELD, i + 1 < slotCount ? i + 1 : NO_SLOT);
+            // a slice only: no byte of the slot is touched
+            slots[i] = segment.asSlice(slotBase(i), slotStrideBytes, CACHE_LINE_BYTES);
         }
-        // volatile: publishes the initialised free list to whichever thread acquires first
-        LONG.setVolatile(segment, FREE_HEAD_OFFSET, 0L);
+        // Every slot is zero bytes (STATE_FREE) and at or above the frontier (0). volatile: publishes the empty
+        // free list to whichever thread acquires first.
+        LONG.setVolatile(segment, FREE_HEAD_OFFSET, EMPTY_HEAD);
+    }
+
+    private static MemorySegment map(final Arena arena, final long bytes) {
+        if (!Syscalls.isAvailable()) {
+            return arena.allocate(bytes, PAGE_BYTES); // zeroed, so resident at once; same layout and logic
+        }
+        try {
+            return Syscalls.mapAnonymous(bytes, arena);
+        } catch (final ErrnoException e) {
+            arena.close();
+            throw new IllegalStateException("packet pool of " + bytes + " bytes: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -139,6 +171,13 @@ public final class PacketPool implements AutoCloseable {
             final long head = lvFreeHead(segment);
             final int index = (int) head;
             if (index == NO_SLOT) {
+                final int fresh = claimFresh(segment);
+                if (fresh != NO_SLOT) {
+                    return handOut(segment, slotBase(fresh), fresh);
+                }
+                if (lvFreeHead(segment) != head) {
+                    continue; // a release refilled the list while the frontier was looked at
+                }
                 return onExhausted();
             }
             final long base = slotBase(index);
@@ -146,11 +185,29 @@ public final class PacketPool implements AutoCloseable {
             final int next = (int) INT.getOpaque(segment, base + FREE_NEXT_FIELD);
             final long newHead = ((head & ~INDEX_MASK) + VERSION_ONE) | (next & INDEX_MASK);
             if (casFreeHead(segment, head, newHead)) {
-                segment.set(ValueLayout.JAVA_INT, base + DATA_OFFSET_FIELD, DEFAULT_DATA_OFFSET);
-                segment.set(ValueLayout.JAVA_INT, base + DATA_LENGTH_FIELD, 0);
-                // release: a releaser on another thread that reads IN_USE also sees the header reset above
-                INT.setRelease(segment, base + STATE_FIELD, STATE_IN_USE);
-                return index;
+                return handOut(segment, base, index);
+            }
+        }
+    }
+
+    /** Resets the header of a slot the caller just took, and marks it in use. */
+    private static int handOut(final MemorySegment segment, final long base, final int index) {
+        segment.set(ValueLayout.JAVA_INT, base + DATA_OFFSET_FIELD, DEFAULT_DATA_OFFSET);
+        segment.set(ValueLayout.JAVA_INT, base + DATA_LENGTH_FIELD, 0);
+        // release: a releaser on another thread that reads IN_USE also sees the header reset above
+        INT.setRelease(segment, base + STATE_FIELD, STATE_IN_USE);
+        return index;
+    }
+
+    /** @return the frontier's slot, now the caller's (the frontier moved past it), or NO_SLOT if none is left */
+    private int claimFresh(final MemorySegment segment) {
+        while (true) {
+            final int f = lvFrontier(segment);
+            if (f >= slotCount) {
+                return NO_SLOT;
+            }
+            if (INT.compareAndSet(segment, FRONTIER_OFFSET, f, f + 1)) {
+                return f;
             }
         }
     }
@@ -167,6 +224,10 @@ public final class PacketPool implements AutoCloseable {
             return onInvalidRelease(index, "is not a slot of this pool");
         }
         final MemorySegment segment = this.segment;
+        if (index >= lvFrontier(segment)) {
+            // never handed out: free, and not to be touched (its page may not even be resident)
+            return onInvalidRelease(index, "is already free (never handed out)");
+        }
         final long base = slotBase(index);
         // CAS: of two racing releases of the same index exactly one wins, so the free list never holds it twice
         if (!INT.compareAndSet(segment, base + STATE_FIELD, STATE_IN_USE, STATE_FREE)) {
@@ -191,7 +252,8 @@ public final class PacketPool implements AutoCloseable {
      */
     public int inUse() {
         int count = 0;
-        for (int i = 0; i < slotCount; i++) {
+        final int used = lvFrontier(segment); // the slots above were never handed out
+        for (int i = 0; i < used; i++) {
             if ((int) INT.getAcquire(segment, slotBase(i) + STATE_FIELD) == STATE_IN_USE) {
                 count++;
             }
@@ -206,7 +268,18 @@ public final class PacketPool implements AutoCloseable {
      * @return true if the slot is out of the free list
      */
     public boolean isInUse(final int index) {
-        return (int) INT.getAcquire(segment, slotBase(checkIndex(index)) + STATE_FIELD) == STATE_IN_USE;
+        return checkIndex(index) < lvFrontier(segment)
+                && (int) INT.getAcquire(segment, slotBase(index) + STATE_FIELD) == STATE_IN_USE;
+    }
+
+    /**
+     * The frontier: how many distinct slots have ever been handed out. Only their pages (and the pool's first,
+     * header page) can have become resident; the other slots were never touched.
+     *
+     * @return 0 to {@link #capacity()}
+     */
+    public int slotsEverUsed() {
+        return lvFrontier(segment);
     }
 
     /** @return how many {@link #acquire()} calls found the pool empty (each one a dropped packet) */
@@ -270,6 +343,10 @@ public final class PacketPool implements AutoCloseable {
             throw new IndexOutOfBoundsException("slot " + index + " not in [0, " + slotCount + ")");
         }
         return index;
+    }
+
+    private static int lvFrontier(final MemorySegment segment) {
+        return (int) INT.getAcquire(segment, FRONTIER_OFFSET);
     }
 
     private static long lvFreeHead(final MemorySegment segment) {

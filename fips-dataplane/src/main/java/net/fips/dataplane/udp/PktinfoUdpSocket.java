@@ -21,7 +21,8 @@ import net.fips.ffm.linux.Syscalls;
 /**
  * An IPv6 UDP socket that reports each datagram's arrival interface, opened as the reference opens the
  * responder's socket: {@code IPV6_V6ONLY=0} and {@code IPV6_RECVPKTINFO=1}. Used by one thread; receive waits in
- * {@code poll} in short slices so that {@link #close()} from another thread ends the loop.
+ * {@code poll}, which {@link #close()} from another thread ends at once by shutting the socket down (and, should
+ * a kernel not wake it, within one {@value #POLL_SLICE_MS} ms slice). An idle responder wakes once a slice.
  */
 public final class PktinfoUdpSocket implements AutoCloseable {
     /** Largest datagram {@link #send} accepts (a UDP payload over IPv6). */
@@ -38,7 +39,8 @@ public final class PktinfoUdpSocket implements AutoCloseable {
     public record Datagram(int length, InetSocketAddress source, int arrivalIfIndex) {
     }
 
-    private static final int POLL_SLICE_MS = 100;
+    /** The wait of one poll: only a fallback bound on close's latency (close wakes the poll), so long. */
+    private static final int POLL_SLICE_MS = 2_000;
     private static final long IN6_PKTINFO_IFINDEX = 16;
 
     private final Arena arena = Arena.ofShared();
@@ -52,6 +54,7 @@ public final class PktinfoUdpSocket implements AutoCloseable {
     private final PollFds pollFds;
     private final CallState cs;
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean shutDown = new java.util.concurrent.atomic.AtomicBoolean();
 
     private PktinfoUdpSocket(final int fd, final InetSocketAddress local, final int bufferBytes) {
         this.fd = fd;
@@ -173,14 +176,24 @@ public final class PktinfoUdpSocket implements AutoCloseable {
         return Syscalls.sendmmsg(cs, fd, tx.segment(), 1, 0) == 1;
     }
 
-    /** Marks closed; the receiving thread ends within one poll slice and then calls {@link #release()}. */
+    /**
+     * Marks closed and wakes the receiving thread (shutdown), which leaves its loop and then calls
+     * {@link #release()}; the descriptor stays open until then.
+     */
     @Override
     public void close() {
+        // Shut down first, then mark closed: the receiving thread releases (closes) the descriptor only after it
+        // saw closed, so the shutdown can never hit a descriptor number the process has reused meanwhile. Until it
+        // sees closed, a receive on the shut-down socket returns at once and the loop retries.
+        if (shutDown.compareAndSet(false, true)) {
+            Syscalls.shutdownBoth(fd);
+        }
         closed = true;
     }
 
     /** Frees the descriptor and memory; only after the receiving thread has stopped. */
     public void release() {
+        shutDown.set(true);
         closed = true;
         try {
             Syscalls.close(fd);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -144,6 +145,137 @@ class PacketPoolTest {
             assertEquals(0, pool.invalidReleaseCount());
             assertEquals(16, drainAll(pool).cardinality());
         }
+    }
+
+    @Test
+    void shouldTakeNeverUsedSlotsOnlyWhenTheFreeListIsEmpty() {
+        try (PacketPool pool = new PacketPool(1024, 1500, false)) {
+            assertEquals(0, pool.slotsEverUsed());
+            assertEquals(0, pool.inUse());
+            final int a = pool.acquire();
+            assertEquals(1, pool.slotsEverUsed());
+            assertTrue(pool.release(a));
+            for (int i = 0; i < 100; i++) {
+                final int s = pool.acquire();
+                assertEquals(a, s, "a released slot is reused before a never-used one");
+                assertTrue(pool.release(s));
+            }
+            assertEquals(1, pool.slotsEverUsed(), "cycling one slot does not move the frontier");
+            final int b = pool.acquire();
+            final int c = pool.acquire();
+            assertEquals(a, b);
+            assertTrue(c != a && c >= 0 && c < 1024);
+            assertEquals(2, pool.slotsEverUsed());
+            // a never-handed-out slot is free: its release is refused and counted, and changes nothing
+            assertFalse(pool.isInUse(500));
+            assertFalse(pool.release(500));
+            assertEquals(1, pool.invalidReleaseCount());
+            assertEquals(2, pool.slotsEverUsed());
+            assertEquals(2, pool.inUse());
+            assertTrue(pool.release(b));
+            assertTrue(pool.release(c));
+            assertEquals(1024, drainAll(pool).cardinality());
+            assertEquals(1024, pool.slotsEverUsed());
+        }
+    }
+
+    @Test
+    void shouldMakeOnlyTheUsedSlotsPagesResident() throws Exception {
+        final int slots = 4096; // 8 MiB of 2 KiB slots, two to a 4 KiB page
+        try (PacketPool pool = new PacketPool(slots, 1500, true)) {
+            final long start = pool.slotSegment(0).address();
+            final long end = pool.slotSegment(slots - 1).address() + pool.slotStrideBytes();
+            assertTrue(residentPages(start, end) <= 1, "a new pool touches none of its slots");
+            final PacketView view = pool.newView();
+            for (int i = 0; i < 1000; i++) { // a quiet node: one packet at a time, written in full
+                final int s = pool.acquire();
+                view.wrap(s).setLength(1400);
+                view.slotSegment().asSlice(view.dataOffset(), 1400).fill((byte) 1);
+                pool.release(s);
+            }
+            assertTrue(residentPages(start, end) <= 2, "resident pages after 1000 one-at-a-time uses: "
+                    + residentPages(start, end));
+            final int[] held = new int[slots];
+            for (int i = 0; i < slots; i++) {
+                held[i] = pool.acquire();
+            }
+            final long pages = (end - start) / 4096;
+            assertTrue(residentPages(start, end) >= pages - 1, "every slot's header written: all pages resident");
+            for (final int s : held) {
+                pool.release(s);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldNeverHandOneSlotToTwoThreadsAcrossTheFrontier() throws Exception {
+        final int threads = 4;
+        final int slots = 64;
+        for (int round = 0; round < 200; round++) {
+            try (PacketPool pool = new PacketPool(slots, 1280, true)) {
+                final AtomicIntegerArray owner = new AtomicIntegerArray(slots);
+                final Concurrently.Task[] tasks = new Concurrently.Task[threads];
+                for (int t = 0; t < threads; t++) {
+                    final int id = t + 1;
+                    // each acquires twice and releases once, 14 times: frontier claims, pops and pushes interleave
+                    tasks[t] = deadline -> {
+                        final int[] mine = new int[16];
+                        int n = 0;
+                        for (int k = 0; k < 42; k++) { // at most 15 held at once: 60 of 64 for all four
+                            if (k % 3 == 2 && n > 0) {
+                                final int s = mine[--n];
+                                if (!owner.compareAndSet(s, id, 0) || !pool.release(s)) {
+                                    throw new AssertionError("slot " + s + " lost its owner");
+                                }
+                                continue;
+                            }
+                            final int s = pool.acquire();
+                            if (s == PacketPool.NO_SLOT) {
+                                throw new AssertionError("empty with at most 60 of 64 slots held");
+                            }
+                            if (!owner.compareAndSet(s, 0, id)) {
+                                throw new AssertionError("slot " + s + " handed to " + id + " while "
+                                        + owner.get(s) + " held it");
+                            }
+                            mine[n++] = s;
+                        }
+                        while (n > 0) {
+                            final int s = mine[--n];
+                            owner.set(s, 0);
+                            pool.release(s);
+                        }
+                    };
+                }
+                Concurrently.run(TimeUnit.SECONDS.toNanos(100), tasks);
+                assertEquals(0, pool.inUse());
+                assertEquals(0, pool.invalidReleaseCount());
+                assertEquals(0, pool.exhaustedCount());
+                assertEquals(slots, drainAll(pool).cardinality(), "each slot exactly once");
+            }
+        }
+    }
+
+    /** Pages of [start, end) that are resident, from /proc/self/pagemap (bit 63: present). */
+    private static long residentPages(final long start, final long end) throws Exception {
+        final long first = start / 4096;
+        final long last = (end - 1) / 4096;
+        final java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) (last - first + 1) * 8)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
+                java.nio.file.Path.of("/proc/self/pagemap"))) {
+            while (buf.hasRemaining()) {
+                if (ch.read(buf, first * 8 + buf.position()) < 0) {
+                    throw new AssertionError("pagemap ended early");
+                }
+            }
+        }
+        buf.flip();
+        long present = 0;
+        while (buf.hasRemaining()) {
+            present += buf.getLong() >>> 63;
+        }
+        return present;
     }
 
     @Test

@@ -82,8 +82,26 @@ public final class Syscalls {
     private static final MethodHandle OPEN = errnoHandle(linux_h.open::address,
             () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
 
+    private static final MethodHandle SHUTDOWN =
+            errnoHandle(linux_h::shutdown$address, linux_h::shutdown$descriptor);
+
     // Connection-oriented SOCK_SEQPACKET sockets (L2CAP CoC, and AF_UNIX as its test stand-in).
     private static final MethodHandle RECV = errnoHandle(linux_h::recv$address, linux_h::recv$descriptor);
+
+    // Anonymous memory for the packet pool, whose pages should only become resident when first touched. mmap,
+    // munmap and madvise are not in the generated group (jextract/linux.h); their addresses come from the C
+    // library's own lookup and their descriptors are the glibc prototypes (void *, size_t, int, int, int, off_t).
+    private static final MethodHandle MMAP = errnoHandle(() -> libc("mmap"),
+            () -> FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = errnoHandle(() -> libc("munmap"),
+            () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle MADVISE = errnoHandle(() -> libc("madvise"),
+            () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    // <sys/mman.h> values, the same on x86-64 and arm64 (asm-generic): PROT_READ | PROT_WRITE, MAP_PRIVATE |
+    // MAP_ANONYMOUS | MAP_NORESERVE, MADV_NOHUGEPAGE.
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    private static final int MAP_PRIVATE_ANONYMOUS_NORESERVE = 0x02 | 0x20 | 0x4000;
+    private static final int MADV_NOHUGEPAGE = 15;
 
     private static final Throwable UNAVAILABLE = firstFailure;
 
@@ -106,6 +124,10 @@ public final class Syscalls {
             }
             return failingHandle(fd, t);
         }
+    }
+
+    private static MemorySegment libc(final String name) {
+        return Linker.nativeLinker().defaultLookup().findOrThrow(name);
     }
 
     /** A handle of the capturing shape that throws, so the static finals stay constants for the JIT. */
@@ -748,6 +770,67 @@ public final class Syscalls {
         final CallState cs = CallState.forCurrentThread();
         try {
             final int rc = (int) SETSOCKOPT.invokeExact(cs.segment, fd, level, name, value, (int) value.byteSize());
+            return rc < 0 ? -cs.errno() : 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code mmap(NULL, bytes, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE, -1, 0)}, then
+     * {@code madvise(MADV_NOHUGEPAGE)}: private zero-filled memory of which the kernel makes a page resident only
+     * when it is first written (a read maps the shared zero page), 4 KiB at a time even where transparent huge
+     * pages are on for every mapping. Control path. The mapping is {@code munmap}ped when {@code arena} closes.
+     *
+     * @param bytes the size, greater than 0 (the kernel rounds the mapping up to whole pages)
+     * @param arena the lifetime of the mapping
+     * @return a segment of {@code bytes} bytes, every one 0, page aligned
+     * @throws ErrnoException if the kernel refuses (e.g. {@code ENOMEM})
+     */
+    public static MemorySegment mapAnonymous(final long bytes, final Arena arena) throws ErrnoException {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("bytes " + bytes);
+        }
+        final CallState cs = CallState.forCurrentThread();
+        final MemorySegment addr;
+        try {
+            addr = (MemorySegment) MMAP.invokeExact(cs.segment, MemorySegment.NULL, bytes, PROT_READ_WRITE,
+                    MAP_PRIVATE_ANONYMOUS_NORESERVE, -1, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (addr.address() == -1L) { // MAP_FAILED
+            throw fail("mmap", cs, bytes + " bytes");
+        }
+        try {
+            // Only a hint: a kernel built without THP refuses it (EINVAL) and nothing changes.
+            final int ignored = (int) MADVISE.invokeExact(cs.segment, addr, bytes, MADV_NOHUGEPAGE);
+        } catch (Throwable t) {
+            unmap(addr, bytes);
+            throw rethrow(t);
+        }
+        return addr.reinterpret(bytes, arena, mapping -> unmap(mapping, bytes));
+    }
+
+    private static void unmap(final MemorySegment addr, final long bytes) {
+        try {
+            final int ignored = (int) MUNMAP.invokeExact(CallState.forCurrentThread().segment, addr, bytes);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code shutdown(fd, SHUT_RDWR)}, best effort. On an unconnected UDP socket the kernel answers
+     * {@code ENOTCONN} but still marks the socket shut down and wakes every thread waiting in {@code poll} on it
+     * (which then sees {@code POLLHUP}): a way for another thread to end a receive loop at once.
+     *
+     * @return 0, or {@code -errno}
+     */
+    public static int shutdownBoth(final int fd) {
+        final CallState cs = CallState.forCurrentThread();
+        try {
+            final int rc = (int) SHUTDOWN.invokeExact(cs.segment, fd, linux_h.SHUT_RDWR());
             return rc < 0 ? -cs.errno() : 0;
         } catch (Throwable t) {
             throw rethrow(t);

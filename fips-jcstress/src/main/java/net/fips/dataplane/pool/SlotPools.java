@@ -29,6 +29,41 @@ final class SlotPools {
     }
 
     /**
+     * A new pool, none of whose slots was ever handed out (every acquire meets the frontier until the free list
+     * fills). It cannot be recycled for the same purpose, so give it back with {@link #checkAllFreeAndClose}.
+     */
+    static PacketPool fresh(final int slots) {
+        return new PacketPool(slots, MTU, false);
+    }
+
+    /**
+     * Arbiter only: {@link #checkAllFreeAndGiveBack}'s check for a {@link #fresh} pool, which is then closed (a
+     * used pool in the shared queues would grow them without bound).
+     *
+     * @return true if exactly {@code capacity()} distinct slots came out and then the pool was empty
+     */
+    static boolean checkAllFreeAndClose(final PacketPool pool) {
+        final int n = pool.capacity();
+        boolean ok = pool.inUse() == 0;
+        final int[] got = new int[n];
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+            final int s = pool.acquire();
+            if (s == PacketPool.NO_SLOT) {
+                ok = false;
+                break;
+            }
+            for (int j = 0; j < count; j++) {
+                ok &= got[j] != s;
+            }
+            got[count++] = s;
+        }
+        ok &= pool.acquire() == PacketPool.NO_SLOT && pool.slotsEverUsed() == n;
+        pool.close();
+        return ok;
+    }
+
+    /**
      * Arbiter only (all actors done): takes every slot back out of the free list and releases it again.
      *
      * @return true if exactly {@code capacity()} distinct slots came out and then the pool was empty; the pool is
