@@ -119,6 +119,8 @@ public final class FipsDaemon implements Callable<Integer> {
         // dead, so the heap shrinks to what the running node needs instead of staying at its start-up peak until
         // the collector's own idle collection (docs/benchmarks.md, "Idle memory").
         System.gc();
+        // Synthetic packets through the session path in the background, so the first real ones find it compiled.
+        PathWarmup.startInBackground();
         try {
             stop.await();
         } catch (final InterruptedException e) {
