@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Timeout;
 /** The daemon's warm-up runs the rounds it is given through the real session path and says so in one line. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PathWarmupTest {
-    @Test
-    void runsItsRoundsAndLogsOnce() {
+    /** Runs {@code w} and returns the lines it logged on the daemon's logger. */
+    private static List<String> logged(final PathWarmup w) {
         final List<String> lines = new ArrayList<>();
         final Handler h = new Handler() {
             @Override
@@ -36,13 +36,29 @@ class PathWarmupTest {
         final Logger log = Logger.getLogger(FipsDaemon.class.getName());
         log.addHandler(h);
         try {
-            new PathWarmup(40, System::nanoTime).run();
+            w.run();
         } finally {
             log.removeHandler(h);
         }
+        return lines;
+    }
+
+    @Test
+    void runsItsRoundsAndLogsOnce() {
+        final List<String> lines = logged(new PathWarmup(40, System::nanoTime, () -> false));
         assertEquals(1, lines.size(), lines.toString());
         assertTrue(lines.getFirst().startsWith("data path warm-up: 240 synthetic packets"), lines.getFirst());
-        assertTrue(lines.getFirst().contains("(40 rounds of 40)"), lines.getFirst());
+        assertTrue(lines.getFirst().endsWith("(40 rounds of 40)"), lines.getFirst());
+    }
+
+    @Test
+    void realTrafficStopsItBetweenSlices() {
+        final int[] polls = {0};
+        // Traffic shows up at the second poll: one slice ran.
+        final List<String> lines = logged(new PathWarmup(1000, System::nanoTime, () -> ++polls[0] >= 2));
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.getFirst().startsWith("data path warm-up: 150 synthetic packets"), lines.getFirst());
+        assertTrue(lines.getFirst().endsWith("(25 rounds of 1000; stopped early by real traffic)"), lines.getFirst());
     }
 
     @Test
