@@ -25,8 +25,8 @@ import net.fips.dataplane.engine.PathExercise;
 final class PathWarmup implements Runnable {
     /** System property: how many rounds to run (0: none). */
     static final String PROPERTY = "fips.warmup.rounds";
-    /** Rounds when the property is not set: enough for the per-packet methods to reach C2 (docs/benchmarks.md). */
-    static final int ROUNDS_DEFAULT = 4000;
+    /** Rounds when the property is not set: C1 for every per-packet method, C2 for the hottest (docs/benchmarks.md). */
+    static final int ROUNDS_DEFAULT = 1000;
     /** The wall-clock cap, whatever is left of the rounds. */
     static final int MAX_SECONDS = 30;
     private static final int SLICE_ROUNDS = 25;

@@ -15,7 +15,7 @@ class PathExerciseTest {
     @Test
     void everyOfferedPacketIsSealedSentOpenedAndDelivered() throws Exception {
         try (PathExercise ex = PathExercise.open(AeadCiphers::create)) {
-            final int rounds = 200;
+            final int rounds = 100;
             final long packets = 2L * PathExercise.PACKETS_PER_ROUND * rounds;
             assertEquals(packets, ex.run(rounds));
             assertEquals(0, ex.lost());
