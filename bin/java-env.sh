@@ -129,3 +129,32 @@ fips_train_ctl_cache() {
     exec 8>&-
     return "$rc"
 }
+
+# Trains the daemon's ahead-of-time cache $1 for module path $2 with JVM options $3 (the daemon's own: the cache is
+# only used by a JVM with the same collector and object layout) through the training run net.fips.cli.DaemonTraining
+# (two nodes link on 127.0.0.1, then synthetic packets through the session path), one trainer at a time, written to
+# a temporary file and moved into place. Prints one line to stderr; fails (and leaves no cache) when the JVM does.
+fips_train_daemon_cache() {
+    local cache=$1 modpath=$2 opts=$3 tmp rc
+    exec 7>"$cache.lock"
+    command -v flock >/dev/null 2>&1 && flock 7
+    if [ -f "$cache" ] && [ "$cache" -nt "${modpath%%:*}" ] && [ ! "${modpath#*:}" -nt "$cache" ]; then
+        exec 7>&-
+        return 0    # another launcher trained it while this one waited
+    fi
+    echo "fips: training the daemon's start-up cache (FIPS_DAEMON_AOT=1, once per build) ..." >&2
+    tmp="$cache.tmp.$$"
+    rc=0
+    # shellcheck disable=SC2086
+    java --enable-native-access=net.fips.ffm $opts -Xlog:aot=off -Xlog:cds=off -XX:AOTCacheOutput="$tmp" \
+        -p "$modpath" -m net.fips.cli/net.fips.cli.DaemonTraining >/dev/null 2>&1 || rc=$?
+    if [ "$rc" = 0 ] && [ -s "$tmp" ]; then
+        mv -f "$tmp" "$cache"
+    else
+        rm -f "$tmp" "$tmp.config"
+        echo "fips: training failed (exit $rc); running without the cache" >&2
+        rc=1
+    fi
+    exec 7>&-
+    return "$rc"
+}

@@ -14,6 +14,7 @@ import net.fips.control.config.NodeConfig;
 import net.fips.control.node.Node;
 import net.fips.control.node.NodeOptions;
 import net.fips.control.node.NodeStartException;
+import net.fips.dataplane.engine.DataPlaneCounter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -119,6 +120,9 @@ public final class FipsDaemon implements Callable<Integer> {
         // dead, so the heap shrinks to what the running node needs instead of staying at its start-up peak until
         // the collector's own idle collection (docs/benchmarks.md, "Idle memory").
         System.gc();
+        // Synthetic packets through the session path in the background, so the first real ones find it compiled.
+        PathWarmup.startInBackground(() -> node.dataPlane().counter(DataPlaneCounter.SESSION_PACKETS_IN)
+                + node.dataPlane().counter(DataPlaneCounter.SESSION_PACKETS_OUT) > 0);
         try {
             stop.await();
         } catch (final InterruptedException e) {

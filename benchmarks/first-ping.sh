@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The first pings through a freshly started tunnel, one RTT per packet: how much of the cold RTT is JIT warm-up
+# (RTTs that fall with the packet count) and how much a floor (thread wake-ups). It follows the sequence of the
+# comparison run's `fips` case (/work/shared/bench/tunnel-peers.sh): two fresh daemons (bin/fips, TUN on both, UDP
+# over a veth pair between two namespaces), wait for the first successful ping (one ping of 1 s timeout, polled),
+# then at once FIRST_PINGS pings (default 60) at 50 ms intervals. Prints every RTT, then the averages of pings
+# 1-20 (what the comparison run reports), 21-40 and 41-60. Root; iproute2, ping. FIPS_JAVA_OPTS /
+# FIPS_DAEMON_EXTRA_JAVA_OPTS reach bin/fips as usual, so options can be compared back to back. FIRST_JIT=1 adds
+# how many data-plane methods node x's JIT had compiled (C2, C1) at the first ping and after the series (jcmd
+# Compiler.codelist; the first jcmd delays the series by its own start-up, so RTT series are best taken without it).
+# Usage: benchmarks/first-ping.sh            (FIRST_PINGS=60 FIRST_RUNS=1)
+set -u
+. "$(dirname "$0")/../tests/netns/lib.sh"
+PINGS=${FIRST_PINGS:-60}
+RUNS=${FIRST_RUNS:-1}
+e2e_init first-ping
+jit=0
+[ "${FIRST_JIT:-0}" = 1 ] && command -v jcmd >/dev/null 2>&1 && jit=1
+# jit_state WHEN: how many data-plane methods node x's JIT has compiled (live code only), by compiler.
+jit_state() {
+    jcmd "${E2E_PID[$x]}" Compiler.codelist 2>/dev/null | awk -v when="$1" '
+        $2 >= 1 && $3 == 0 && $4 ~ /^net\.fips\.dataplane\./ {n[$2 == 4 ? "C2" : "C1"]++}
+        END {printf "  node x JIT %s: net.fips.dataplane methods compiled by C2 %d, by C1 %d\n", when, n["C2"], n["C1"]}'
+}
+
+echo "machine: $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "daemon JVM extra options: ${FIPS_DAEMON_EXTRA_JAVA_OPTS:-none}${FIPS_JAVA_OPTS+; FIPS_JAVA_OPTS=$FIPS_JAVA_OPTS}"
+for run in $(seq 1 "$RUNS"); do
+    x=x$run y=y$run
+    e2e_node "$x"
+    e2e_node "$y"
+    e2e_veth "$x" 10.203.$run.1 "$y" 10.203.$run.2
+    e2e_config "$x" "$y:10.203.$run.2"
+    e2e_config "$y" "$x:10.203.$run.1"
+    # Both at once, as the comparison run does; e2e_start waits for each one's readiness in turn.
+    e2e_start "$x" &
+    sx=$!
+    e2e_start "$y"
+    wait "$sx" || e2e_fail "node $x did not start"
+    # e2e_start ran in a subshell for x: find its pid again (the JVM in x's namespace).
+    E2E_PID[$x]=$(ip netns pids "${E2E_NS[$x]}" | head -n1)
+    t0=$SECONDS
+    e2e_wait 30 e2e_ping_ok "$x" "$y" || e2e_fail "no ping reply $x -> $y within 30 s"
+    [ "$jit" = 1 ] && jit_state "at the first ping"
+    out=$(e2e_in "$x" ping -6 -n -c "$PINGS" -i 0.05 -W 1 "${E2E_NPUB[$y]}.fips" 2>&1)
+    series=$(sed -n 's/.*icmp_seq=\([0-9]*\) .*time=\([0-9.]*\) ms.*/\1 \2/p' <<<"$out")
+    echo "run $run: first ping answered $((SECONDS - t0)) s after both were up; RTT (ms) per ping:"
+    awk '{printf "%s%s", (NR % 10 == 1 ? "  " : " "), $2} NR % 10 == 0 {print ""} END {if (NR % 10) print ""}' <<<"$series"
+    awk '{s[int(($1 - 1) / 20)] += $2; n[int(($1 - 1) / 20)]++}
+        END {for (i = 0; i < 3; i++) if (n[i]) printf "  avg pings %d-%d: %.3f ms (%d answered)\n", 20*i+1, 20*i+20, s[i]/n[i], n[i]}' <<<"$series"
+    [ "$jit" = 1 ] && jit_state "after the series"
+    # The daemon's own line about its start-up warm-up, if it has written it by now.
+    sed -n 's/.*FipsDaemon: \(data path warm-up.*\)/  node x: \1/p' "${E2E_LOG[$x]}"
+    e2e_stop "$x" TERM
+    e2e_stop "$y" TERM
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
