@@ -162,6 +162,7 @@ final class MeshJson {
                 e.put("path_mtu", l.pathMtu());
             }
         }
+        // An empty cache reports 0, as the reference's CoordCache::stats does (not a measurement; documented).
         o.put("avg_age_ms", live.isEmpty() ? 0 : ageSum / live.size());
         o.set("entries", entries);
         return o;
