@@ -97,6 +97,27 @@ public sealed interface DataPlaneEvent {
         }
     }
 
+    /**
+     * A transit datagram was dropped because, framed, it exceeds the MTU of the transport toward the next hop
+     * (routing-session §4.2 step 8); the control plane should send MtuExceeded from us to {@code src} about
+     * {@code dest} carrying {@code mtu}. Rate-limited in the data plane with {@link RoutingError} (one per
+     * destination per 100 ms whatever the kind, per worker).
+     *
+     * @param src  the dropped datagram's src_addr (the error's destination)
+     * @param dest the dropped datagram's dest_addr
+     * @param mtu  the outbound transport's MTU (the whole FMP frame, as the reference's transport reports it)
+     */
+    record ForwardMtuExceeded(NodeAddr src, NodeAddr dest, int mtu) implements RoutingEvent {
+        /** Requires the addresses and an MTU in 1..65535. */
+        public ForwardMtuExceeded {
+            Objects.requireNonNull(src, "src");
+            Objects.requireNonNull(dest, "dest");
+            if (mtu < 1 || mtu > 0xFFFF) {
+                throw new IllegalArgumentException("mtu " + mtu);
+            }
+        }
+    }
+
     /** What the session path reports for the session layer (routing-session.md §5); only with the path on. */
     sealed interface SessionEvent extends DataPlaneEvent {
     }

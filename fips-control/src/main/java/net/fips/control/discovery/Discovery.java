@@ -459,6 +459,11 @@ public final class Discovery {
     }
 
     private void sendResponse(final LookupRequest req, final NodeAddr nextHop) {
+        if (!mesh.isPeer(nextHop)) {
+            // The request's from_peer went away (only in a race: it was just received from it).
+            count(DiscoveryCounter.RESPONSES_NO_ROUTE);
+            return;
+        }
         final Coords coords = ownCoords();
         final byte[] proof;
         try {
@@ -510,6 +515,16 @@ public final class Discovery {
                 return;
             }
             rec.responseForwarded = true;
+            if (!mesh.isPeer(rec.fromPeer)) {
+                // The reverse path is broken: the peer the request came from is gone. As the reference, no greedy
+                // fallback at a transit (its send simply fails); unlike it, we count the loss (resp_no_route).
+                count(DiscoveryCounter.RESPONSES_NO_ROUTE);
+                if (debug()) {
+                    LOG.log(Level.DEBUG, "Cannot relay LookupResponse {0}: from_peer {1} is gone",
+                            Long.toUnsignedString(resp.requestId()), rec.fromPeer.shortHex());
+                }
+                return;
+            }
             final int pathMtu = fold(resp.pathMtu(), mesh.linkMtu(rec.fromPeer));
             count(DiscoveryCounter.RESPONSES_RELAYED);
             if (debug()) {

@@ -38,6 +38,11 @@ public enum DiscoveryCounter {
     RESPONSES_PROOF_FAILED,
     /** LookupResponses for a target whose identity we do not know. */
     RESPONSES_IDENTITY_MISS,
+    /**
+     * LookupResponses (relayed or our own) we could not send on: the recorded from_peer of the request is no longer a
+     * connected peer.
+     */
+    RESPONSES_NO_ROUTE,
     /** Lookups started (first attempt sent). */
     LOOKUPS_STARTED,
     /** Lookup attempts after the first (fresh request_id each). */

@@ -19,6 +19,7 @@ import static net.fips.control.discovery.DiscoveryCounter.REQUESTS_TABLE_FULL;
 import static net.fips.control.discovery.DiscoveryCounter.REQUESTS_TTL_EXPIRED;
 import static net.fips.control.discovery.DiscoveryCounter.RESPONSES_ACCEPTED;
 import static net.fips.control.discovery.DiscoveryCounter.RESPONSES_IDENTITY_MISS;
+import static net.fips.control.discovery.DiscoveryCounter.RESPONSES_NO_ROUTE;
 import static net.fips.control.discovery.DiscoveryCounter.RESPONSES_MALFORMED;
 import static net.fips.control.discovery.DiscoveryCounter.RESPONSES_PROOF_FAILED;
 import static net.fips.control.discovery.DiscoveryCounter.RESPONSES_RECEIVED;
@@ -48,7 +49,7 @@ import static net.fips.control.discovery.DiscoveryCounter.RESPONSES_RELAYED;
  * @param respDecodeError        malformed responses
  * @param respForwarded          responses relayed
  * @param respIdentityMiss       responses for an unknown identity
- * @param respNoRoute            responses we could not route (always 0: the reverse path is always recorded)
+ * @param respNoRoute            responses we could not send on: the request's recorded from_peer is gone
  * @param respProofFailed        responses whose proof failed
  * @param respReceived           responses received
  * @param respTimedOut           lookups that ran out of attempts
@@ -68,7 +69,8 @@ public record DiscoveryStats(long reqBackoffSuppressed, long reqBloomMiss, long 
                 d.counter(LOOKUPS_STARTED) + d.counter(LOOKUPS_NO_TREE_PEER) + d.counter(LOOKUPS_RETRIED),
                 d.counter(REQUESTS_NO_ROUTE), d.counter(REQUESTS_RECEIVED), d.counter(REQUESTS_FOR_US),
                 d.counter(REQUESTS_TTL_EXPIRED), d.counter(RESPONSES_ACCEPTED), d.counter(RESPONSES_MALFORMED),
-                d.counter(RESPONSES_RELAYED), d.counter(RESPONSES_IDENTITY_MISS), 0, d.counter(RESPONSES_PROOF_FAILED),
+                d.counter(RESPONSES_RELAYED), d.counter(RESPONSES_IDENTITY_MISS), d.counter(RESPONSES_NO_ROUTE),
+                d.counter(RESPONSES_PROOF_FAILED),
                 d.counter(RESPONSES_RECEIVED), d.counter(LOOKUPS_UNREACHABLE));
     }
 }

@@ -31,6 +31,19 @@ public interface MeshView {
 
     /**
      * @param peer a node_addr
+     * @return true when {@code peer} is a connected peer now (one of {@link #peers()})
+     */
+    default boolean isPeer(final NodeAddr peer) {
+        for (final DiscoveryPeer p : peers()) {
+            if (p.addr().equals(peer)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param peer a node_addr
      * @return the MTU of the link toward {@code peer}, or 0 when it is not a connected peer or the MTU is unknown
      */
     default int linkMtu(final NodeAddr peer) {

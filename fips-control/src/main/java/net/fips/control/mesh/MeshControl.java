@@ -36,6 +36,7 @@ import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.CoordsRequired;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.MtuExceeded;
 import net.fips.dataplane.wire.PathBroken;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.TreeAnnounce;
@@ -85,7 +86,7 @@ public final class MeshControl implements LinkListener {
     }
 
     /** Counters of the error signals this node sent as a transit (show_routing {@code error_signals}). */
-    enum ErrorCounter { COORDS_REQUIRED, PATH_BROKEN, NO_ROUTE_BACK }
+    enum ErrorCounter { COORDS_REQUIRED, PATH_BROKEN, NO_ROUTE_BACK, MTU_EXCEEDED }
 
     private final NodeIdentity identity;
     private final NodeAddr self;
@@ -395,6 +396,8 @@ public final class MeshControl implements LinkListener {
                 }
             }
             case DataPlaneEvent.RoutingError e -> sendErrorSignal(e.src(), e.dest(), e.kind());
+            case DataPlaneEvent.ForwardMtuExceeded e ->
+                    sendError(e.src(), new MtuExceeded(e.dest(), self, e.mtu()).encode(), ErrorCounter.MTU_EXCEEDED);
         }
     }
 
@@ -409,6 +412,11 @@ public final class MeshControl implements LinkListener {
         } else {
             fsp = new CoordsRequired(dest, self).encode();
         }
+        sendError(origin, fsp, known != null ? ErrorCounter.PATH_BROKEN : ErrorCounter.COORDS_REQUIRED);
+    }
+
+    /** Sends the error signal {@code fsp} from us to {@code origin}, counted as {@code sent} once on a link. */
+    private void sendError(final NodeAddr origin, final byte[] fsp, final ErrorCounter sent) {
         final NextHop.Route r = router.route(table(), origin, now);
         if (!r.found()) {
             // No cascading errors: an error signal that cannot be routed is dropped (routing-session §4.5).
@@ -418,7 +426,7 @@ public final class MeshControl implements LinkListener {
         // As the reference's SessionDatagram::new: path_mtu starts at u16::MAX; only later hops fold it.
         final SessionDatagram dg = new SessionDatagram(settings.defaultTtl(), PATH_MTU_MAX, self, origin, fsp);
         if (links.send(r.peer().addr(), dg.encode())) {
-            errorCounters[(known != null ? ErrorCounter.PATH_BROKEN : ErrorCounter.COORDS_REQUIRED).ordinal()]++;
+            errorCounters[sent.ordinal()]++;
         }
     }
 
@@ -611,11 +619,15 @@ public final class MeshControl implements LinkListener {
         return identities;
     }
 
-    /** @return error signals sent, by kind: coords_required, path_broken, and those that had no route back */
+    /**
+     * @return error signals sent, by kind: coords_required, path_broken, mtu_exceeded, and those that had no route
+     *     back
+     */
     public long errorSignals(final String kind) {
         return switch (kind) {
             case "coords_required" -> errorCounters[ErrorCounter.COORDS_REQUIRED.ordinal()];
             case "path_broken" -> errorCounters[ErrorCounter.PATH_BROKEN.ordinal()];
+            case "mtu_exceeded" -> errorCounters[ErrorCounter.MTU_EXCEEDED.ordinal()];
             case "no_route_back" -> errorCounters[ErrorCounter.NO_ROUTE_BACK.ordinal()];
             default -> 0;
         };

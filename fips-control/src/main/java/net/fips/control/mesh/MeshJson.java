@@ -162,6 +162,7 @@ final class MeshJson {
                 e.put("path_mtu", l.pathMtu());
             }
         }
+        // An empty cache reports 0, as the reference's CoordCache::stats does (not a measurement; documented).
         o.put("avg_age_ms", live.isEmpty() ? 0 : ageSum / live.size());
         o.set("entries", entries);
         return o;
@@ -206,8 +207,7 @@ final class MeshJson {
         o.set("discovery", snakeCase(ds));
         final ObjectNode errors = o.putObject("error_signals");
         errors.put("coords_required", m.errorSignals("coords_required"));
-        // This node never sends MtuExceeded yet: the UDP send path does not report an MTU failure to it.
-        errors.put("mtu_exceeded", 0);
+        errors.put("mtu_exceeded", m.errorSignals("mtu_exceeded"));
         errors.put("path_broken", m.errorSignals("path_broken"));
         return o;
     }

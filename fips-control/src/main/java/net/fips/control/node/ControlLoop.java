@@ -47,6 +47,8 @@ final class ControlLoop implements Runnable {
     private volatile MeshSnapshot meshSnapshot;
     private volatile com.fasterxml.jackson.databind.node.ObjectNode sessionsSnapshot;
     private volatile com.fasterxml.jackson.databind.node.ArrayNode sessionsMmpSnapshot;
+    /** {@code {destinations, packets}} queued for a session (show_routing.pending_tun_*), as of the last tick. */
+    private volatile long[] pendingTun = new long[2];
     private final String sessionMmpMode;
     private final DataPlane dataPlane;
     private final List<Transport> transports;
@@ -148,6 +150,15 @@ final class ControlLoop implements Runnable {
         }
         sessionsSnapshot = sessions.renderSessions(names, nowNanos, System.currentTimeMillis());
         sessionsMmpSnapshot = sessions.renderMmp(names, sessionMmpMode);
+        pendingTun = new long[] {sessions.sessions().queuedDestinations(), sessions.sessions().queuedPackets()};
+    }
+
+    /**
+     * @return {@code {destinations, packets}} of outbound TUN packets queued for a session or a lookup, as of the
+     *     last tick (any thread; do not modify); both 0 when the node runs without a session layer (nothing queues)
+     */
+    long[] pendingTun() {
+        return pendingTun;
     }
 
     /** @return show_sessions data of the last tick (any thread; do not modify) */

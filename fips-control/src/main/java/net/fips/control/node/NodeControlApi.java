@@ -125,7 +125,9 @@ final class NodeControlApi implements ControlApi {
 
     /**
      * The forwarding family from the data plane's packet counters. The data plane counts packets, not bytes, per
-     * outcome, so every {@code *_bytes} figure is null (not measured); {@code originated_packets} counts the
+     * outcome, so every {@code *_bytes} figure but {@code drop_mtu_exceeded_bytes} is null (not measured);
+     * {@code drop_mtu_exceeded_*} are transit datagrams too big for the next hop (answered with MtuExceeded);
+     * {@code originated_packets} counts the
      * session datagrams the data plane sealed for our own sessions (DataPackets, reports, notifications; the few
      * handshake and error-signal datagrams the control plane sends are not in it).
      */
@@ -137,10 +139,13 @@ final class NodeControlApi implements ControlApi {
         final long ttl = dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED);
         final long malformed = dp.counter(DataPlaneCounter.DROP_MALFORMED_DATAGRAM);
         final long sendErrors = dp.counter(DataPlaneCounter.DROP_HANDOFF_RING_FULL);
+        final long mtuExceeded = dp.counter(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED);
         final long originated = dp.counter(DataPlaneCounter.SESSION_PACKETS_OUT)
                 + dp.counter(DataPlaneCounter.SESSION_MESSAGES_OUT);
-        return new ForwardingCounters(null, malformed, null, delivered, null, 0L, null, noRoute, null, sendErrors,
-                null, forwarded, null, originated, null, delivered + forwarded + noRoute + ttl + malformed + sendErrors,
+        return new ForwardingCounters(null, malformed, null, delivered,
+                dp.counter(DataPlaneCounter.FORWARD_MTU_EXCEEDED_BYTES), mtuExceeded, null, noRoute, null, sendErrors,
+                null, forwarded, null, originated, null,
+                delivered + forwarded + noRoute + ttl + malformed + sendErrors + mtuExceeded,
                 dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_ASCEND), dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_DESCEND),
                 dp.counter(DataPlaneCounter.ROUTE_DIRECT_PEER), dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN),
                 dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN_CROSS), dp.counter(DataPlaneCounter.ROUTE_TREE_UP),
@@ -170,8 +175,9 @@ final class NodeControlApi implements ControlApi {
     @Override
     public JsonNode showRouting() {
         final ObjectNode o = node.meshSnapshot().routing().deepCopy();
-        o.put("pending_tun_destinations", 0);
-        o.put("pending_tun_packets", 0);
+        final long[] pending = node.loop().pendingTun();
+        o.put("pending_tun_destinations", pending[0]);
+        o.put("pending_tun_packets", pending[1]);
         final ArrayNode retries = o.putArray("retries");
         final long nowMs = System.currentTimeMillis();
         for (final net.fips.control.link.RetrySnapshot r : node.linkSnapshot().retries()) {

@@ -1011,6 +1011,15 @@ public final class Sessions {
         return queued.size();
     }
 
+    /** @return packets queued for all destinations together (waiting for a session or a lookup) */
+    public long queuedPackets() {
+        long n = 0;
+        for (final ArrayDeque<byte[]> q : queued.values()) {
+            n += q.size();
+        }
+        return n;
+    }
+
     /** @return the value of one counter */
     public long counter(final SessionCounter c) {
         return counters[c.ordinal()];

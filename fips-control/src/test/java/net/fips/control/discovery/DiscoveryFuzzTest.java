@@ -106,7 +106,8 @@ class DiscoveryFuzzTest {
                 "every request has exactly one outcome: " + d.counters());
         assertEquals(d.counter(RESPONSES_RECEIVED), d.counter(RESPONSES_MALFORMED)
                 + d.counter(RESPONSES_DUPLICATE) + d.counter(RESPONSES_RELAYED) + d.counter(RESPONSES_ACCEPTED)
-                + d.counter(RESPONSES_PROOF_FAILED) + d.counter(RESPONSES_IDENTITY_MISS),
+                + d.counter(RESPONSES_PROOF_FAILED) + d.counter(RESPONSES_IDENTITY_MISS)
+                + d.counter(DiscoveryCounter.RESPONSES_NO_ROUTE),
                 "every response has exactly one outcome: " + d.counters());
         assertEquals(lookups, d.counter(LOOKUPS_STARTED) + d.counter(LOOKUPS_ALREADY_PENDING)
                 + d.counter(LOOKUPS_BACKOFF_SUPPRESSED) + d.counter(LOOKUPS_NOT_IN_FILTERS)

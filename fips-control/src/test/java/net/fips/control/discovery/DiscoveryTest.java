@@ -284,6 +284,26 @@ class DiscoveryTest {
     }
 
     @Test
+    void responseWhoseFromPeerIsGoneIsCountedAsNoRouteAndNotSent() {
+        final TestMesh m = new TestMesh(3, 14).sink(1).sink(2).tree(1, 0, 1400).tree(0, 2, 1300).build();
+        final TestMesh.Node n = m.node(0);
+        final NodeIdentity t = TestMesh.identity(new Random(8));
+        n.discovery.onLinkMessage(m.addr(2), request(448, t.nodeAddr(), m.addr(2), 0), 0);
+        n.links.remove(2);   // the link to the origin side goes down before the response comes back
+        final LookupResponse resp = signed(448, t, t.nodeAddr(), Coords.of(t.nodeAddr(), ROOT), 65535);
+        n.discovery.onLinkMessage(m.addr(1), resp.encode(), ms(5));
+        assertTrue(m.sentBetween(0, 2, RESP).isEmpty());
+        assertEquals(0, m.undeliverable, "not even tried");
+        assertEquals(1, n.count(DiscoveryCounter.RESPONSES_NO_ROUTE));
+        assertEquals(0, n.count(DiscoveryCounter.RESPONSES_RELAYED));
+        assertEquals(1, DiscoveryStats.of(n.discovery).respNoRoute());
+        // With the peer back, a duplicate response for the same request is still dropped as a duplicate.
+        n.links.put(2, 1300);
+        n.discovery.onLinkMessage(m.addr(1), resp.encode(), ms(6));
+        assertEquals(1, n.count(DiscoveryCounter.RESPONSES_DUPLICATE));
+    }
+
+    @Test
     void responseAfterRequestExpiredIsTreatedAsOwnAndDiesAtTransit() {
         final TestMesh m = new TestMesh(3, 12).sink(1).sink(2).tree(1, 0, 1400).tree(0, 2, 1300).build();
         final TestMesh.Node n = m.node(0);

@@ -15,6 +15,7 @@ import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.CoordsRequired;
+import net.fips.dataplane.wire.MtuExceeded;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.PathBroken;
 import net.fips.dataplane.wire.SessionDatagram;
@@ -93,5 +94,35 @@ class MeshControlErrorSignalTest {
         assertEquals(FAR, pb.destAddr());
         assertEquals(farCoords, pb.lastKnownCoords());
         assertEquals(1, mesh.errorSignals("path_broken"));
+    }
+
+    @Test
+    void forwardMtuExceededBecomesAnMtuExceededSignalToTheSourceCarryingTheMtu() {
+        final long t = 1_000_000_000L;
+        mesh.onPeerUp(origin.toPeer(), 1, 0, t);
+        mesh.onRoutingEvent(new DataPlaneEvent.ForwardMtuExceeded(origin.nodeAddr(), FAR, 600), t);
+
+        final SessionDatagram dg = lastDatagramTo(origin.nodeAddr());
+        assertEquals(self.nodeAddr(), dg.src());
+        assertEquals(origin.nodeAddr(), dg.dest());
+        assertEquals(64, dg.ttl());
+        assertEquals(0xFFFF, dg.pathMtu());
+        // FSP prefix, then 0x22 ‖ 0 ‖ dest ‖ reporter ‖ mtu u16 LE: 40 bytes in all.
+        assertEquals(40, dg.payload().length);
+        final MtuExceeded me = MtuExceeded.decode(dg.payload(), 0, dg.payload().length).valueOrNull();
+        assertEquals(FAR, me.destAddr());
+        assertEquals(self.nodeAddr(), me.reporter());
+        assertEquals(600, me.mtu());
+        assertEquals(600, (dg.payload()[38] & 0xFF) | (dg.payload()[39] & 0xFF) << 8, "mtu little-endian last");
+        assertEquals(1, mesh.errorSignals("mtu_exceeded"));
+        assertEquals(0, mesh.errorSignals("coords_required") + mesh.errorSignals("path_broken"));
+    }
+
+    @Test
+    void anMtuExceededWithNoRouteBackIsDroppedAndCountedAsSuch() {
+        mesh.onRoutingEvent(new DataPlaneEvent.ForwardMtuExceeded(origin.nodeAddr(), FAR, 600), 1_000_000_000L);
+        assertEquals(0, sent.size());
+        assertEquals(0, mesh.errorSignals("mtu_exceeded"));
+        assertEquals(1, mesh.errorSignals("no_route_back"));
     }
 }

@@ -423,11 +423,13 @@ final class SessionsTest {
         }
         bus.drain();
         assertEquals(16, a.sessions.queuedCount(bus.node(1).addr));
+        assertEquals(16, a.sessions.queuedPackets(), "show_routing.pending_tun_packets");
         assertEquals(4, a.sessions.counter(SessionCounter.QUEUE_OVERFLOW));
         bus.drop = d -> false;
         bus.advance(S);
         final List<byte[]> flushed = a.events.flushed.get(bus.node(1).addr);
         assertEquals(16, flushed.size());
+        assertEquals(0, a.sessions.queuedPackets(), "flushed: nothing pending");
         for (int i = 0; i < 16; i++) {
             assertEquals(i + 4, flushed.get(i)[0], "oldest dropped, order kept");
         }
@@ -454,6 +456,7 @@ final class SessionsTest {
         // an existing destination still accepts packets
         assertEquals(SendResult.LOOKUP_REQUESTED, a.sessions.send(dests.get(0), PKT, bus.now));
         assertEquals(2, a.sessions.queuedCount(dests.get(0)));
+        assertEquals(257, a.sessions.queuedPackets(), "256 destinations, one with two packets");
     }
 
     @Test

@@ -29,6 +29,13 @@ public enum DataPlaneCounter {
     DROP_SHORT_PLAINTEXT("plaintext < 5 bytes"),
     /** An outbound message would exceed the transport MTU after framing. */
     DROP_MTU("outbound frame above MTU"),
+    /**
+     * A transit SessionDatagram that would exceed the outbound transport's MTU once framed (routing-session §4.2
+     * step 8; answered with MtuExceeded, rate-limited); not also counted in {@link #DROP_MTU}.
+     */
+    DROP_FORWARD_MTU_EXCEEDED("transit datagram above the next hop's MTU"),
+    /** Bytes of the {@link #DROP_FORWARD_MTU_EXCEEDED} datagrams, without the link message type byte. */
+    FORWARD_MTU_EXCEEDED_BYTES("bytes of transit datagrams above the next hop's MTU"),
     /** A send on a link that does not exist (or has no session). */
     DROP_NO_LINK("send on unknown link"),
     /** No free packet slot. */

@@ -55,7 +55,9 @@ import net.fips.dataplane.wire.WireResult;
  * ttl is decremented, path_mtu folded with the peer's link MTU, and the datagram, already in place after the open,
  * is re-sealed in the same slot for the outbound link with the incoming CE flag - here if that link is pinned to
  * this worker, else after a handoff through the SPSC ring to its worker. No route: a counted drop and a
- * rate-limited {@link DataPlaneEvent.RoutingError}.
+ * rate-limited {@link DataPlaneEvent.RoutingError}. Too big for the outbound transport's MTU once framed: a counted
+ * drop ({@link DataPlaneCounter#DROP_FORWARD_MTU_EXCEEDED}) and a {@link DataPlaneEvent.ForwardMtuExceeded} under
+ * the same per-destination rate limit.
  *
  * <p>Outbound: prepend the inner header (timestamp) and the FMP header in the slot's headroom, seal in place with
  * the current session, and pass the slot to the transport's tx agent.
@@ -701,6 +703,9 @@ final class WorkerAgent implements Agent {
             return;
         }
         final boolean transit = (forwardFlags & HANDOFF_ORIGINATED) == 0;
+        if (transit && !fitsForward(out, slot)) {
+            return;
+        }
         int fmpFlags = forwardFlags & 0xFF;
         // ECN (§6.6): CE_out = CE_in OR congestion of the next hop's link, on transit only (never our own).
         if (transit && out.congested) {
@@ -779,12 +784,57 @@ final class WorkerAgent implements Agent {
     }
 
     /**
+     * §4.2 step 8: a transit datagram that would not fit the outbound transport's MTU once framed is dropped,
+     * counted on its own (packets, and bytes without the link message type byte, as the reference counts), and
+     * answered with a {@link DataPlaneEvent.ForwardMtuExceeded} carrying that transport MTU, under the limiter the
+     * routing errors use (§4.5: one error signal per original destination per 100 ms, whatever its type). The
+     * reference learns this from the transport's send error; we check before the seal, with the same sum the
+     * seal checks. Allocates only when it raises.
+     *
+     * @return true when the frame fits (the slot is untouched); false when it was dropped
+     */
+    private boolean fitsForward(final Link out, final int slot) {
+        final MemorySegment seg = pool.slotSegment(slot);
+        final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
+        final int mtu = transportMtu[out.transportId];
+        if (HEADER + TIMESTAMP + len + TAG <= mtu) {
+            return true;
+        }
+        final long m = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
+        final long destHi = seg.get(U64_BE, m + SessionDatagramHeader.DEST_OFFSET);
+        final long destLo = seg.get(U64_BE, m + SessionDatagramHeader.DEST_OFFSET + 8);
+        counters.add(DataPlaneCounter.FORWARD_MTU_EXCEEDED_BYTES, len - 1);
+        if (errorAllowed(destHi, destLo, now())) {
+            events.offer(new DataPlaneEvent.ForwardMtuExceeded(
+                    NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET), NodeAddr.of(destHi, destLo),
+                    Math.min(mtu, 0xFFFF)));
+        }
+        drop(slot, DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED);
+        return false;
+    }
+
+    /**
      * Raises a routing error unless one was raised within {@link #ROUTING_ERROR_INTERVAL_NANOS} for a destination in
      * the same limiter slot: exactly one per destination per interval, and at most {@value #ERROR_SLOTS} per
      * interval whatever the flood (a colliding destination waits for the slot). Allocates only when it raises.
      */
     private void onNoRoute(final MemorySegment seg, final long m, final long destHi, final long destLo,
                            final boolean hadCoords, final long now) {
+        if (!errorAllowed(destHi, destLo, now)) {
+            return;
+        }
+        events.offer(new DataPlaneEvent.RoutingError(NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET),
+                NodeAddr.of(destHi, destLo), hadCoords ? DataPlaneEvent.RoutingErrorKind.PATH_BROKEN
+                        : DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED));
+    }
+
+    /**
+     * The error-signal limiter shared by every kind (CoordsRequired, PathBroken, MtuExceeded): takes the slot of
+     * {@code dest} and counts the outcome in ROUTING_ERRORS_REPORTED or ROUTING_ERRORS_SUPPRESSED.
+     *
+     * @return true when an error may be raised for {@code dest} now
+     */
+    private boolean errorAllowed(final long destHi, final long destLo, final long now) {
         long h = destHi * 0x9E3779B97F4A7C15L ^ destLo;
         h ^= h >>> 29;
         h *= 0xBF58476D1CE4E5B9L;
@@ -792,14 +842,12 @@ final class WorkerAgent implements Agent {
         final int s = (int) h & (ERROR_SLOTS - 1);
         if (errorSet[s] && now - errorAt[s] < ROUTING_ERROR_INTERVAL_NANOS) {
             counters.increment(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED);
-            return;
+            return false;
         }
         errorSet[s] = true;
         errorAt[s] = now;
         counters.increment(DataPlaneCounter.ROUTING_ERRORS_REPORTED);
-        events.offer(new DataPlaneEvent.RoutingError(NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET),
-                NodeAddr.of(destHi, destLo), hadCoords ? DataPlaneEvent.RoutingErrorKind.PATH_BROKEN
-                        : DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED));
+        return true;
     }
 
     /** Roaming (crypto-link.md §5.14): only ever after authentication; allocates, but only on a move. */

@@ -116,6 +116,12 @@ class DataPlaneTransitTest {
     }
 
     private void start(final int workers, final boolean table, final ThreadingMode mode) throws IOException {
+        start(workers, table, mode, 0);
+    }
+
+    /** @param cTransportMtu when positive, link C runs on a second UDP transport with this MTU */
+    private void start(final int workers, final boolean table, final ThreadingMode mode, final int cTransportMtu)
+            throws IOException {
         a = channel();
         c = channel();
         final LocalDelivery hook = (linkId, seg, off, len) ->
@@ -123,10 +129,14 @@ class DataPlaneTransitTest {
         dp = new DataPlane(new DataPlaneContext().threadingMode(mode).workerCount(workers)
                 .poolSlots(512).eventQueueCapacity(4096).localDelivery(hook).nanoClock(clock::get));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
+        if (cTransportMtu > 0) {
+            dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")
+                    .mtuBytes(cTransportMtu)));
+        }
         dp.start();
         dpAddress = dp.udpTransport(0).localAddress();
         dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()), B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
-        dp.addLink(new LinkSpec(LINK_C, 0, TransportAddr.ofInet((InetSocketAddress) c.getLocalAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
+        dp.addLink(new LinkSpec(LINK_C, cTransportMtu > 0 ? 1 : 0, TransportAddr.ofInet((InetSocketAddress) c.getLocalAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
         if (table) {
             publish();
         }
@@ -401,6 +411,68 @@ class DataPlaneTransitTest {
         assertEquals(3, events.size());
     }
 
+    /**
+     * §4.2 step 8 / §4.5: a transit datagram that does not fit the next hop's transport (MTU 600 toward C) is dropped
+     * in its own counter, packets and bytes, and raises one MtuExceeded event per destination per 100 ms carrying
+     * that MTU; one that fits exactly still goes through.
+     */
+    @ParameterizedTest(name = "workers={0}")
+    @ValueSource(ints = {1, 2})
+    void tooBigForTheNextHopIsDroppedCountedAndRaisesOneMtuExceededPer100Ms(final int workers) throws Exception {
+        final int mtu = 600;
+        start(workers, true, ThreadingMode.SHARED, mtu);
+        // Framed size = 16 (FMP header) + 4 (timestamp) + datagram + 16 (tag): 564 bytes of datagram fit exactly.
+        final byte[] fits = datagram(9, 1280, A, C, payload(1, 564 - 36));
+        fromA(0, fits);
+        assertForwarded(receive(c, B_TO_C), C_IDX, 0, fits, LINK_MTU_C);
+        final byte[] big = datagram(9, 1280, A, C, payload(2, 565 - 36));
+        for (int i = 0; i < 5; i++) {
+            fromA(0, big);
+        }
+        pumpUntil(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED, 5);
+        assertEquals(5L * (big.length - 1), dp.counter(DataPlaneCounter.FORWARD_MTU_EXCEEDED_BYTES),
+                "bytes without the link message type byte");
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_MTU), "not also in the generic counter");
+        assertEquals(1, dp.counter(DataPlaneCounter.FORWARDED));
+        assertEquals(List.of(new DataPlaneEvent.ForwardMtuExceeded(A, C, mtu)), events);
+        assertEquals(4, dp.counter(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED));
+        clock.addAndGet(99_000_000L);
+        fromA(0, big);
+        pumpUntil(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED, 6);
+        assertEquals(1, events.size());
+        clock.addAndGet(1_000_000L);
+        fromA(0, big);
+        pumpUntil(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED, 7);
+        assertEquals(List.of(new DataPlaneEvent.ForwardMtuExceeded(A, C, mtu),
+                new DataPlaneEvent.ForwardMtuExceeded(A, C, mtu)), events);
+        assertEquals(2, dp.counter(DataPlaneCounter.ROUTING_ERRORS_REPORTED));
+        assertNull(dp.agentFailure());
+    }
+
+    /** One limiter for every kind (§4.5): a no-route error for D holds back an MtuExceeded for D for 100 ms. */
+    @Test
+    void mtuExceededAndNoRouteShareTheLimiterOfADestination() throws Exception {
+        start(1, true, ThreadingMode.SHARED, 600);
+        fromA(0, datagram(9, 1280, A, D, payload(1, 40)));
+        pumpUntil(DataPlaneCounter.DROP_NO_ROUTE, 1);
+        // Now D's coordinates put it under C: greedy routing sends it there, and a big one does not fit.
+        cache.insert(D, Coords.of(D, C), clock.get());
+        publish();
+        final byte[] big = datagram(9, 1280, A, D, payload(2, 700));
+        fromA(0, big);
+        pumpUntil(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED, 1);
+        assertEquals(List.of(new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED)),
+                events);
+        assertEquals(1, dp.counter(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED));
+        clock.addAndGet(ROUTING_INTERVAL);
+        fromA(0, big);
+        pumpUntil(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED, 2);
+        assertEquals(new DataPlaneEvent.ForwardMtuExceeded(A, D, 600), events.get(1));
+        assertEquals(2, events.size());
+    }
+
+    private static final long ROUTING_INTERVAL = WorkerAgent.ROUTING_ERROR_INTERVAL_NANOS;
+
     @Test
     void sessionSetupCoordinatesRouteThePacketAndAreReported() throws Exception {
         start(2, true);
@@ -557,6 +629,7 @@ class DataPlaneTransitTest {
         return dp.counter(DataPlaneCounter.FORWARDED) + dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED)
                 + dp.counter(DataPlaneCounter.DROP_MALFORMED_DATAGRAM) + dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED)
                 + dp.counter(DataPlaneCounter.DROP_NO_ROUTE) + dp.counter(DataPlaneCounter.DROP_MTU)
+                + dp.counter(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED)
                 + dp.counter(DataPlaneCounter.DROP_HANDOFF_RING_FULL) + dp.counter(DataPlaneCounter.DROP_TX_RING_FULL);
     }
 
