@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <errno.h>
 #include <linux/if_packet.h>
 #include <linux/if_ether.h>

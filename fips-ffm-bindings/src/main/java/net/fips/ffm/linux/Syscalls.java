@@ -88,20 +88,10 @@ public final class Syscalls {
     // Connection-oriented SOCK_SEQPACKET sockets (L2CAP CoC, and AF_UNIX as its test stand-in).
     private static final MethodHandle RECV = errnoHandle(linux_h::recv$address, linux_h::recv$descriptor);
 
-    // Anonymous memory for the packet pool, whose pages should only become resident when first touched. mmap,
-    // munmap and madvise are not in the generated group (jextract/linux.h); their addresses come from the C
-    // library's own lookup and their descriptors are the glibc prototypes (void *, size_t, int, int, int, off_t).
-    private static final MethodHandle MMAP = errnoHandle(() -> libc("mmap"),
-            () -> FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = errnoHandle(() -> libc("munmap"),
-            () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle MADVISE = errnoHandle(() -> libc("madvise"),
-            () -> FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    // <sys/mman.h> values, the same on x86-64 and arm64 (asm-generic): PROT_READ | PROT_WRITE, MAP_PRIVATE |
-    // MAP_ANONYMOUS | MAP_NORESERVE, MADV_NOHUGEPAGE.
-    private static final int PROT_READ_WRITE = 0x1 | 0x2;
-    private static final int MAP_PRIVATE_ANONYMOUS_NORESERVE = 0x02 | 0x20 | 0x4000;
-    private static final int MADV_NOHUGEPAGE = 15;
+    // Anonymous memory for the packet pool, whose pages should only become resident when first touched.
+    private static final MethodHandle MMAP = errnoHandle(linux_h::mmap$address, linux_h::mmap$descriptor);
+    private static final MethodHandle MUNMAP = errnoHandle(linux_h::munmap$address, linux_h::munmap$descriptor);
+    private static final MethodHandle MADVISE = errnoHandle(linux_h::madvise$address, linux_h::madvise$descriptor);
 
     private static final Throwable UNAVAILABLE = firstFailure;
 
@@ -124,10 +114,6 @@ public final class Syscalls {
             }
             return failingHandle(fd, t);
         }
-    }
-
-    private static MemorySegment libc(final String name) {
-        return Linker.nativeLinker().defaultLookup().findOrThrow(name);
     }
 
     /** A handle of the capturing shape that throws, so the static finals stay constants for the JIT. */
@@ -794,17 +780,18 @@ public final class Syscalls {
         final CallState cs = CallState.forCurrentThread();
         final MemorySegment addr;
         try {
-            addr = (MemorySegment) MMAP.invokeExact(cs.segment, MemorySegment.NULL, bytes, PROT_READ_WRITE,
-                    MAP_PRIVATE_ANONYMOUS_NORESERVE, -1, 0L);
+            addr = (MemorySegment) MMAP.invokeExact(cs.segment, MemorySegment.NULL, bytes,
+                    linux_h.PROT_READ() | linux_h.PROT_WRITE(),
+                    linux_h.MAP_PRIVATE() | linux_h.MAP_ANONYMOUS() | linux_h.MAP_NORESERVE(), -1, 0L);
         } catch (Throwable t) {
             throw rethrow(t);
         }
-        if (addr.address() == -1L) { // MAP_FAILED
+        if (addr.address() == linux_h.MAP_FAILED().address()) {
             throw fail("mmap", cs, bytes + " bytes");
         }
         try {
             // Only a hint: a kernel built without THP refuses it (EINVAL) and nothing changes.
-            final int ignored = (int) MADVISE.invokeExact(cs.segment, addr, bytes, MADV_NOHUGEPAGE);
+            final int ignored = (int) MADVISE.invokeExact(cs.segment, addr, bytes, linux_h.MADV_NOHUGEPAGE());
         } catch (Throwable t) {
             unmap(addr, bytes);
             throw rethrow(t);

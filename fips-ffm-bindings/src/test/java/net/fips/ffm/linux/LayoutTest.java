@@ -2,6 +2,9 @@ package net.fips.ffm.linux;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodType;
+
 import org.junit.jupiter.api.Test;
 
 import net.fips.ffm.Errno;
@@ -163,6 +166,25 @@ class LayoutTest {
         assertEquals(2, L2cap.BDADDR_LE_RANDOM);
         assertEquals(0, linux_h.BDADDR_BREDR());
         assertEquals(1, UnixSeqPacket.AF_UNIX);
+    }
+
+    /** What Syscalls.mapAnonymous passes to mmap/madvise (sys/mman.h, asm-generic/mman-common.h). */
+    @Test
+    void anonymousMappings() {
+        assertEquals(0x1, linux_h.PROT_READ());
+        assertEquals(0x2, linux_h.PROT_WRITE());
+        assertEquals(0x02, linux_h.MAP_PRIVATE());
+        assertEquals(0x20, linux_h.MAP_ANONYMOUS());
+        assertEquals(0x4000, linux_h.MAP_NORESERVE());
+        assertEquals(15, linux_h.MADV_NOHUGEPAGE());
+        assertEquals(-1L, linux_h.MAP_FAILED().address());
+        // void *mmap(void *, size_t, int, int, int, off_t); int munmap(void *, size_t); int madvise(void *, size_t, int)
+        assertEquals(MethodType.methodType(MemorySegment.class, MemorySegment.class, long.class, int.class, int.class,
+                int.class, long.class), linux_h.mmap$descriptor().toMethodType());
+        assertEquals(MethodType.methodType(int.class, MemorySegment.class, long.class),
+                linux_h.munmap$descriptor().toMethodType());
+        assertEquals(MethodType.methodType(int.class, MemorySegment.class, long.class, int.class),
+                linux_h.madvise$descriptor().toMethodType());
     }
 
     /** What TunIoctl and RtNetlink build on (transports.md §7.1/§7.2; values from linux/netlink.h, rtnetlink.h). */

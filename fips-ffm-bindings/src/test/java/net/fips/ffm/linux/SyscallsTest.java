@@ -1,14 +1,21 @@
 package net.fips.ffm.linux;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,6 +43,48 @@ class SyscallsTest {
     @Test
     void handlesAreAvailable() {
         assertTrue(Syscalls.isAvailable(), () -> String.valueOf(Syscalls.unavailabilityCause()));
+    }
+
+    /** The mapping is in /proc/self/maps exactly while its arena is open; it starts zero-filled and is writable. */
+    @Test
+    void mapAnonymousGivesZeroedPagesUnmappedWithTheArena() throws Exception {
+        final long bytes = 3 * 4096 + 100;
+        final long start;
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment m = Syscalls.mapAnonymous(bytes, arena);
+            start = m.address();
+            assertEquals(bytes, m.byteSize());
+            assertEquals(0, start % 4096);
+            for (long i = 0; i < bytes; i += 512) {
+                assertEquals(0, m.get(JAVA_BYTE, i));
+            }
+            m.set(JAVA_LONG, bytes - 12, 0x0123456789abcdefL);
+            assertEquals(0x0123456789abcdefL, m.get(JAVA_LONG, bytes - 12));
+            assertTrue(mappedAt(start), "mapping at 0x" + Long.toHexString(start) + " not in /proc/self/maps");
+        }
+        assertFalse(mappedAt(start), "mapping at 0x" + Long.toHexString(start) + " still there after close");
+    }
+
+    /** A size beyond the address space: mmap returns MAP_FAILED and the wrapper reports its errno. */
+    @Test
+    void mapAnonymousReportsMapFailed() {
+        try (Arena arena = Arena.ofConfined()) {
+            final ErrnoException e = assertThrows(ErrnoException.class, () -> Syscalls.mapAnonymous(1L << 62, arena));
+            assertEquals(Errno.ENOMEM, e.errno());
+            assertEquals("mmap", e.syscall());
+        }
+    }
+
+    /** Whether some mapping of this process covers the page at {@code address} (the kernel may merge neighbours). */
+    private static boolean mappedAt(final long address) throws IOException {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.anyMatch(l -> {
+                final int dash = l.indexOf('-');
+                final long lo = Long.parseUnsignedLong(l.substring(0, dash), 16);
+                final long hi = Long.parseUnsignedLong(l.substring(dash + 1, l.indexOf(' ')), 16);
+                return Long.compareUnsigned(lo, address) <= 0 && Long.compareUnsigned(address, hi) < 0;
+            });
+        }
     }
 
     @Test
