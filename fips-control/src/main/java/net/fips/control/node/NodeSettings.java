@@ -46,11 +46,11 @@ final class NodeSettings {
     /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
     /**
      * The data plane's threading: {@code FIPS_DATAPLANE_THREADING} over {@code node.dataplane.threading}. {@code auto}
-     * is {@link ThreadingMode#DEDICATED} for now, whatever the worker count: in the back-to-back runs on the loaded
-     * 2-core VM (docs/benchmarks.md, "Compact threading") {@link ThreadingMode#COMPACT} had the lower ping RTT every
-     * time but the lower TCP throughput every time, so it stays opt-in until a quiet-machine run decides. Where it
-     * should win, if anywhere, is with one worker ({@link #COMPACT_AUTO_MAX_WORKERS}), where every agent on one
-     * thread costs no AEAD parallelism.
+     * is {@link ThreadingMode#COMPACT} with one worker ({@link #COMPACT_AUTO_MAX_WORKERS}; the default worker count on
+     * fewer than four processors) and {@link ThreadingMode#DEDICATED} with more. On the quiet 2-core VM
+     * (docs/benchmarks.md, "Quiet-machine run after the second milestone-2 merge") compact had the lower ping RTT
+     * (0.75 against 1.11 ms warm), the higher chain throughput and a pair throughput within the noise of dedicated's;
+     * with several workers dedicated keeps the AEAD on several cores.
      *
      * @return the mode and, for the log, why
      */
@@ -67,11 +67,8 @@ final class NodeSettings {
         };
     }
 
-    /**
-     * The most workers with which {@code auto} picks {@link ThreadingMode#COMPACT}: 0, i.e. never, until a quiet
-     * measurement shows compact ahead (then 1: the default worker count on fewer than four processors).
-     */
-    static final int COMPACT_AUTO_MAX_WORKERS = 0;
+    /** The most workers with which {@code auto} picks {@link ThreadingMode#COMPACT}. */
+    static final int COMPACT_AUTO_MAX_WORKERS = 1;
 
     /** A resolved threading mode and where it came from. */
     record Threading(ThreadingMode mode, String reason) {

@@ -116,10 +116,10 @@ class NodeSettingsTest {
     }
 
     @Test
-    void autoThreadingIsDedicatedForNowAndTheEnvironmentWins() {
+    void autoThreadingIsCompactWithOneWorkerAndTheEnvironmentWins() {
         final java.util.Optional<NodeConfig.Threading> none = java.util.Optional.empty();
-        // compact is opt-in until a quiet-machine measurement (docs/benchmarks.md)
-        assertEquals(net.fips.dataplane.engine.ThreadingMode.DEDICATED,
+        // one worker (fewer than four processors): compact, as the quiet-machine runs favour (docs/benchmarks.md)
+        assertEquals(net.fips.dataplane.engine.ThreadingMode.COMPACT,
                 NodeSettings.threading(NodeConfig.Threading.AUTO, none, 1).mode());
         assertEquals(net.fips.dataplane.engine.ThreadingMode.DEDICATED,
                 NodeSettings.threading(NodeConfig.Threading.AUTO, none, 2).mode());
