@@ -111,10 +111,15 @@ final class AgentRunner implements Runnable, AutoCloseable {
         agent.wakeup();
         // unpark: a parked idle strategy would otherwise sleep out its period first
         LockSupport.unpark(thread);
+        awaitUninterruptibly(done);
+    }
+
+    /** Waits for {@code latch} through interrupts, then restores the caller's interrupt status if there was one. */
+    static void awaitUninterruptibly(final CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
             try {
-                done.await();
+                latch.await();
                 break;
             } catch (final InterruptedException e) {
                 interrupted = true;

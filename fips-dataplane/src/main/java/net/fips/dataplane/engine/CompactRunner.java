@@ -215,18 +215,7 @@ final class CompactRunner implements Runnable, AutoCloseable {
         running = false;
         if (thread != null) {
             wakeFd.wake();
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    done.await();
-                    break;
-                } catch (final InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            AgentRunner.awaitUninterruptibly(done);
         }
         wakeFd.close();
         arena.close();
