@@ -796,10 +796,10 @@ final class WorkerAgent implements Agent {
     private boolean fitsForward(final Link out, final int slot) {
         final MemorySegment seg = pool.slotSegment(slot);
         final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
-        final int mtu = transportMtu[out.transportId];
-        if (HEADER + TIMESTAMP + len + TAG <= mtu) {
+        if (frameFits(out, len)) {
             return true;
         }
+        final int mtu = transportMtu[out.transportId];
         final long m = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         final long destHi = seg.get(U64_BE, m + SessionDatagramHeader.DEST_OFFSET);
         final long destLo = seg.get(U64_BE, m + SessionDatagramHeader.DEST_OFFSET + 8);
@@ -891,12 +891,16 @@ final class WorkerAgent implements Agent {
      * @param extraFlags FMP flags to set besides the K bit (CE on a forward)
      * @return true if the frame was queued for sending (otherwise the drop was counted and the slot released)
      */
+    /** Whether a link message of {@code messageLength} bytes, framed (header, timestamp, tag), fits the link's MTU. */
+    private boolean frameFits(final Link link, final int messageLength) {
+        return HEADER + TIMESTAMP + messageLength + TAG <= transportMtu[link.transportId];
+    }
+
     private boolean seal(final Link link, final int slot, final int extraFlags) {
         final PacketView view = this.view.wrap(slot);
         final LinkSession session = link.current;
         final int messageLength = view.length();
-        final int frameLength = HEADER + TIMESTAMP + messageLength + TAG;
-        if (frameLength > transportMtu[link.transportId] || view.tailroom() < TAG || !view.ensureHeadroom(HEADER + TIMESTAMP)) {
+        if (!frameFits(link, messageLength) || view.tailroom() < TAG || !view.ensureHeadroom(HEADER + TIMESTAMP)) {
             drop(slot, DataPlaneCounter.DROP_MTU);
             return false;
         }
@@ -924,7 +928,7 @@ final class WorkerAgent implements Agent {
         }
         txFed[link.transportId] = true;
         counters.increment(DataPlaneCounter.FRAMES_OUT);
-        link.onSent(frameLength, counter + 1);
+        link.onSent(HEADER + TIMESTAMP + messageLength + TAG, counter + 1);
         return true;
     }
 
