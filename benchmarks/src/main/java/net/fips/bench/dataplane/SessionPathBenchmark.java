@@ -3,10 +3,7 @@ package net.fips.bench.dataplane;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -26,18 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 
-import net.fips.dataplane.LinkSpec;
-import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.engine.DataPlane;
-import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.engine.ThreadingMode;
-import net.fips.dataplane.ipv6.Ipv6Packet;
-import net.fips.dataplane.route.ForwardingTable;
-import net.fips.dataplane.transport.TransportAddr;
-import net.fips.dataplane.udp.UdpTransport;
-import net.fips.dataplane.udp.UdpTransportConfig;
-import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 
 /**
@@ -66,8 +54,6 @@ public class SessionPathBenchmark {
     static final int BATCH = 32;
     static final int PACKET = 1400;
     private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(20);
-    private static final NodeAddr ADDR_A = NodeAddr.of(0x3000_0000_0000_0000L, 0x0100);
-    private static final NodeAddr ADDR_C = NodeAddr.of(0x1000_0000_0000_0000L, 0x0100);
 
     @Param({"raw", "link"})
     public String mode;
@@ -84,39 +70,18 @@ public class SessionPathBenchmark {
     private final StringBuilder cpuPerPacket = new StringBuilder();
 
     private DataPlane plane(final NodeAddr self, final NodeAddr peer) throws IOException {
-        final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED)
-                .workerCount(1).poolSlots(8192).ringCapacity(1024).cipherSupplier(Links.ciphers(mode))
-                .sessionPath(true).ipv6SinkSupplier(() -> (seg, off, len) -> {
-                    delivered[0]++;
-                    return len;
-                }));
-        dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(Links.MTU)
-                .receiveBufferBytes(4 << 20).sendBufferBytes(4 << 20)));
-        dp.start();
-        dp.setForwardingTable(ForwardingTable.builder(self, Coords.of(self, peer))
-                .peer(new ForwardingTable.Peer(peer, 1, Coords.of(peer), 1.0, Links.MTU, true,
-                        ForwardingTable.TreeRole.PARENT))
-                .build());
-        return dp;
+        return Links.sessionPlane(mode, ThreadingMode.SHARED, self, peer, (seg, off, len) -> {
+            delivered[0]++;
+            return len;
+        });
     }
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        a = plane(ADDR_A, ADDR_C);
-        c = plane(ADDR_C, ADDR_A);
-        a.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(c.udpTransport(0).localAddress()), 0x11, 0x12,
-                Links.key(1), Links.key(2), System.nanoTime()));
-        c.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x12, 0x11,
-                Links.key(2), Links.key(1), System.nanoTime()));
-        a.addSession(new SessionSpec(ADDR_C, Links.key(5), Links.key(6), false, System.nanoTime(), 64));
-        c.addSession(new SessionSpec(ADDR_A, Links.key(6), Links.key(5), false, System.nanoTime(), 64));
-        final ByteBuffer b = ByteBuffer.allocate(PACKET);
-        b.putInt(0x6000_0000).putShort((short) (PACKET - 40)).put((byte) 17).put((byte) 64);
-        b.putLong(Ipv6Packet.fipsAddressHi(ADDR_A.hi())).putLong(Ipv6Packet.fipsAddressLo(ADDR_A.hi(), ADDR_A.lo()));
-        b.putLong(Ipv6Packet.fipsAddressHi(ADDR_C.hi())).putLong(Ipv6Packet.fipsAddressLo(ADDR_C.hi(), ADDR_C.lo()));
-        b.putShort((short) 4000).putShort((short) 5000).putShort((short) (PACKET - 40)).putShort((short) 0);
-        packet = Arena.ofShared().allocate(PACKET, 64);
-        MemorySegment.copy(b.array(), 0, packet, ValueLayout.JAVA_BYTE, 0, PACKET);
+        a = plane(Links.SESSION_A, Links.SESSION_C);
+        c = plane(Links.SESSION_C, Links.SESSION_A);
+        Links.connectSession(a, c);
+        packet = Links.udpPacketAToC(PACKET);
     }
 
     @Setup(Level.Iteration)
