@@ -111,10 +111,12 @@ final class Handshakes {
         }
         final int ourIndex = (int) idx;
         final byte[] msg2 = new FmpMsg2(ourIndex, msg1.senderIdx(), msg2Noise).encode();
-        c.dataPlane.sendHandshake(transportId, from, msg2);
-        // The IK responder is complete once msg2 is written: promote at once.
+        // The IK responder is complete once msg2 is written: promote at once, and before msg2 leaves, so the
+        // receive index is in the data plane's table when the initiator's first frame (sent the moment msg2
+        // arrives) comes back.
         final PeerLink link = c.promoteNew(peer, transportId, from, ourIndex, msg1.senderIdx(), result.sendKey(),
                 result.recvKey(), result.remoteEpoch(), false);
+        c.dataPlane.sendHandshake(transportId, from, msg2);
         link.storedMsg2 = msg2;
         c.announces.onPromoted(link);
     }
@@ -152,8 +154,9 @@ final class Handshakes {
             return;
         }
         final int newIndex = (int) idx;
-        c.dataPlane.sendHandshake(transportId, from, new FmpMsg2(newIndex, msg1.senderIdx(), msg2Noise).encode());
+        // Pending keys first, msg2 second: the initiator may cut over and send under the new index at once.
         c.dataPlane.installPending(peer.linkId, newIndex, msg1.senderIdx(), result.sendKey(), result.recvKey());
+        c.dataPlane.sendHandshake(transportId, from, new FmpMsg2(newIndex, msg1.senderIdx(), msg2Noise).encode());
         wipe(result);
         peer.hasPending = true;
         peer.pendingOurIndex = newIndex;

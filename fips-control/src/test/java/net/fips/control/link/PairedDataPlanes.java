@@ -421,8 +421,20 @@ final class PairedDataPlanes {
             wire.add(new Packet(address, l.remote, frame, now + latencyNanos));
         }
 
+        /**
+         * msg2s this side sent while the index they offer (their sender_idx, the index the initiator's first frame
+         * is addressed to) was not yet installed: a real data plane would drop that frame as unknown.
+         */
+        long msg2BeforeIndex;
+
         @Override
         public void sendHandshake(final int transportId, final TransportAddr to, final byte[] packet) {
+            if (packet.length > 0 && (packet[0] & 0x0F) == FmpPrefix.PHASE_MSG2
+                    && net.fips.dataplane.wire.FmpMsg2.decode(packet, 0, packet.length)
+                            instanceof WireResult.Ok<net.fips.dataplane.wire.FmpMsg2>(final var m2)
+                    && !byIndex.containsKey(m2.senderIdx())) {
+                msg2BeforeIndex++;
+            }
             wire.add(new Packet(address, to, packet.clone(), now + latencyNanos));
         }
 
