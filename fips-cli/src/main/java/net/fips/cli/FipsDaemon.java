@@ -4,6 +4,9 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
 
@@ -94,25 +97,40 @@ public final class FipsDaemon implements Callable<Integer> {
                 stop.countDown();
             });
         }
+        currentLevel = logLevel != null ? logLevel : loaded.effectiveLogLevel();
+        // SIGHUP is handled from before the start: the control socket answers while Node.start is still running,
+        // and without a handler the JVM's default would stop the daemon. A reload asked for during the start waits
+        // on the single reload thread until the node runs (and is dropped if the start fails).
+        final CompletableFuture<Node> started = new CompletableFuture<>();
+        final java.util.concurrent.ExecutorService reloads = java.util.concurrent.Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().name("fips-reload").daemon().factory());
+        Signal.handle(new Signal("HUP"), s -> {
+            try {
+                reloads.execute(() -> {
+                    final Node running;
+                    try {
+                        running = started.join();
+                    } catch (final CompletionException | CancellationException notStarted) {
+                        return;
+                    }
+                    reload(running);
+                });
+            } catch (final java.util.concurrent.RejectedExecutionException stopping) {
+                // SIGHUP while stopping: nothing left to reload.
+            }
+        });
         final Node node;
         try {
             node = Node.start(loaded, NodeOptions.defaults().version(Version.VERSION));
         } catch (final NodeStartException e) {
+            started.cancel(false);
+            reloads.shutdownNow();
             // Once, on stderr (the log goes there too, so logging it as well would print it twice).
             err.println("fips: " + e.getMessage());
             err.flush();
             return e.isConfigProblem() ? EXIT_CONFIG : EXIT_START_FAILED;
         }
-        currentLevel = logLevel != null ? logLevel : loaded.effectiveLogLevel();
-        final java.util.concurrent.ExecutorService reloads = java.util.concurrent.Executors.newSingleThreadExecutor(
-                Thread.ofPlatform().name("fips-reload").daemon().factory());
-        Signal.handle(new Signal("HUP"), s -> {
-            try {
-                reloads.execute(() -> reload(node));
-            } catch (final java.util.concurrent.RejectedExecutionException stopping) {
-                // SIGHUP while stopping: nothing left to reload.
-            }
-        });
+        started.complete(node);
         // Other ways out (System.exit elsewhere) still close the node; close() is idempotent.
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("fips-shutdown").unstarted(node::close));
         LOG.info("running; stop with SIGTERM or SIGINT, reload ACL, hosts and log level with SIGHUP");
