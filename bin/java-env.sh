@@ -84,15 +84,18 @@ fips_daemon_java_opts() {
     fi
     printf '%s\n' "${FIPS_DEFAULT_JAVA_OPTS}"
 }
-# G1 with a periodic collection every 5 s of idleness returns the start-up peak to the OS (the serial collector
-# keeps it committed) and keeps the heap small (at 15 s the idle node held 5-10 MiB more: docs/benchmarks.md, "Idle
-# footprint"), at the price of most of the idle CPU; one parallel GC worker (G1's native memory is 2 MB smaller
-# without the second one's queues; the heap is small and the packet path does not allocate); the heap cap leaves
-# room for full coordinate/identity caches; a small concurrent-mark stack, code cache and metaspace cap, compact
-# object headers and a periodic trim of the C heap keep the rest small.
-FIPS_DEFAULT_JAVA_OPTS="-XX:+UseG1GC -Xms8m -Xmx128m -XX:G1PeriodicGCInterval=5000 -XX:ParallelGCThreads=1"
-FIPS_DEFAULT_JAVA_OPTS+=" -XX:MinHeapFreeRatio=10"
-FIPS_DEFAULT_JAVA_OPTS+=" -XX:MaxHeapFreeRatio=30 -XX:MarkStackSize=256k -XX:MaxMetaspaceSize=96m"
+# The serial collector: the node's heap is small (about 9 MiB live), the packet path allocates nothing and the idle
+# control plane little (tens of kB/s), so one collector thread with no concurrent work fits it. Against G1 with a
+# 5 s periodic collection (the previous default) it idles at less CPU (no concurrent mark cycle every 10 s) and in
+# less memory (no remembered sets or refinement threads): docs/benchmarks.md, "Idle: the serial collector". The
+# daemon collects once after start (FipsDaemon), which returns the start-up peak; the free-ratio bounds make later
+# full collections give back what the heap does not need. The heap cap leaves room for full coordinate/identity
+# caches; a code cache and metaspace cap, compact object headers and a periodic trim of the C heap keep the rest small.
+# C2 only (no tiered C1 stage): the idle node's 1 s tick code otherwise keeps crossing the tiered thresholds for many
+# minutes, and every profiled C1 version and its replacement stays in the committed code cache; without tiers an idle
+# node holds about 9 MiB less at the same idle CPU, tunnel rate and first-ping times (docs/benchmarks.md, same section).
+FIPS_DEFAULT_JAVA_OPTS="-XX:+UseSerialGC -Xms8m -Xmx128m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30"
+FIPS_DEFAULT_JAVA_OPTS+=" -XX:MaxMetaspaceSize=96m -XX:-TieredCompilation"
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:ReservedCodeCacheSize=32m -XX:CICompilerCount=2 -Xss512k -XX:+UseCompactObjectHeaders"
 FIPS_DEFAULT_JAVA_OPTS+=" -XX:TrimNativeHeapInterval=5000 -XX:-UsePerfData"
 
