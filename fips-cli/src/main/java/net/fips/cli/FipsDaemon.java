@@ -137,8 +137,8 @@ public final class FipsDaemon implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("fips-shutdown").unstarted(node::close));
         LOG.info("running; stop with SIGTERM or SIGINT, reload ACL, hosts and log level with SIGHUP");
         // One collection now that start-up's garbage (config parsing, key derivation, class initialisation) is
-        // dead, so the heap shrinks to what the running node needs instead of staying at its start-up peak until
-        // the collector's own idle collection (docs/benchmarks.md, "Idle memory").
+        // dead, so the heap shrinks to what the running node needs instead of staying at its start-up peak (the
+        // serial collector gives heap back only after a full collection; docs/benchmarks.md, "Idle memory").
         System.gc();
         // Synthetic packets through the session path in the background, so the first real ones find it compiled.
         PathWarmup.startInBackground(() -> node.dataPlane().counter(DataPlaneCounter.SESSION_PACKETS_IN)
