@@ -58,7 +58,9 @@ class BleTransportLoopTest {
 
     private BleTransport transport(final String name, final byte[] key, final int sendMtu, final int max) {
         return new BleTransport(new UnixFamily(name, sendMtu, 2048),
-                new BleTransport.Settings(null, max, 2048, 2_000, 2_000, true, false), key, TestKeys.INSTANCE,
+                // Connect and exchange deadlines far above any stall of a loaded CI machine: these tests are about
+                // what the connections do, and a deadline that fires mid-exchange would change the outcome.
+                new BleTransport.Settings(null, max, 2048, 15_000, 15_000, true, false), key, TestKeys.INSTANCE,
                 System::nanoTime);
     }
 
@@ -82,11 +84,14 @@ class BleTransportLoopTest {
         final DataPlane pl = plane(large, new Deliveries());
         small.connect(TransportAddr.ofText(nl));
         large.connect(TransportAddr.ofText(ns));
+        // Whether the small node also gets to see (and count as rejected) the large node's losing connection
+        // depends on timing: under load the large node can close it before the small one has read its hello
+        // (4 of 40 repetitions with both cores busy). The outcome that matters is which connection stays.
         pumpUntil(() -> small.stats().get("connections_established") == 1
                 && large.stats().get("connections_accepted") == 1
-                && small.stats().get("connections_rejected") == 1
-                && large.connectionState(TransportAddr.ofText(ns)) == ConnectionState.CONNECTED, "the tie-break",
-                ps, pl);
+                && large.connectionState(TransportAddr.ofText(ns)) == ConnectionState.CONNECTED,
+                () -> "the tie-break; small " + small.stats() + ", large " + large.stats(), ps, pl);
+        assertTrue(small.stats().get("connections_rejected") <= 1, () -> "small " + small.stats());
         assertEquals(0, large.stats().get("connections_established"), "the larger node's outbound lost");
         assertEquals(0, small.stats().get("connections_accepted"));
         assertEquals(ConnectionState.CONNECTED, small.connectionState(TransportAddr.ofText(nl)));
@@ -159,10 +164,15 @@ class BleTransportLoopTest {
     }
 
     private static void pumpUntil(final BooleanSupplier cond, final String what, final DataPlane... dps) {
+        pumpUntil(cond, () -> what, dps);
+    }
+
+    private static void pumpUntil(final BooleanSupplier cond, final java.util.function.Supplier<String> what,
+                                  final DataPlane... dps) {
         final long end = System.nanoTime() + 20_000_000_000L;
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
-                throw new AssertionError("timed out waiting for " + what);
+                throw new AssertionError("timed out waiting for " + what.get());
             }
             for (final DataPlane dp : dps) {
                 dp.doWork();
