@@ -1,11 +1,11 @@
 package net.fips.dataplane.engine;
 
+import static net.fips.dataplane.engine.DataPlaneWakeUpTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
@@ -34,7 +33,6 @@ import net.fips.dataplane.udp.UdpTransportConfig;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DataPlaneCompactTest {
-    private static final long STALL_NS = TimeUnit.SECONDS.toNanos(10);
     private static final long LINK_A = 1;
     private static final long LINK_B = 8;
     private static final TransportAddr PEER = TransportAddr.ofText("peer");
@@ -72,21 +70,6 @@ class DataPlaneCompactTest {
         return dp;
     }
 
-    private static void await(final BooleanSupplier condition, final Supplier<String> state) {
-        final long start = System.nanoTime();
-        int spins = 0;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - start > STALL_NS) {
-                fail("no progress for 10 s (a lost wake-up?): " + state.get());
-            }
-            if (++spins < 200) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
-    }
-
     /** Whether the compact thread is blocked in poll now (its stack, not a timing guess). */
     private static boolean inPoll(final DataPlane dp) {
         final Thread t = dp.compactRunner().thread();
@@ -99,14 +82,7 @@ class DataPlaneCompactTest {
     }
 
     private static String dump(final DataPlane dp) {
-        final StringBuilder sb = new StringBuilder();
-        for (final DataPlaneCounter c : DataPlaneCounter.values()) {
-            final long v = dp.counter(c);
-            if (v != 0) {
-                sb.append(c).append('=').append(v).append(' ');
-            }
-        }
-        return sb + " cycles=" + dp.compactRunner().cycles() + " polls=" + dp.compactRunner().polls()
+        return DataPlaneWakeUpTest.nonZeroCounters(dp) + " cycles=" + dp.compactRunner().cycles() + " polls=" + dp.compactRunner().polls()
                 + " failure=" + dp.agentFailure();
     }
 

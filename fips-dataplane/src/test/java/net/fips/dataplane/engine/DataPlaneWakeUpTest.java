@@ -68,7 +68,7 @@ class DataPlaneWakeUpTest {
      * Waits for {@code condition}: spins briefly (to act at a precise moment), then yields, so that the test
      * thread does not keep a core from the data-plane threads it waits for (the build machine may have only two).
      */
-    private static void await(final BooleanSupplier condition, final Supplier<String> state) {
+    static void await(final BooleanSupplier condition, final Supplier<String> state) {
         final long start = System.nanoTime();
         int spins = 0;
         while (!condition.getAsBoolean()) {
@@ -84,6 +84,11 @@ class DataPlaneWakeUpTest {
     }
 
     private static String dump(final DataPlane dp) {
+        return nonZeroCounters(dp) + dp.udpTransport(0).counters().toString() + " failure=" + dp.agentFailure();
+    }
+
+    /** The data plane's non-zero counters, {@code NAME=value } each, for failure messages. */
+    static String nonZeroCounters(final DataPlane dp) {
         final StringBuilder sb = new StringBuilder();
         for (final DataPlaneCounter c : DataPlaneCounter.values()) {
             final long v = dp.counter(c);
@@ -91,7 +96,7 @@ class DataPlaneWakeUpTest {
                 sb.append(c).append('=').append(v).append(' ');
             }
         }
-        return sb + dp.udpTransport(0).counters().toString() + " failure=" + dp.agentFailure();
+        return sb.toString();
     }
 
     @Test

@@ -45,19 +45,7 @@ final class SlotPools {
     static boolean checkAllFreeAndClose(final PacketPool pool) {
         final int n = pool.capacity();
         boolean ok = pool.inUse() == 0;
-        final int[] got = new int[n];
-        int count = 0;
-        for (int i = 0; i < n; i++) {
-            final int s = pool.acquire();
-            if (s == PacketPool.NO_SLOT) {
-                ok = false;
-                break;
-            }
-            for (int j = 0; j < count; j++) {
-                ok &= got[j] != s;
-            }
-            got[count++] = s;
-        }
+        ok &= takeAllDistinct(pool, new int[n]);
         ok &= pool.acquire() == PacketPool.NO_SLOT && pool.slotsEverUsed() == n;
         pool.close();
         return ok;
@@ -73,30 +61,36 @@ final class SlotPools {
         final int n = pool.capacity();
         boolean ok = pool.inUse() == 0;
         final int[] got = new int[n];
-        int count = 0;
-        for (int i = 0; i < n; i++) {
-            final int s = pool.acquire();
-            if (s == PacketPool.NO_SLOT) {
-                ok = false;
-                break;
-            }
-            for (int j = 0; j < count; j++) {
-                ok &= got[j] != s;
-            }
-            got[count++] = s;
-        }
-        if (count == n && pool.acquire() != PacketPool.NO_SLOT) {
-            ok = false;
-        }
+        ok &= takeAllDistinct(pool, got) && pool.acquire() == PacketPool.NO_SLOT;
         if (!ok) {
             pool.close();
             return false;
         }
-        for (int i = 0; i < count; i++) {
-            pool.release(got[i]);
+        for (final int slot : got) {
+            pool.release(slot);
         }
         queue(n).offer(pool);
         return true;
+    }
+
+    /**
+     * Acquires {@code got.length} slots into {@code got}, stopping at the first {@link PacketPool#NO_SLOT}.
+     *
+     * @return true if that many came out and all were distinct
+     */
+    private static boolean takeAllDistinct(final PacketPool pool, final int[] got) {
+        boolean distinct = true;
+        for (int i = 0; i < got.length; i++) {
+            final int s = pool.acquire();
+            if (s == PacketPool.NO_SLOT) {
+                return false;
+            }
+            for (int j = 0; j < i; j++) {
+                distinct &= got[j] != s;
+            }
+            got[i] = s;
+        }
+        return distinct;
     }
 
     /** Plain store into a slot's data area, as packet code writes slot bytes. */
