@@ -15,11 +15,25 @@ import net.fips.ffm.linux.SockAddrs;
 import net.fips.ffm.linux.Syscalls;
 
 /**
- * The plain TCP connect: {@code ip:port}, {@code [v6]:port} or {@code host:port} text (a host name is resolved on
- * the loop thread, first result, as the reference does), a non-blocking socket of the address's family with the
- * transport's options, {@code connect(2)}. No pre-link exchange.
+ * The plain TCP connect: {@code ip:port}, {@code [v6]:port} or {@code host:port} text (a host name is looked up
+ * first, off the loop thread, first result, as the reference does), a non-blocking socket of the address's family
+ * with the transport's options, {@code connect(2)}. No pre-link exchange.
  */
 public final class DirectConnector implements StreamConnector {
+    @Override
+    public boolean needsLookup(final TransportAddr address) {
+        return address.text() != null && UdpAddresses.needsLookup(address.text());
+    }
+
+    @Override
+    public TransportAddr lookup(final TransportAddr address) throws IOException {
+        try {
+            return TransportAddr.ofInet(UdpAddresses.parse(address.text()));
+        } catch (final IOException e) {
+            throw new TransportException("TCP address " + address.text() + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public Dial open(final TransportAddr address, final TcpSocketOptions options) throws IOException {
         final String text = address.text();

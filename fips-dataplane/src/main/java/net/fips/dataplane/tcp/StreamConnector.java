@@ -7,7 +7,8 @@ import net.fips.dataplane.transport.TransportAddr;
 /**
  * The outbound connect step of a stream transport, pluggable so that a transport that dials through a proxy (Tor's
  * and Nym's SOCKS5) reuses {@link TcpTransport}'s event loop, framing, pool and stats. All calls happen on the
- * transport's loop thread and must not block: {@link #open} creates a non-blocking socket and starts the connect;
+ * transport's loop thread and must not block (name look-ups go through {@link #lookup}, which the transport runs
+ * elsewhere): {@link #open} creates a non-blocking socket and starts the connect;
  * when the socket is connected the loop runs the optional {@link PreLink} exchange (SOCKS5 greeting and CONNECT)
  * each time the descriptor is ready until it says {@link PreLink#DONE}; only then do FMP frames flow. The whole
  * sequence is bounded by the transport's connect timeout.
@@ -23,6 +24,29 @@ public interface StreamConnector {
      * @throws IOException when the address is unusable or the socket cannot be created (counted as a failed connect)
      */
     Dial open(TransportAddr address, TcpSocketOptions options) throws IOException;
+
+    /**
+     * Whether {@link #open} would have to look a host name up for {@code address} (which may block for seconds).
+     * The transport then calls {@link #lookup} on a thread of its own, never on the loop, and opens what it returns.
+     *
+     * @param address the peer's address as the link layer knows it
+     * @return false unless this connector resolves names itself (a proxy connector hands them to the proxy)
+     */
+    default boolean needsLookup(final TransportAddr address) {
+        return false;
+    }
+
+    /**
+     * Looks up the host name of {@code address}; blocking, called off the loop thread only when
+     * {@link #needsLookup} said so.
+     *
+     * @param address the peer's address as the link layer knows it
+     * @return the address for {@link #open} (an IP literal); the connection keeps {@code address} as its key
+     * @throws IOException when the name does not resolve (counted as a failed connect)
+     */
+    default TransportAddr lookup(final TransportAddr address) throws IOException {
+        return address;
+    }
 
     /**
      * A connect in progress.

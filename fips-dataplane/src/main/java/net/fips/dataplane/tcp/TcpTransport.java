@@ -94,8 +94,18 @@ public final class TcpTransport implements Transport {
 
     private enum Phase { CONNECTING, PRELINK, ESTABLISHED, CLOSED }
 
-    /** A request from another thread for the loop. */
-    private record Request(boolean connect, TransportAddr address) {
+    /**
+     * A request from another thread for the loop: connect or close {@code address}, or (from a look-up thread) the
+     * outcome of a name look-up for it: {@code resolved} to open, or {@code lookupError}.
+     */
+    private record Request(boolean connect, TransportAddr address, TransportAddr resolved, String lookupError) {
+        Request(final boolean connect, final TransportAddr address) {
+            this(connect, address, null, null);
+        }
+
+        boolean lookupDone() {
+            return resolved != null || lookupError != null;
+        }
     }
 
     /** One connection; loop thread only. */
@@ -188,6 +198,8 @@ public final class TcpTransport implements Transport {
     private final Map<TransportAddr, Conn> pool = new HashMap<>();
     private Conn[] conns = new Conn[16];
     private final List<Conn> connecting = new ArrayList<>();
+    /** Addresses whose host name is being looked up off the loop, with the deadline of their connect. */
+    private final Map<TransportAddr, Long> lookups = new HashMap<>();
     /** Accepted connections that have not sent a complete frame yet (the first-frame deadline, [master]). */
     private final List<Conn> silent = new ArrayList<>();
     private int[] dirty = new int[16];
@@ -500,6 +512,7 @@ public final class TcpTransport implements Transport {
                 }
             }
             pool.clear();
+            lookups.clear();
             states.clear();
         }
     }
@@ -508,10 +521,13 @@ public final class TcpTransport implements Transport {
         if (anyStalled) {
             return 1;
         }
-        if (connecting.isEmpty() && silent.isEmpty()) {
+        if (connecting.isEmpty() && silent.isEmpty() && lookups.isEmpty()) {
             return 1000;
         }
         long earliest = Long.MAX_VALUE;
+        for (final long deadline : lookups.values()) {
+            earliest = Math.min(earliest, deadline);
+        }
         for (final Conn c : connecting) {
             earliest = Math.min(earliest, c.deadlineNanos);
         }
@@ -527,8 +543,12 @@ public final class TcpTransport implements Transport {
         Request r;
         while ((r = requests.poll()) != null) {
             any = true;
-            if (r.connect()) {
+            if (r.lookupDone()) {
+                lookedUp(r);
+            } else if (r.connect()) {
                 startConnect(r.address());
+            } else if (lookups.remove(r.address()) != null) {
+                states.remove(r.address());     // the look-up's answer will find nothing to connect
             } else {
                 final Conn c = pool.get(r.address());
                 if (c != null) {
@@ -717,12 +737,54 @@ public final class TcpTransport implements Transport {
     }
 
     private void startConnect(final TransportAddr address) {
-        if (pool.containsKey(address) || !running) {
+        if (pool.containsKey(address) || lookups.containsKey(address) || !running) {
             return;
         }
+        if (connector.needsLookup(address)) {
+            startLookup(address);
+        } else {
+            dial(address, address);
+        }
+    }
+
+    /**
+     * A host name: looked up on a thread of its own (a look-up can block for seconds, which on the loop would stall
+     * every connection), bounded by the connect timeout; the answer comes back as a request.
+     */
+    private void startLookup(final TransportAddr address) {
+        lookups.put(address, clock.getAsLong() + cfg.connectTimeoutMs() * 1_000_000L);
+        states.put(address, ConnectionState.CONNECTING);
+        Thread.ofPlatform().name(thread.getName() + "-lookup").daemon().start(() -> {
+            Request r;
+            try {
+                r = new Request(true, address, connector.lookup(address), null);
+            } catch (final IOException | RuntimeException e) {
+                r = new Request(true, address, null, e.getMessage() != null ? e.getMessage() : e.toString());
+            }
+            requests.add(r);
+            wake.wake();
+        });
+    }
+
+    /** A look-up's answer: connect, unless the address was closed or timed out meanwhile. */
+    private void lookedUp(final Request r) {
+        if (lookups.remove(r.address()) == null || !running) {
+            return;
+        }
+        if (r.lookupError() != null) {
+            states.put(r.address(), ConnectionState.FAILED);
+            LOG.log(System.Logger.Level.DEBUG, "{0} connect to {1} failed: {2}", typeName, r.address(),
+                    r.lookupError());
+            return;
+        }
+        dial(r.address(), r.resolved());
+    }
+
+    /** Opens a connection keyed by {@code address} to {@code to} (the same, or its looked-up literal). */
+    private void dial(final TransportAddr address, final TransportAddr to) {
         final StreamConnector.Dial dial;
         try {
-            dial = connector.open(address, options);
+            dial = connector.open(to, options);
         } catch (final ErrnoException e) {
             if (e.errno() == Errno.ECONNREFUSED) {
                 add(CONNECT_REFUSED, 1);
@@ -994,10 +1056,23 @@ public final class TcpTransport implements Transport {
     }
 
     private void expireConnects() {
-        if (connecting.isEmpty() && silent.isEmpty()) {
+        if (connecting.isEmpty() && silent.isEmpty() && lookups.isEmpty()) {
             return;
         }
         final long now = clock.getAsLong();
+        if (!lookups.isEmpty()) {
+            final var it = lookups.entrySet().iterator();
+            while (it.hasNext()) {
+                final var e = it.next();
+                if (now - e.getValue() >= 0) {
+                    it.remove();
+                    add(CONNECT_TIMEOUTS, 1);
+                    states.put(e.getKey(), ConnectionState.FAILED);
+                    LOG.log(System.Logger.Level.DEBUG, "{0} connect to {1} failed: name look-up took over {2} ms",
+                            typeName, e.getKey(), cfg.connectTimeoutMs());
+                }
+            }
+        }
         for (int i = silent.size() - 1; i >= 0; i--) {
             final Conn c = silent.get(i);
             if (now - c.deadlineNanos >= 0) {

@@ -20,6 +20,78 @@ public final class UdpAddresses {
      * @throws UdpTransportException if the text is malformed, the port is out of range or the host does not resolve
      */
     public static InetSocketAddress parse(final String text) throws UdpTransportException {
+        final String host = host(text);
+        final int port = port(text);
+        try {
+            // In brackets the JDK takes it as an IPv6 literal or fails, never asking a name server.
+            return new InetSocketAddress(InetAddress.getByName(text.startsWith("[") ? "[" + host + "]" : host), port);
+        } catch (UnknownHostException e) {
+            throw new UdpTransportException("UDP address '" + text + "': host '" + host + "' does not resolve", e);
+        } catch (SecurityException | IllegalArgumentException e) {
+            throw new UdpTransportException("UDP address '" + text + "': " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Whether {@link #parse} would have to look the host up (a name, not an IP literal): a lookup can block for
+     * seconds, so event-loop threads do it elsewhere.
+     *
+     * @param text address text
+     * @return true for a well-formed {@code name:port}; false for an IP literal and for malformed text (whose
+     *         {@link #parse} fails at once, without a lookup)
+     */
+    public static boolean needsLookup(final String text) {
+        final String host;
+        try {
+            host = host(text);
+            port(text);
+        } catch (final UdpTransportException e) {
+            return false;
+        }
+        return !text.startsWith("[") && !isIpv4Literal(host);
+    }
+
+    private static boolean isIpv4Literal(final String host) {
+        int parts = 0;
+        int digits = 0;
+        for (int i = 0; i < host.length(); i++) {
+            final char c = host.charAt(i);
+            if (c == '.') {
+                if (digits == 0) {
+                    return false;
+                }
+                parts++;
+                digits = 0;
+            } else if (c >= '0' && c <= '9' && digits < 3) {
+                digits++;
+            } else {
+                return false;
+            }
+        }
+        return digits > 0 && parts == 3;
+    }
+
+    /** The host part of well-formed address text (no lookup). */
+    private static String host(final String text) throws UdpTransportException {
+        return split(text)[0];
+    }
+
+    /** The port of well-formed address text. */
+    private static int port(final String text) throws UdpTransportException {
+        final String portText = split(text)[1];
+        final int port;
+        try {
+            port = Integer.parseInt(portText);
+        } catch (NumberFormatException e) {
+            throw new UdpTransportException("UDP address '" + text + "': port '" + portText + "' is not a number");
+        }
+        if (port < 0 || port > 65535) {
+            throw new UdpTransportException("UDP address '" + text + "': port " + port + " is out of range 0-65535");
+        }
+        return port;
+    }
+
+    private static String[] split(final String text) throws UdpTransportException {
         if (text == null || text.isBlank()) {
             throw new UdpTransportException("UDP address is empty");
         }
@@ -47,22 +119,7 @@ public final class UdpAddresses {
             host = text.substring(0, colon);
             portText = text.substring(colon + 1);
         }
-        final int port;
-        try {
-            port = Integer.parseInt(portText);
-        } catch (NumberFormatException e) {
-            throw new UdpTransportException("UDP address '" + text + "': port '" + portText + "' is not a number");
-        }
-        if (port < 0 || port > 65535) {
-            throw new UdpTransportException("UDP address '" + text + "': port " + port + " is out of range 0-65535");
-        }
-        try {
-            return new InetSocketAddress(InetAddress.getByName(host), port);
-        } catch (UnknownHostException e) {
-            throw new UdpTransportException("UDP address '" + text + "': host '" + host + "' does not resolve", e);
-        } catch (SecurityException | IllegalArgumentException e) {
-            throw new UdpTransportException("UDP address '" + text + "': " + e.getMessage(), e);
-        }
+        return new String[] {host, portText};
     }
 
     /**

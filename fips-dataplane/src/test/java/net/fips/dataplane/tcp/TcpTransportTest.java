@@ -16,8 +16,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -177,7 +180,125 @@ class TcpTransportTest {
         assertEquals(1L, tb.stats().get("connections_accepted"), "one connection carried everything");
         assertTrue(ta.stats().get("packets_sent") >= total);
         assertTrue(tb.stats().get("packets_recv") >= total);
-        assertEquals(ta.stats().get("bytes_sent"), tb.stats().get("bytes_recv"));
+        // The sender counts a write after it returns, the receiver may have delivered it before that.
+        await("bytes sent = bytes received", () -> ta.stats().get("bytes_sent").equals(tb.stats().get("bytes_recv")));
+    }
+
+    /**
+     * Plain connects, but a host name is looked up through {@link #answers} and that look-up blocks until the test
+     * releases it: a name server that takes its time.
+     */
+    static final class SlowLookups implements StreamConnector {
+        final DirectConnector direct = new DirectConnector();
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicInteger started = new AtomicInteger();
+        final ConcurrentHashMap<String, TransportAddr> answers = new ConcurrentHashMap<>();
+        volatile Thread lookupThread;
+
+        @Override
+        public Dial open(final TransportAddr address, final TcpSocketOptions options) throws IOException {
+            return direct.open(address, options);
+        }
+
+        @Override
+        public boolean needsLookup(final TransportAddr address) {
+            return direct.needsLookup(address);
+        }
+
+        @Override
+        public TransportAddr lookup(final TransportAddr address) throws IOException {
+            lookupThread = Thread.currentThread();
+            started.incrementAndGet();
+            try {
+                release.await();
+            } catch (final InterruptedException e) {
+                throw new IOException("interrupted");
+            }
+            final TransportAddr a = answers.get(address.text());
+            if (a == null) {
+                throw new IOException("host '" + address.text() + "' does not resolve");
+            }
+            return a;
+        }
+    }
+
+    @Test
+    void aSlowNameLookupDoesNotStallTheOtherConnections() throws Exception {
+        final TcpTransport tb = listener("127.0.0.1:0");
+        final TcpTransport tc = listener("127.0.0.1:0");
+        final SlowLookups lookups = new SlowLookups();
+        final TcpTransport ta = TcpTransport.open(new TcpTransportConfig().connectTimeoutMs(30_000)
+                .connector(lookups));
+        final DataPlane a = plane(ta, new Sink());
+        final DataPlane b = plane(tb, new Sink());
+        final DataPlane c = plane(tc, new Sink());
+        final TransportAddr named = TransportAddr.ofText("peer-c.test:" + parse(tc.localAddr()).getPort());
+        lookups.answers.put(named.text(), tc.localAddr());
+
+        ta.connect(named);
+        await("the look-up to start", () -> lookups.started.get() == 1);
+        assertEquals(ConnectionState.CONNECTING, ta.connectionState(named));
+        assertTrue(lookups.lookupThread.getName().startsWith("fips-tcp-"), lookups.lookupThread.getName());
+        ta.connect(named);      // asked again while the look-up runs: no second look-up
+        // While that name server takes its time, the loop connects and carries frames to a literal address.
+        final DataPlaneEvent.HandshakeReceived h = dialAndHandshake(a, ta, b, tb.localAddr());
+        assertArrayEquals(msg(1), h.packet());
+        assertEquals(ConnectionState.CONNECTING, ta.connectionState(named), "still looking up");
+        assertEquals(1, lookups.started.get());
+
+        lookups.release.countDown();
+        await("the connection by name", () -> ta.connectionState(named) == ConnectionState.CONNECTED);
+        a.sendHandshake(0, named, msg(1));
+        final DataPlaneEvent.HandshakeReceived hc = awaitHandshake(c);
+        assertArrayEquals(msg(1), hc.packet());
+        assertEquals(2L, ta.stats().get("connections_established"));
+        assertEquals(1L, tc.stats().get("connections_accepted"));
+    }
+
+    @Test
+    void aNameThatDoesNotResolveFailsTheConnect() throws Exception {
+        final SlowLookups lookups = new SlowLookups();
+        lookups.release.countDown();
+        final TcpTransport ta = TcpTransport.open(new TcpTransportConfig().connector(lookups));
+        plane(ta, new Sink());
+        final TransportAddr named = TransportAddr.ofText("nowhere.test:2121");
+        ta.connect(named);
+        await("the failed look-up", () -> ta.connectionState(named) == ConnectionState.FAILED);
+        assertEquals(0L, ta.stats().get("connections_established"));
+        assertEquals(0L, ta.stats().get("connect_timeouts"));
+        // asked again: a new look-up
+        ta.connect(named);
+        await("a second look-up", () -> lookups.started.get() == 2);
+    }
+
+    @Test
+    void aLookupPastTheConnectTimeoutFailsAndItsLateAnswerIsIgnored() throws Exception {
+        final TcpTransport tc = listener("127.0.0.1:0");
+        final SlowLookups lookups = new SlowLookups();
+        final AtomicLong now = new AtomicLong();
+        final TcpTransport ta = TcpTransport.open(new TcpTransportConfig().connectTimeoutMs(1000).connector(lookups)
+                .nanoClock(now::get));
+        plane(ta, new Sink());
+        plane(tc, new Sink());
+        final TransportAddr named = TransportAddr.ofText("late.test:" + parse(tc.localAddr()).getPort());
+        lookups.answers.put(named.text(), tc.localAddr());
+        ta.connect(named);
+        await("the look-up to start", () -> lookups.started.get() == 1);
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1001));
+        ta.wakeup();
+        await("the timeout", () -> ta.connectionState(named) == ConnectionState.FAILED);
+        assertEquals(1L, ta.stats().get("connect_timeouts"));
+        lookups.release.countDown();
+        final Thread t = lookups.lookupThread;
+        t.join(TimeUnit.SECONDS.toMillis(10));
+        assertFalse(t.isAlive());
+        // The late answer is queued before this connect, which the loop takes in order: once this one is up, the
+        // answer has been seen and dropped (a dial would have made the name CONNECTING on the loop at once).
+        ta.connect(tc.localAddr());
+        await("the marker connection", () -> ta.connectionState(tc.localAddr()) == ConnectionState.CONNECTED);
+        assertEquals(ConnectionState.FAILED, ta.connectionState(named));
+        assertEquals(1L, ta.stats().get("connections_established"), "the marker only");
+        assertEquals(1L, ta.stats().get("pool_outbound"));
     }
 
     @Test
