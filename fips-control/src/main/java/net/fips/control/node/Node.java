@@ -512,7 +512,8 @@ public final class Node implements AutoCloseable {
 
     /**
      * Opens every configured transport, ids in the reference's order (transports.md §1.4): UDP, Ethernet, TCP,
-     * Tor, Nym, BLE, each type in config order. A failure closes what was opened and refuses the start.
+     * Tor, Nym, BLE, each type in config order. A failure closes what was opened and refuses the start, except an
+     * Ethernet interface that does not exist yet, which its transport waits for.
      */
     private static List<Transport> openTransports(final FipsConfig cfg) throws NodeStartException {
         final List<Transport> out = new ArrayList<>();
@@ -541,10 +542,17 @@ public final class Node implements AutoCloseable {
             final String where = "transports.ethernet" + e.name().map(n -> "." + n).orElse("") + " ("
                     + e.interfaceName() + ")";
             try {
-                out.add(EthernetTransport.open(EthernetTransportConfig.of(e.interfaceName())
+                // An interface that is not there yet (a USB adapter, a VLAN made later) is waited for, not an error.
+                final EthernetTransport t = EthernetTransport.openOrAwait(EthernetTransportConfig.of(e.interfaceName())
                         .withEtherType(e.etherType()).withMtu(e.mtu().orElse(0))
                         .withBuffers(e.recvBufSize(), e.sendBufSize()).withDiscovery(e.listen())
-                        .withRole(e.name().orElse(null), e.autoConnect(), e.acceptConnections())));
+                        .withRole(e.name().orElse(null), e.autoConnect(), e.acceptConnections()));
+                out.add(t);
+                if (t.awaitingInterface()) {
+                    LOG.log(Level.WARNING, "{0}: no interface {1} in this network namespace yet; the transport"
+                            + " opens it when it appears (tried about once a second; mtu {2} until then)", where,
+                            e.interfaceName(), String.valueOf(t.mtu()));
+                }
             } catch (final EthernetTransportException | RuntimeException x) {
                 out.forEach(Transport::close);
                 throw new NodeStartException("cannot open Ethernet transport " + where + ": " + x.getMessage(),

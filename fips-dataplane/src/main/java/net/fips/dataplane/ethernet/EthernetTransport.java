@@ -47,7 +47,8 @@ import net.fips.ffm.linux.WakeFd;
  * by the packet, so nothing is copied; packets above the MTU are refused and counted. {@link #sendBeacon()} sends
  * the 34-byte beacon to {@code ff:ff:ff:ff:ff:ff}; after {@value #ENXIO_REOPEN_AFTER} consecutive ENXIO failures
  * (the interface was destroyed and recreated, §4.4) the socket is reopened on the same interface name by the
- * receiving thread's next {@link #receive} (or by {@link #reopen()} when nothing receives).
+ * receiving thread's next {@link #receive} (or by {@link #reopen()} when nothing receives). {@link #openOrAwait}
+ * makes a transport whose interface does not exist yet the same way: it opens once the interface appears.
  *
  * <p>Threading: one thread receives, one sends, and beacons may be sent from a third; each has its own native
  * buffers and errno state, and none allocates per packet. The receiving thread alone closes and reopens the
@@ -55,6 +56,9 @@ import net.fips.ffm.linux.WakeFd;
  * poll; {@link #close()} after the threads stopped.
  */
 public final class EthernetTransport implements Transport {
+    private static final System.Logger LOG = System.getLogger(EthernetTransport.class.getName());
+    /** The interface MTU a transport waiting for its interface assumes until it opens (plain Ethernet). */
+    static final int ASSUMED_INTERFACE_MTU = 1500;
     /** MACs kept between two drains; beacons from further new MACs are counted and dropped. */
     public static final int MAX_DISCOVERED = 1024;
     /** Consecutive ENXIO beacon failures that make the transport reopen its socket (the reference's 3). */
@@ -66,7 +70,10 @@ public final class EthernetTransport implements Transport {
     private final WakeFd wake;
     private final StampedLock fdLock = new StampedLock();
     private final EthernetCounters counters = new EthernetCounters();
-    private final int mtu;
+    /** Fixed at open; a transport that waited for its interface may lower it once, at the first open. */
+    private volatile int mtu;
+    /** True while a transport made by {@link #openOrAwait} has not yet found its interface. */
+    private volatile boolean awaitingInterface;
     private final int batch;
     private final boolean discovery;
     private final Map<Long, DiscoveredBeacon> discovered = new LinkedHashMap<>();
@@ -184,6 +191,48 @@ public final class EthernetTransport implements Transport {
                     e instanceof ErrnoException x ? x.errno() : 0, "Ethernet transport on "
                     + config.interfaceName() + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Like {@link #open}, except that an interface that does not exist (yet) is not an error: the transport is made
+     * without a socket ({@link #awaitingInterface()}; sends and beacons fail and are counted, {@link #state()} is
+     * {@code STARTING}) and its receiving thread tries to open the interface about once a second, as after the
+     * interface was destroyed. Its MTU is the configured one, or 1497 (a 1500-byte Ethernet MTU) when none is
+     * configured, lowered at the first open if the interface's is smaller (never raised: the pool was sized for it).
+     *
+     * @throws EthernetTransportException for every other reason {@link #open} has
+     */
+    public static EthernetTransport openOrAwait(final EthernetTransportConfig config)
+            throws EthernetTransportException {
+        try {
+            return open(config);
+        } catch (final EthernetTransportException e) {
+            if (e.reason() != EthernetTransportException.Reason.NO_SUCH_INTERFACE) {
+                throw e;
+            }
+            final Arena arena = Arena.ofShared();
+            try {
+                final WakeFd wake = WakeFd.open();
+                final EthernetTransport t = new EthernetTransport(config, arena, wake,
+                        new Opened(-1, 0, 0, config.mtu() > 0
+                                ? Math.min(config.mtu(), EthernetFrame.MAX_DATA_LENGTH) + EthernetFrame.DATA_HEADER_SIZE
+                                : ASSUMED_INTERFACE_MTU));
+                t.awaitingInterface = true;
+                t.reopenRequested = true;
+                t.lastReopenProblem = e.getMessage();
+                return t;
+            } catch (IOException | RuntimeException x) {
+                arena.close();
+                throw new EthernetTransportException(EthernetTransportException.Reason.SYSTEM,
+                        x instanceof ErrnoException n ? n.errno() : 0, "Ethernet transport on "
+                        + config.interfaceName() + ": " + x.getMessage(), x);
+            }
+        }
+    }
+
+    /** @return true while a transport made by {@link #openOrAwait} waits for its interface to appear */
+    public boolean awaitingInterface() {
+        return awaitingInterface;
     }
 
     private record Opened(int fd, int ifindex, long mac, int ifMtu) {
@@ -574,9 +623,12 @@ public final class EthernetTransport implements Transport {
         try {
             reopen();
         } catch (EthernetTransportException e) {
-            // The interface may not be back yet: stay pending, the next receive tries again.
+            // The interface may not be back yet: stay pending, the next receive tries again. (Not counted while
+            // a transport waits for an interface that never was there: that is its state, not an error.)
             lastReopenProblem = e.getMessage();
-            counters.recvErrors++;
+            if (!awaitingInterface) {
+                counters.recvErrors++;
+            }
         }
     }
 
@@ -599,6 +651,21 @@ public final class EthernetTransport implements Transport {
                 fd = -1;
             }
             final Opened o = openSocket(config);
+            if (awaitingInterface) {
+                final int now = Math.min(mtu, effectiveMtu(config.mtu(), o.ifMtu));
+                if (now < EthernetTransportConfig.MIN_MTU) {
+                    Syscalls.closeQuietly(o.fd);
+                    throw new EthernetTransportException(EthernetTransportException.Reason.INVALID_CONFIG, 0,
+                            "Ethernet transport on " + config.interfaceName() + ": interface MTU " + o.ifMtu
+                                    + " leaves less than " + EthernetTransportConfig.MIN_MTU
+                                    + " bytes for a FIPS packet", null);
+                }
+                mtu = now;
+                awaitingInterface = false;
+                LOG.log(System.Logger.Level.INFO, "Ethernet transport on {0}: the interface is here, opened"
+                        + " (ifindex {1}, MAC {2}, mtu {3})", config.interfaceName(), o.ifindex,
+                        MacAddress.format(o.mac), now);
+            }
             fd = o.fd;
             ifindex = o.ifindex;
             localMac = o.mac;
@@ -700,7 +767,8 @@ public final class EthernetTransport implements Transport {
 
     @Override
     public State state() {
-        return state;
+        final State s = state;
+        return s == State.UP && awaitingInterface ? State.STARTING : s;
     }
 
     /**

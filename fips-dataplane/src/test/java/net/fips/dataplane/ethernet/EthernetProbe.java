@@ -17,8 +17,9 @@ import net.fips.ffm.linux.Syscalls;
 
 /**
  * Child-process side of {@link EthernetTransportNamespaceTest}, run inside a network namespace
- * ({@code ip netns exec}) on the class path. Arguments: interface, 64 hex digits of beacon key or {@code -}. It opens
- * an {@link EthernetTransport} (printing {@code OPEN ...} or {@code ERROR reason=...}) and then runs one command
+ * ({@code ip netns exec}) on the class path. Arguments: interface, 64 hex digits of beacon key or {@code -}, and
+ * optionally {@code await} ({@link EthernetTransport#openOrAwait}). It opens an {@link EthernetTransport} (printing
+ * {@code OPEN ...}, {@code WAITING ...} or {@code ERROR reason=...}) and then runs one command
  * per stdin line, printing one result line per command (and {@code FRAME}/{@code DISCOVERED} lines before it):
  * <ul>
  *   <li>{@code INFO}, {@code COUNTERS}, {@code BEACON}, {@code DRAIN}, {@code EXIT};</li>
@@ -45,13 +46,14 @@ public final class EthernetProbe {
             cfg = cfg.withBeaconKey(HexFormat.of().parseHex(args[1]));
         }
         final EthernetTransport t;
+        final boolean await = args.length > 2 && args[2].equals("await");
         try {
-            t = EthernetTransport.open(cfg);
+            t = await ? EthernetTransport.openOrAwait(cfg) : EthernetTransport.open(cfg);
         } catch (EthernetTransportException e) {
             System.out.println("ERROR reason=" + e.reason() + " errno=" + e.errno() + " message=" + e.getMessage());
             return;
         }
-        System.out.println("OPEN " + info(t));
+        System.out.println((t.awaitingInterface() ? "WAITING " : "OPEN ") + info(t));
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         try (Arena arena = Arena.ofConfined(); t) {
             final int slots = 128;

@@ -56,8 +56,8 @@ class EthernetTransportNamespaceTest {
         final Process process;
         final BlockingQueue<String> out;
 
-        Probe(final String ns, final List<String> wrapper, final String iface, final String key) throws IOException {
-            process = startProbe(ns, wrapper, iface, key);
+        Probe(final String ns, final List<String> wrapper, final String... args) throws IOException {
+            process = startProbe(ns, wrapper, args);
             out = lines(process);
         }
 
@@ -288,6 +288,40 @@ class EthernetTransportNamespaceTest {
         assertFalse(ifindex(after).equals(ifindex(before)), "a new interface: " + before + " / " + after);
         assertTrue(pa.counters().get("reopens") >= 1);
         assertTrue(pb.counters().get("reopens") >= 1);
+        pa.cmd("SEND " + MAC_B + " 0a0b0c", "SENT ");
+        assertEquals("RECVD 1", pb.cmd("RECV 1 5000", "RECVD "));
+        pa.exit();
+        pb.exit();
+    }
+
+    @Test
+    void anInterfaceThatAppearsLaterIsOpened() throws Exception {
+        final String a = newNamespace("a");
+        final String b = newNamespace("b");
+        final Probe pa = new Probe(a, List.of(), "fe0", KEY_A, "await");
+        final String waiting = expect(pa.out, "WAITING ");
+        assertTrue(waiting.contains(" mtu=1497 "), "a 1500-byte Ethernet MTU assumed: " + waiting);
+        assertEquals("BEACON rc=9", pa.cmd("BEACON", "BEACON "), "EBADF: no socket yet");
+        assertEquals("RECVD 0", pa.cmd("RECV 0 300", "RECVD "));
+        assertEquals(0L, pa.counters().get("reopens"));
+
+        // The interface appears, with a smaller MTU than assumed.
+        ip("-n", a, "link", "add", "fe0", "address", MAC_A, "mtu", "1400", "type", "veth", "peer", "name", "fe0",
+                "netns", b, "address", MAC_B, "mtu", "1400");
+        ip("-n", a, "link", "set", "fe0", "up");
+        ip("-n", b, "link", "set", "fe0", "up");
+        final Probe pb = new Probe(b, List.of(), "fe0", "-");
+        expect(pb.out, "OPEN ");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        String info = pa.cmd("INFO", "INFO ");
+        while (!info.contains(" reopens=1") && System.nanoTime() < deadline) {
+            pa.cmd("RECV 0 300", "RECVD ");     // the receiving thread's retries, about once a second
+            info = pa.cmd("INFO", "INFO ");
+        }
+        assertTrue(info.contains(" reopens=1"), "opened once the interface was there: " + info);
+        assertTrue(info.contains(" mtu=1397 ") && info.contains(" ifmtu=1400 ") && info.contains(MAC_A), info);
+        assertEquals(0L, pa.counters().get("recv_errors"), "waiting is a state, not a stream of errors");
+        assertEquals("BEACON rc=0", pa.cmd("BEACON", "BEACON "));
         pa.cmd("SEND " + MAC_B + " 0a0b0c", "SENT ");
         assertEquals("RECVD 1", pb.cmd("RECV 1 5000", "RECVD "));
         pa.exit();

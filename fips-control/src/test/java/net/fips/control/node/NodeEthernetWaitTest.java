@@ -1,0 +1,49 @@
+package net.fips.control.node;
+
+import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.control.node.NodeTestSupport.load;
+import static net.fips.control.node.NodeTestSupport.yaml;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import net.fips.control.identity.NodeIdentity;
+import net.fips.dataplane.ethernet.EthernetTransport;
+import net.fips.dataplane.transport.Transport;
+
+/**
+ * A node whose Ethernet interface does not exist (yet) starts and runs its other transports; the Ethernet instance
+ * waits for the interface ({@code EthernetTransportNamespaceTest} shows it opening once the interface appears).
+ * Needs root (an AF_PACKET socket); no interface is created and nothing is sent.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class NodeEthernetWaitTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aMissingInterfaceIsWaitedForAndTheNodeRuns() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root (CAP_NET_RAW for AF_PACKET)");
+        final String iface = "fipsnone" + ThreadLocalRandom.current().nextInt(1000, 10000);
+        final String y = yaml(NodeIdentity.generate(), freePort(), dir.resolve("n.sock"), "")
+                .replace("transports:\n", "transports:\n  ethernet:\n    interface: " + iface + "\n");
+        try (Node n = Node.start(load(y), new NodeOptions().aclDirectory(dir.resolve("none")))) {
+            assertEquals(2, n.transports().size(), "UDP and the waiting Ethernet instance");
+            final EthernetTransport eth = (EthernetTransport) n.transports().stream()
+                    .filter(t -> t instanceof EthernetTransport).findFirst().orElseThrow();
+            assertTrue(eth.awaitingInterface());
+            assertEquals(Transport.State.STARTING, eth.state());
+            assertEquals(iface, eth.interfaceName());
+            assertTrue(eth.lastReopenProblem().contains("no interface \"" + iface + "\""), eth.lastReopenProblem());
+            assertEquals(0L, eth.counters().reopens());
+        }
+    }
+}
