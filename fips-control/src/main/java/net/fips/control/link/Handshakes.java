@@ -247,11 +247,18 @@ final class Handshakes {
             return;
         }
         if (c.ourAddr.compareTo(existing.nodeAddr) < 0) {
-            // We are smaller: switch to our outbound session and indices. The data plane has no "replace
-            // session", so the link is re-added under a new id with the outbound keys (counters from 0, K = 0).
+            // We are smaller: switch to our outbound session and indices, and to the connection our dial made
+            // (the peer keeps its inbound side of that dial; on a connection-oriented transport the other
+            // connection, the peer's dial, is closed by both sides). The data plane has no "replace session", so
+            // the link is re-added under a new id with the outbound keys (counters from 0, K = 0).
+            final int oldTransport = existing.transportId;
+            final TransportAddr oldAddress = existing.address;
             c.peersByLink.remove(existing.linkId);
             c.dataPlane.removeLink(existing.linkId);
             c.indices.free(existing.ourIndex);
+            existing.transportId = ob.transportId;
+            existing.address = from;
+            c.closeLosingConnection(oldTransport, oldAddress, existing);
             existing.linkId = c.newLinkId();
             existing.ourIndex = ob.ourIndex;
             existing.theirIndex = msg2.senderIdx();
@@ -264,8 +271,10 @@ final class Handshakes {
                     existing.sessionStartNanos));
             c.peersByLink.put(existing.linkId, existing);
         } else {
-            // We are larger: keep the inbound session and the their_index from the peer's msg1.
+            // We are larger: keep the inbound session and the their_index from the peer's msg1, and its
+            // connection; our dial's connection lost.
             c.indices.free(ob.ourIndex);
+            c.closeLosingConnection(ob.transportId, from, existing);
         }
         wipe(result);
         c.announces.onPromoted(existing);

@@ -81,6 +81,8 @@ public final class LinkConductor {
     final Map<NodeAddr, PeerLink> peers = new HashMap<>();
     final Map<Long, PeerLink> peersByLink = new HashMap<>();
     private java.util.function.IntPredicate admission = id -> true;
+    private java.util.function.BiConsumer<Integer, net.fips.dataplane.transport.TransportAddr> connectionCloser =
+            (id, address) -> { };
     /** Dials by (transport, our index): msg2 matching. */
     final Map<Long, OutboundHandshake> pendingOutbound = new LinkedHashMap<>();
     /** Own rekeys by (transport, rekey index): rekey msg2 matching. */
@@ -250,6 +252,26 @@ public final class LinkConductor {
      */
     public void setAdmission(final java.util.function.IntPredicate acceptsStrangers) {
         this.admission = java.util.Objects.requireNonNull(acceptsStrangers);
+    }
+
+    /**
+     * Sets how the link layer closes a connection of a connection-oriented transport
+     * ({@code Transport.closeConnection}): used for the losing connection of a cross-connection (two TCP
+     * connections to one peer, one per dial), as the reference does. Default: nothing (tests without transports).
+     */
+    public void setConnectionCloser(
+            final java.util.function.BiConsumer<Integer, net.fips.dataplane.transport.TransportAddr> closer) {
+        this.connectionCloser = java.util.Objects.requireNonNull(closer);
+    }
+
+    /** Closes the connection behind {@code address} unless it is the one {@code keep} uses. */
+    void closeLosingConnection(final int transportId, final net.fips.dataplane.transport.TransportAddr address,
+                               final PeerLink keep) {
+        if (keep.transportId == transportId && address.equals(keep.address)) {
+            return;
+        }
+        count(LinkCounter.CROSS_CONNECTION_CLOSES);
+        connectionCloser.accept(transportId, address);
     }
 
     private boolean admitted(final int transportId, final net.fips.dataplane.transport.TransportAddr from) {

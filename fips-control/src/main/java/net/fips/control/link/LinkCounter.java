@@ -33,6 +33,8 @@ public enum LinkCounter {
     LINKS_ESTABLISHED,
     /** Cross-connections resolved. */
     CROSS_CONNECTIONS,
+    /** Losing connections of a cross-connection closed (connection-oriented transports: TCP, Tor, BLE). */
+    CROSS_CONNECTION_CLOSES,
     /** Rekeys we initiated. */
     REKEYS_INITIATED,
     /** Rekey msg1s we answered. */

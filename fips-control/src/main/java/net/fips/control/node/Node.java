@@ -273,6 +273,11 @@ public final class Node implements AutoCloseable {
                     nc.ecn().etxThreshold(), transports));
             final List<Transport> admitting = List.copyOf(transports);
             conductor.setAdmission(id -> id >= 0 && id < admitting.size() && admitting.get(id).acceptConnections());
+            conductor.setConnectionCloser((id, address) -> {
+                if (id >= 0 && id < admitting.size()) {
+                    admitting.get(id).closeConnection(address);
+                }
+            });
             final EthernetDiscovery ethernet = ethernetDiscovery(cfg, transports, identity, conductor);
             addConfiguredPeers(cfg.peers(), conductor, transports);
 

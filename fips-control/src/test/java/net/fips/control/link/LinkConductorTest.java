@@ -15,6 +15,7 @@ import java.util.List;
 
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.link.LinkConductor.ConnectResult;
+import net.fips.dataplane.transport.TransportAddr;
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.CoordEntry;
@@ -152,6 +153,41 @@ class LinkConductorTest {
         assertTraffic(a, b, 20);
         fx.net.run(40_000, 500);
         assertLinked(a, b);
+        assertEquals(0, a.count(LinkCounter.LINK_DEAD_REMOVALS) + b.count(LinkCounter.LINK_DEAD_REMOVALS));
+        assertTraffic(a, b, 20);
+    }
+
+    /**
+     * The same over a connection-oriented transport (TCP): each dial is its own connection, so after the smaller
+     * node's dial won both sides use its connection and close the other one, as the reference does.
+     */
+    @Test
+    void crossConnectionOverStreamsKeepsTheWinningDialsConnectionOnly() {
+        fx.net.streams = true;
+        final Node[] n = pair(LinkConfig.defaults());
+        final Node a = n[0];
+        final Node b = n[1];
+        a.conductor.connect(b.peer, TRANSPORT, b.side.address);
+        b.conductor.connect(a.peer, TRANSPORT, a.side.address);
+        fx.net.deliverAll();
+        assertLinked(a, b);
+        assertEquals(1, a.count(LinkCounter.CROSS_CONNECTIONS));
+        assertEquals(1, b.count(LinkCounter.CROSS_CONNECTIONS));
+        final Node smaller = a.id.nodeAddr().compareTo(b.id.nodeAddr()) < 0 ? a : b;
+        final Node larger = smaller == a ? b : a;
+        final java.util.List<TransportAddr> winning = java.util.List.of(smaller.side.address, larger.side.address);
+        final java.util.List<TransportAddr> losing = java.util.List.of(larger.side.address, smaller.side.address);
+        assertEquals(java.util.List.of(losing), smaller.side.closed, "the smaller node closed the larger's dial");
+        assertEquals(java.util.List.of(losing), larger.side.closed, "and so did the larger");
+        assertEquals(1, smaller.count(LinkCounter.CROSS_CONNECTION_CLOSES));
+        assertEquals(1, larger.count(LinkCounter.CROSS_CONNECTION_CLOSES));
+        // Both links are on the smaller node's dial, its address as each side knows it.
+        assertEquals(larger.side.address.toString(), smaller.peer(larger).address());
+        assertEquals(winning, fx.net.connection(larger.side, larger.side.onlyLink().remote));
+        assertTraffic(a, b, 20);
+        fx.net.run(40_000, 500);
+        assertLinked(a, b);
+        assertEquals(0, fx.net.sentOnClosed, "nothing was sent on the closed connection");
         assertEquals(0, a.count(LinkCounter.LINK_DEAD_REMOVALS) + b.count(LinkCounter.LINK_DEAD_REMOVALS));
         assertTraffic(a, b, 20);
     }

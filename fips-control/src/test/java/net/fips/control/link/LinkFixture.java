@@ -70,6 +70,7 @@ final class LinkFixture {
         r.nextBytes(epoch);
         final PairedDataPlanes.Side side = net.newSide(name, port);
         final LinkConductor c = new LinkConductor(id, epoch, side, side::stats, r, config, filter, net.now);
+        c.setConnectionCloser((transport, at) -> side.closeConnection(at));
         side.conductor = c;
         return new Node(id, epoch, side, c);
     }
@@ -89,6 +90,7 @@ final class LinkFixture {
         final PairedDataPlanes.Side side = net.new Side(name, address);
         net.sides.put(address, side);
         final LinkConductor c = new LinkConductor(id, epoch, side, side::stats, r, config, filter, net.now);
+        c.setConnectionCloser((transport, at) -> side.closeConnection(at));
         side.conductor = c;
         return new Node(id, epoch, side, c);
     }

@@ -68,6 +68,60 @@ final class PairedDataPlanes {
     /** Simulated event-queue delay: the clock moves on by this much before a {@code CutOver} event is handled. */
     long cutoverEventDelayNanos;
 
+    /**
+     * Stream mode (TCP-like; default off, i.e. datagrams): a send to a side's own address travels on the
+     * connection from the sender to that listener, made on first use, which the listener sees coming from an
+     * ephemeral address of the sender's host ({@code 10.0.0.x:4000n}); the listener's sends to that ephemeral
+     * address go back on the same connection and reach the dialer as from the listener's address. A side's
+     * {@code closeConnection} ends a connection for both ends: later sends on it are dropped and counted.
+     */
+    boolean streams;
+    /** (dialer address, listener address) of each connection, by the ephemeral address the listener sees. */
+    private final Map<TransportAddr, List<TransportAddr>> byEphemeral = new HashMap<>();
+    private final Map<List<TransportAddr>, TransportAddr> ephemeralOf = new HashMap<>();
+    /** Connections (dialer, listener) closed by either end. */
+    final java.util.Set<List<TransportAddr>> closedConnections = new java.util.HashSet<>();
+    /** Packets sent on a closed connection. */
+    long sentOnClosed;
+
+    /** Puts a packet on the wire, through its connection in stream mode. */
+    private void transmit(final TransportAddr from, final TransportAddr to, final byte[] bytes) {
+        if (!streams) {
+            wire.add(new Packet(from, to, bytes, now + latencyNanos));
+            return;
+        }
+        final List<TransportAddr> back = byEphemeral.get(to);
+        final List<TransportAddr> conn = back != null ? back : List.of(from, to);
+        if (closedConnections.contains(conn)) {
+            sentOnClosed++;
+            return;
+        }
+        if (back != null) {
+            // the listener answers on the accepted connection: the dialer sees the listener's address
+            wire.add(new Packet(back.get(1), back.get(0), bytes, now + latencyNanos));
+            return;
+        }
+        final TransportAddr eph = ephemeralOf.computeIfAbsent(conn, k -> {
+            final String host = from.text().substring(0, from.text().lastIndexOf(':'));
+            final TransportAddr e = inet(host, 40_000 + byEphemeral.size());
+            byEphemeral.put(e, k);
+            return e;
+        });
+        wire.add(new Packet(eph, to, bytes, now + latencyNanos));
+    }
+
+    /** The packet's destination side, through an ephemeral address in stream mode. */
+    private Side destination(final TransportAddr to) {
+        final List<TransportAddr> conn = streams ? byEphemeral.get(to) : null;
+        return sides.get(conn != null ? conn.get(0) : to);
+    }
+
+    /** The connection {@code side} knows as {@code address}: its dial to a listener, or one it accepted. */
+    List<TransportAddr> connection(final Side side, final TransportAddr address) {
+        final List<TransportAddr> accepted = byEphemeral.get(address);
+        return accepted != null ? accepted : List.of(side.address, address);
+    }
+
     Side newSide(final String name, final int port) {
         final Side s = new Side(name, inet("10.0.0." + (sides.size() + 1), port));
         sides.put(s.address, s);
@@ -104,7 +158,7 @@ final class PairedDataPlanes {
                 lostPackets++;
                 continue;
             }
-            final Side dest = sides.get(p.to());
+            final Side dest = destination(p.to());
             if (dest == null) {
                 packetsToNowhere++;
                 continue;
@@ -418,7 +472,7 @@ final class PairedDataPlanes {
                     plain.length);
             l.packetsOut++;
             l.bytesOut += frame.length;
-            wire.add(new Packet(address, l.remote, frame, now + latencyNanos));
+            transmit(address, l.remote, frame);
         }
 
         /**
@@ -426,6 +480,15 @@ final class PairedDataPlanes {
          * is addressed to) was not yet installed: a real data plane would drop that frame as unknown.
          */
         long msg2BeforeIndex;
+
+        /** Connections this side closed ({@code setConnectionCloser}), as {@link #connection} names them. */
+        final List<List<TransportAddr>> closed = new ArrayList<>();
+
+        void closeConnection(final TransportAddr addr) {
+            final List<TransportAddr> conn = connection(this, addr);
+            closed.add(conn);
+            closedConnections.add(conn);
+        }
 
         @Override
         public void sendHandshake(final int transportId, final TransportAddr to, final byte[] packet) {
@@ -435,7 +498,7 @@ final class PairedDataPlanes {
                     && !byIndex.containsKey(m2.senderIdx())) {
                 msg2BeforeIndex++;
             }
-            wire.add(new Packet(address, to, packet.clone(), now + latencyNanos));
+            transmit(address, to, packet.clone());
         }
 
         @Override
