@@ -289,6 +289,9 @@ public final class Node implements AutoCloseable {
                     nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             holder.loop = loop;
             loop.onTick(ethernet::tick);
+            final MediumDiscovery others = new MediumDiscovery(List.copyOf(transports), identity.publicKey(),
+                    conductor::connect);
+            loop.onTick(others::tick);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }
@@ -635,6 +638,7 @@ public final class Node implements AutoCloseable {
     }
 
     private static final int DIALS_PER_TICK = 8;
+
 
     private static EthernetDiscovery ethernetDiscovery(final FipsConfig cfg, final List<Transport> transports,
                                                        final NodeIdentity identity, final LinkConductor conductor) {
