@@ -132,8 +132,8 @@ class LinkConductorTest {
         assertLinked(a, b);
     }
 
-    @Test
-    void crossConnectionEndsWithOneLinkOnMatchingSessions() {
+    /** Both nodes dial each other at once; returns {smaller, larger} by node_addr once linked. */
+    private Node[] crossDial() {
         final Node[] n = pair(LinkConfig.defaults());
         final Node a = n[0];
         final Node b = n[1];
@@ -143,8 +143,16 @@ class LinkConductorTest {
         assertLinked(a, b);
         assertEquals(1, a.count(LinkCounter.CROSS_CONNECTIONS));
         assertEquals(1, b.count(LinkCounter.CROSS_CONNECTIONS));
-        final Node smaller = a.id.nodeAddr().compareTo(b.id.nodeAddr()) < 0 ? a : b;
-        final Node larger = smaller == a ? b : a;
+        return a.id.nodeAddr().compareTo(b.id.nodeAddr()) < 0 ? new Node[] {a, b} : new Node[] {b, a};
+    }
+
+    @Test
+    void crossConnectionEndsWithOneLinkOnMatchingSessions() {
+        final Node[] n = crossDial();
+        final Node smaller = n[0];
+        final Node larger = n[1];
+        final Node a = smaller;
+        final Node b = larger;
         // The smaller node's dial won on both sides.
         assertEquals("outbound", smaller.peer(larger).direction());
         assertEquals("inbound", larger.peer(smaller).direction());
@@ -164,17 +172,11 @@ class LinkConductorTest {
     @Test
     void crossConnectionOverStreamsKeepsTheWinningDialsConnectionOnly() {
         fx.net.streams = true;
-        final Node[] n = pair(LinkConfig.defaults());
-        final Node a = n[0];
-        final Node b = n[1];
-        a.conductor.connect(b.peer, TRANSPORT, b.side.address);
-        b.conductor.connect(a.peer, TRANSPORT, a.side.address);
-        fx.net.deliverAll();
-        assertLinked(a, b);
-        assertEquals(1, a.count(LinkCounter.CROSS_CONNECTIONS));
-        assertEquals(1, b.count(LinkCounter.CROSS_CONNECTIONS));
-        final Node smaller = a.id.nodeAddr().compareTo(b.id.nodeAddr()) < 0 ? a : b;
-        final Node larger = smaller == a ? b : a;
+        final Node[] n = crossDial();
+        final Node smaller = n[0];
+        final Node larger = n[1];
+        final Node a = smaller;
+        final Node b = larger;
         final java.util.List<TransportAddr> winning = java.util.List.of(smaller.side.address, larger.side.address);
         final java.util.List<TransportAddr> losing = java.util.List.of(larger.side.address, smaller.side.address);
         assertEquals(java.util.List.of(losing), smaller.side.closed, "the smaller node closed the larger's dial");

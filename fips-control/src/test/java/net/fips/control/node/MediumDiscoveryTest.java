@@ -3,27 +3,23 @@ package net.fips.control.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.link.LinkConductor.ConnectResult;
 import net.fips.dataplane.transport.DiscoveredPeer;
-import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
-import net.fips.dataplane.transport.TransportDestination;
 
 /** Discovered peers of a BLE-like medium: dialled with auto_connect (valid keys only, not ourselves, capped), dropped without. */
 class MediumDiscoveryTest {
 
     /** A transport that only reports discoveries. */
-    static final class Medium implements Transport {
+    static final class Medium implements StubTransport {
         final boolean autoConnect;
         final ArrayDeque<List<DiscoveredPeer>> rounds = new ArrayDeque<>();
         int drains;
@@ -47,49 +43,6 @@ class MediumDiscoveryTest {
         @Override
         public String typeName() {
             return "ble";
-        }
-
-        @Override
-        public String instanceName() {
-            return null;
-        }
-
-        @Override
-        public State state() {
-            return State.UP;
-        }
-
-        @Override
-        public int mtu() {
-            return 2048;
-        }
-
-        @Override
-        public TransportDestination destination(final TransportAddr address) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public TransportAddr sourceAddress(final MemorySegment source, final long offset, final int length) {
-            return null;
-        }
-
-        @Override
-        public boolean acceptConnections() {
-            return true;
-        }
-
-        @Override
-        public Map<String, Long> stats() {
-            return Map.of();
-        }
-
-        @Override
-        public void wakeup() {
-        }
-
-        @Override
-        public void close() {
         }
     }
 

@@ -5,18 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.config.ConfigException;
 import net.fips.control.config.NodeConfig;
 import net.fips.dataplane.transport.Transport;
-import net.fips.dataplane.transport.TransportAddr;
-import net.fips.dataplane.transport.TransportDestination;
 
 /** Settings the node derives from its config. */
 class NodeSettingsTest {
@@ -46,12 +42,7 @@ class NodeSettingsTest {
     }
 
     /** A transport of some type on some interface; nothing else is used. */
-    private record FakeTransport(String typeName, String interfaceName) implements Transport {
-        @Override
-        public String instanceName() {
-            return null;
-        }
-
+    private record FakeTransport(String typeName, String interfaceName) implements StubTransport {
         @Override
         public boolean connectionOriented() {
             return false;
@@ -60,44 +51,6 @@ class NodeSettingsTest {
         @Override
         public boolean reliable() {
             return false;
-        }
-
-        @Override
-        public State state() {
-            return State.UP;
-        }
-
-        @Override
-        public int mtu() {
-            return 1497;
-        }
-
-        @Override
-        public TransportDestination destination(final TransportAddr address) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public TransportAddr sourceAddress(final MemorySegment source, final long offset, final int length) {
-            return null;
-        }
-
-        @Override
-        public boolean acceptConnections() {
-            return false;
-        }
-
-        @Override
-        public Map<String, Long> stats() {
-            return Map.of();
-        }
-
-        @Override
-        public void wakeup() {
-        }
-
-        @Override
-        public void close() {
         }
     }
 
