@@ -99,11 +99,11 @@ final class ControlLoop implements Runnable {
     }
 
     /**
-     * Sets what else runs on each 1 s tick, on this thread, right after the conductor's (Ethernet beacons and
-     * discovery). Call before {@link #start()}.
+     * Adds what else runs on each 1 s tick, on this thread, right after the conductor's (Ethernet beacons, the other
+     * media's discovery), after the hooks added before it. Call before {@link #start()}.
      */
     void onTick(final java.util.function.LongConsumer hook) {
-        this.tickHook = java.util.Objects.requireNonNull(hook, "hook");
+        this.tickHook = this.tickHook.andThen(java.util.Objects.requireNonNull(hook, "hook"));
     }
 
     /** @return the stats history's sampler (feed {@code active_sessions} through it) */

@@ -5,18 +5,16 @@ import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
+import static net.fips.control.node.NodeTestSupport.seqOf;
 import static net.fips.control.node.NodeTestSupport.yaml;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -25,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.control.identity.NodeIdentity;
+import net.fips.control.node.NodeTestSupport.Collector;
 import net.fips.control.node.NodeTestSupport.Peer;
-import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.wire.NodeAddr;
@@ -61,20 +59,6 @@ class NodeSessionTest {
         nodes.forEach(Node::close);
     }
 
-    /** Collects what a node's sessions deliver (copies; test code may allocate). */
-    private static final class Collector {
-        final ConcurrentLinkedQueue<byte[]> packets = new ConcurrentLinkedQueue<>();
-
-        Ipv6Sink sink() {
-            return (segment, offset, length) -> {
-                final byte[] b = new byte[length];
-                MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, b, 0, length);
-                packets.add(b);
-                return length;
-            };
-        }
-    }
-
     private Node start(final String yaml, final Collector sink) throws Exception {
         final Node n = Node.start(load(yaml), new NodeOptions().aclDirectory(dir.resolve("acl"))
                 .ipv6Sink(sink::sink));
@@ -96,10 +80,6 @@ class NodeSessionTest {
     /** Packets with a sequence number of at least {@code from}. */
     private static long count(final Collector c, final long from) {
         return c.packets.stream().filter(p -> seqOf(p) >= from).count();
-    }
-
-    private static long seqOf(final byte[] packet) {
-        return ByteBuffer.wrap(packet).getLong(48);
     }
 
     @Test

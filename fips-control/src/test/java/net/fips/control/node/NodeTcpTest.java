@@ -1,26 +1,24 @@
 package net.fips.control.node;
 
 import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.control.node.NodeTestSupport.deliver;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
+import static net.fips.control.node.NodeTestSupport.seqOf;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -31,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.identity.NodeIdentity;
-import net.fips.dataplane.Ipv6Sink;
+import net.fips.control.node.NodeTestSupport.Collector;
 
 /**
  * Two real nodes over loopback TCP only (no UDP transport at all): B listens, A dials it from an outbound-only
@@ -64,20 +62,6 @@ class NodeTcpTest {
     @AfterEach
     void closeAll() {
         nodes.forEach(Node::close);
-    }
-
-    /** Collects what a node's sessions deliver. */
-    private static final class Collector {
-        final ConcurrentLinkedQueue<byte[]> packets = new ConcurrentLinkedQueue<>();
-
-        Ipv6Sink sink() {
-            return (segment, offset, length) -> {
-                final byte[] b = new byte[length];
-                MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, b, 0, length);
-                packets.add(b);
-                return length;
-            };
-        }
     }
 
     static int freeTcpPort() throws Exception {
@@ -114,26 +98,6 @@ class NodeTcpTest {
                 .ipv6Sink(sink::sink));
         nodes.add(n);
         return n;
-    }
-
-    /** Sends {@code packet} from {@code from} every 300 ms until {@code at} has one with its sequence number. */
-    private static void deliver(final Node from, final Collector at, final byte[] packet, final long seq) {
-        final long deadline = System.nanoTime() + 20_000_000_000L;
-        long next = 0;
-        while (at.packets.stream().noneMatch(p -> p.length == packet.length && seqOf(p) == seq)) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("packet " + seq + " never arrived; from " + describe(from));
-            }
-            if (System.nanoTime() - next >= 0) {
-                from.dataPlane().sendIpv6(packet);
-                next = System.nanoTime() + 300_000_000L;
-            }
-            LockSupport.parkNanos(1_000_000L);
-        }
-    }
-
-    private static long seqOf(final byte[] p) {
-        return p.length >= 56 ? java.nio.ByteBuffer.wrap(p).getLong(48) : -1;
     }
 
     @Test

@@ -120,6 +120,42 @@ final class NodeTestSupport {
         return sb.toString();
     }
 
+
+    /** Collects what a node's sessions deliver (copies; test code may allocate). */
+    static final class Collector {
+        final java.util.concurrent.ConcurrentLinkedQueue<byte[]> packets = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        net.fips.dataplane.Ipv6Sink sink() {
+            return (segment, offset, length) -> {
+                final byte[] b = new byte[length];
+                MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, b, 0, length);
+                packets.add(b);
+                return length;
+            };
+        }
+    }
+
+    /** The sequence number test packets carry at bytes 48-55 (after the IPv6 and UDP headers), or -1. */
+    static long seqOf(final byte[] p) {
+        return p.length >= 56 ? java.nio.ByteBuffer.wrap(p).getLong(48) : -1;
+    }
+
+    /** Sends {@code packet} from {@code from} every 300 ms until {@code at} has one with its sequence number (20 s). */
+    static void deliver(final Node from, final Collector at, final byte[] packet, final long seq) {
+        final long deadline = System.nanoTime() + 20 * SECOND;
+        long next = 0;
+        while (at.packets.stream().noneMatch(p -> p.length == packet.length && seqOf(p) == seq)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("packet " + seq + " never arrived; from " + describe(from));
+            }
+            if (System.nanoTime() - next >= 0) {
+                from.dataPlane().sendIpv6(packet);
+                next = System.nanoTime() + 300_000_000L;
+            }
+            LockSupport.parkNanos(1_000_000L);
+        }
+    }
+
     /**
      * Counts sequenced datagrams as a {@link LocalDelivery} hook: any gap or reordering is remembered as the
      * first problem. Runs on one data-plane worker thread; readers poll {@link #delivered()}.

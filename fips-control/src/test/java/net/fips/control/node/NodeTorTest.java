@@ -1,10 +1,11 @@
 package net.fips.control.node;
 
 import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.control.node.NodeTestSupport.deliver;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
-import static net.fips.control.node.NodeTestSupport.peerOf;
+import static net.fips.control.node.NodeTestSupport.seqOf;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -12,8 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -22,9 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.identity.NodeIdentity;
-import net.fips.dataplane.Ipv6Sink;
+import net.fips.control.node.NodeTestSupport.Collector;
 
 /**
  * Two real nodes linked over the Tor transport, with Debian's {@code microsocks} standing in for Tor's SocksPort
@@ -75,19 +72,6 @@ class NodeTorTest {
         }
     }
 
-    private static final class Collector {
-        final ConcurrentLinkedQueue<byte[]> packets = new ConcurrentLinkedQueue<>();
-
-        Ipv6Sink sink() {
-            return (segment, offset, length) -> {
-                final byte[] b = new byte[length];
-                MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, b, 0, length);
-                packets.add(b);
-                return length;
-            };
-        }
-    }
-
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
@@ -120,25 +104,6 @@ class NodeTorTest {
                 .ipv6Sink(sink::sink));
         nodes.add(n);
         return n;
-    }
-
-    private static void deliver(final Node from, final Collector at, final byte[] packet, final long seq) {
-        final long deadline = System.nanoTime() + 20_000_000_000L;
-        long next = 0;
-        while (at.packets.stream().noneMatch(p -> p.length == packet.length && seqOf(p) == seq)) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("packet " + seq + " never arrived; from " + describe(from));
-            }
-            if (System.nanoTime() - next >= 0) {
-                from.dataPlane().sendIpv6(packet);
-                next = System.nanoTime() + 300_000_000L;
-            }
-            LockSupport.parkNanos(1_000_000L);
-        }
-    }
-
-    private static long seqOf(final byte[] p) {
-        return p.length >= 56 ? java.nio.ByteBuffer.wrap(p).getLong(48) : -1;
     }
 
     @Test
