@@ -33,7 +33,7 @@ public enum LinkCounter {
     LINKS_ESTABLISHED,
     /** Cross-connections resolved. */
     CROSS_CONNECTIONS,
-    /** Losing connections of a cross-connection closed (connection-oriented transports: TCP, Tor, BLE). */
+    /** Losing connections of a cross-connection closed (transports with one connection per dial: TCP, Tor). */
     CROSS_CONNECTION_CLOSES,
     /** Rekeys we initiated. */
     REKEYS_INITIATED,
