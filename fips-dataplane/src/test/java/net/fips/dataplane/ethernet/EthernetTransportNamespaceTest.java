@@ -1,28 +1,25 @@
 package net.fips.dataplane.ethernet;
 
+import static net.fips.dataplane.NamespaceProbes.LINE_WAIT_S;
+import static net.fips.dataplane.NamespaceProbes.expect;
+import static net.fips.dataplane.NamespaceProbes.isRoot;
+import static net.fips.dataplane.NamespaceProbes.lines;
+import static net.fips.dataplane.NamespaceProbes.run;
+import static net.fips.dataplane.NamespaceProbes.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,6 +27,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import net.fips.dataplane.NamespaceProbes;
+import net.fips.dataplane.NamespaceProbes.Run;
 
 /**
  * The Ethernet transport against the real kernel (transports.md §8.4): {@link EthernetProbe} child JVMs in fresh,
@@ -39,7 +39,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EthernetTransportNamespaceTest {
-    private static final long LINE_WAIT_S = 20;
     private static final String KEY_A = "aa".repeat(32);
     private static final String KEY_B = "bb".repeat(32);
     private static final String KEY_C = "cc".repeat(32);
@@ -339,7 +338,7 @@ class EthernetTransportNamespaceTest {
     @Test
     void withoutCapNetRawSaysSo() throws Exception {
         final String a = newNamespace("a");
-        assumeTrue(run(List.of("setpriv", "--version")).rc == 0, "setpriv (util-linux) not installed");
+        assumeTrue(run(List.of("setpriv", "--version")).rc() == 0, "setpriv (util-linux) not installed");
         ip("-n", a, "link", "add", "fe0", "type", "veth", "peer", "name", "fe1");
         final Probe p = new Probe(a, List.of("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"), "fe0", "-");
         final String line = expect(p.out, "ERROR ");
@@ -362,10 +361,10 @@ class EthernetTransportNamespaceTest {
 
     private String newNamespace(final String role) throws Exception {
         assumeTrue(isRoot(), "needs root (CAP_NET_ADMIN, CAP_NET_RAW and ip netns)");
-        assumeTrue(run(List.of("ip", "-V")).rc == 0, "iproute2 (ip) not installed");
+        assumeTrue(run(List.of("ip", "-V")).rc() == 0, "iproute2 (ip) not installed");
         final String ns = "fips-eth-" + tag + "-" + role;
         final Run add = run(List.of("ip", "netns", "add", ns));
-        assumeTrue(add.rc == 0, "ip netns add failed: " + add.out);
+        assumeTrue(add.rc() == 0, "ip netns add failed: " + add.out());
         namespaces.add(ns);
         return ns;
     }
@@ -380,105 +379,17 @@ class EthernetTransportNamespaceTest {
         }
     }
 
-    private static boolean isRoot() throws IOException {
-        for (final String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (l.startsWith("Uid:")) {
-                return l.split("\\s+")[1].equals("0");
-            }
-        }
-        return false;
-    }
-
     private Process startProbe(final String ns, final List<String> wrapper, final String... args) throws IOException {
-        final Set<String> cp = new LinkedHashSet<>();
-        cp.add(codeSource(EthernetProbe.class));
-        cp.add(codeSource(EthernetTransport.class));
-        cp.add(codeSource(net.fips.ffm.linux.Syscalls.class));
-        final Path testClasses = Path.of(System.getProperty("user.dir"), "target", "test-classes");
-        if (Files.isDirectory(testClasses)) {
-            cp.add(testClasses.toString());
-        }
-        final List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
-        cmd.addAll(wrapper);
-        cmd.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx64m",
-                "-cp", String.join(File.pathSeparator, cp), EthernetProbe.class.getName()));
-        cmd.addAll(List.of(args));
-        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final Process p = NamespaceProbes.startProbe(ns, wrapper, EthernetProbe.class, List.of(EthernetTransport.class, net.fips.ffm.linux.Syscalls.class), args);
         children.add(p);
         return p;
-    }
-
-    private static String codeSource(final Class<?> c) {
-        try {
-            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static BlockingQueue<String> lines(final Process p) {
-        final BlockingQueue<String> q = new LinkedBlockingQueue<>();
-        final Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = r.readLine()) != null) {
-                    q.add(l);
-                }
-            } catch (IOException ignored) {
-                // the process went away; the waiting side reports what it saw
-            }
-            q.add("<EOF>");
-        }, "eth-probe-output");
-        t.setDaemon(true);
-        t.start();
-        return q;
-    }
-
-    private static String expect(final BlockingQueue<String> q, final String prefix) throws InterruptedException {
-        final StringBuilder seen = new StringBuilder();
-        while (true) {
-            final String l = q.poll(LINE_WAIT_S, TimeUnit.SECONDS);
-            assertNotNull(l, "no line starting with '" + prefix + "' within " + LINE_WAIT_S + " s; output:\n" + seen);
-            if (l.equals("<EOF>")) {
-                throw new AssertionError("probe ended before '" + prefix + "'; output:\n" + seen);
-            }
-            if (l.startsWith(prefix)) {
-                return l;
-            }
-            seen.append(l).append('\n');
-        }
-    }
-
-    private static void send(final Process p, final String line) throws IOException {
-        final OutputStream o = p.getOutputStream();
-        o.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
-        o.flush();
     }
 
     private static void ip(final String... args) throws Exception {
         final List<String> cmd = new ArrayList<>(List.of("ip"));
         cmd.addAll(List.of(args));
         final Run r = run(cmd);
-        assertEquals(0, r.rc, String.join(" ", cmd) + ": " + r.out);
+        assertEquals(0, r.rc(), String.join(" ", cmd) + ": " + r.out());
     }
 
-    private record Run(int rc, String out) {
-    }
-
-    private static Run run(final List<String> cmd) throws Exception {
-        final Process p;
-        try {
-            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            return new Run(127, e.getMessage());
-        }
-        final byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(LINE_WAIT_S, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Run(124, new String(out, StandardCharsets.UTF_8));
-        }
-        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
 }

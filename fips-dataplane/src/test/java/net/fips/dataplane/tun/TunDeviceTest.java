@@ -1,30 +1,27 @@
 package net.fips.dataplane.tun;
 
+import static net.fips.dataplane.NamespaceProbes.LINE_WAIT_S;
+import static net.fips.dataplane.NamespaceProbes.expect;
+import static net.fips.dataplane.NamespaceProbes.isRoot;
+import static net.fips.dataplane.NamespaceProbes.lines;
+import static net.fips.dataplane.NamespaceProbes.run;
+import static net.fips.dataplane.NamespaceProbes.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,6 +29,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import net.fips.dataplane.NamespaceProbes;
+import net.fips.dataplane.NamespaceProbes.Run;
 
 /**
  * The TUN device against the real kernel. Configuration errors and a missing clone device are checked in this JVM
@@ -42,7 +42,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TunDeviceTest {
     private static final String ADDR = "fd5e:1f00:aa01:2233:4455:6677:8899:aabb";
-    private static final long LINE_WAIT_S = 20;
 
     private final List<Process> children = new ArrayList<>();
     private String netns;
@@ -172,8 +171,8 @@ class TunDeviceTest {
         expect(out, "CLOSED");
         // close() removed the device, and its address and route with it, while the process still runs.
         final Run gone = run(List.of("ip", "-n", ns, "link", "show", "dev", name));
-        assertNotEquals(0, gone.rc, "device still present after close: " + gone.out);
-        assertFalse(run(List.of("ip", "-n", ns, "-6", "route", "show")).out.contains("fd00::/8"));
+        assertNotEquals(0, gone.rc(), "device still present after close: " + gone.out());
+        assertFalse(run(List.of("ip", "-n", ns, "-6", "route", "show")).out().contains("fd00::/8"));
         send(p, "EXIT");
         assertTrue(p.waitFor(LINE_WAIT_S, TimeUnit.SECONDS), "probe exits");
         assertEquals(0, p.exitValue());
@@ -184,18 +183,18 @@ class TunDeviceTest {
         final String ns = newNamespace();
         final Run set = run(List.of("ip", "netns", "exec", ns, "sh", "-c",
                 "echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6"));
-        assumeTrue(set.rc == 0, "cannot disable IPv6 in the namespace: " + set.out);
+        assumeTrue(set.rc() == 0, "cannot disable IPv6 in the namespace: " + set.out());
         final Process p = startProbe(ns, List.of(), "open", ADDR, "fips0", "1280");
         final String line = expect(lines(p), "ERROR ");
         assertTrue(line.contains("reason=IPV6_DISABLED") && line.contains("disable_ipv6"), line);
         assertTrue(p.waitFor(LINE_WAIT_S, TimeUnit.SECONDS));
-        assertNotEquals(0, run(List.of("ip", "-n", ns, "link", "show", "dev", "fips0")).rc, "nothing was created");
+        assertNotEquals(0, run(List.of("ip", "-n", ns, "link", "show", "dev", "fips0")).rc(), "nothing was created");
     }
 
     @Test
     void withoutCapNetAdminSaysSo() throws Exception {
         final String ns = newNamespace();
-        assumeTrue(run(List.of("setpriv", "--version")).rc == 0, "setpriv (util-linux) not installed");
+        assumeTrue(run(List.of("setpriv", "--version")).rc() == 0, "setpriv (util-linux) not installed");
         // Still uid 0 (so the class path stays readable) but with an empty capability bounding set.
         final Process p = startProbe(ns, List.of("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"),
                 "open", ADDR, "fips0", "1280");
@@ -203,7 +202,7 @@ class TunDeviceTest {
         assertTrue(line.contains("reason=PERMISSION") && line.contains("CAP_NET_ADMIN"), line);
         assertTrue(line.contains("errno=1 "), "EPERM from TUNSETIFF: " + line);
         assertTrue(p.waitFor(LINE_WAIT_S, TimeUnit.SECONDS));
-        assertNotEquals(0, run(List.of("ip", "-n", ns, "link", "show", "dev", "fips0")).rc, "nothing was created");
+        assertNotEquals(0, run(List.of("ip", "-n", ns, "link", "show", "dev", "fips0")).rc(), "nothing was created");
     }
 
     // ---------------------------------------------------------------- fixtures
@@ -212,10 +211,10 @@ class TunDeviceTest {
         assumeTrue(isRoot(), "needs root (CAP_NET_ADMIN and ip netns)");
         assumeTrue(Files.exists(Path.of("/dev/net/tun")), "no /dev/net/tun");
         final Run v = run(List.of("ip", "-V"));
-        assumeTrue(v.rc == 0, "iproute2 (ip) not installed");
+        assumeTrue(v.rc() == 0, "iproute2 (ip) not installed");
         final String ns = "fips-test-" + Long.toHexString(new Random().nextLong() & 0xffffffffffL);
         final Run add = run(List.of("ip", "netns", "add", ns));
-        assumeTrue(add.rc == 0, "ip netns add failed: " + add.out);
+        assumeTrue(add.rc() == 0, "ip netns add failed: " + add.out());
         netns = ns;
         run(List.of("ip", "-n", ns, "link", "set", "lo", "up"));
         return ns;
@@ -231,109 +230,18 @@ class TunDeviceTest {
         }
     }
 
-    private static boolean isRoot() throws IOException {
-        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (l.startsWith("Uid:")) {
-                return l.split("\\s+")[1].equals("0");
-            }
-        }
-        return false;
-    }
-
     private Process startProbe(final String ns, final List<String> wrapper, final String... args) throws IOException {
-        final Set<String> cp = new LinkedHashSet<>();
-        cp.add(Path.of(codeSource(TunProbe.class)).toString());
-        cp.add(Path.of(codeSource(TunDevice.class)).toString());
-        cp.add(Path.of(codeSource(net.fips.ffm.linux.Syscalls.class)).toString());
-        // Test classes patched into the module may report the module's location; add the build's own folder.
-        final Path testClasses = Path.of(System.getProperty("user.dir"), "target", "test-classes");
-        if (Files.isDirectory(testClasses)) {
-            cp.add(testClasses.toString());
-        }
-        final List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
-        cmd.addAll(wrapper);
-        cmd.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx64m",
-                "-cp", String.join(File.pathSeparator, cp), TunProbe.class.getName()));
-        cmd.addAll(List.of(args));
-        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final Process p = NamespaceProbes.startProbe(ns, wrapper, TunProbe.class, List.of(TunDevice.class, net.fips.ffm.linux.Syscalls.class), args);
         children.add(p);
         return p;
-    }
-
-    private static String codeSource(final Class<?> c) {
-        try {
-            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** The child's output lines, collected by a daemon thread so every wait below can be bounded. */
-    private static BlockingQueue<String> lines(final Process p) {
-        final BlockingQueue<String> q = new LinkedBlockingQueue<>();
-        final Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = r.readLine()) != null) {
-                    q.add(l);
-                }
-            } catch (IOException ignored) {
-                // The process went away; the waiting side reports what it saw.
-            }
-            q.add("<EOF>");
-        }, "tun-probe-output");
-        t.setDaemon(true);
-        t.start();
-        return q;
-    }
-
-    /** Waits (bounded) for the next line starting with {@code prefix}; other lines (JVM warnings) are kept. */
-    private static String expect(final BlockingQueue<String> q, final String prefix) throws InterruptedException {
-        final StringBuilder seen = new StringBuilder();
-        while (true) {
-            final String l = q.poll(LINE_WAIT_S, TimeUnit.SECONDS);
-            assertNotNull(l, "no line starting with '" + prefix + "' within " + LINE_WAIT_S + " s; output:\n" + seen);
-            if (l.equals("<EOF>")) {
-                throw new AssertionError("probe ended before '" + prefix + "'; output:\n" + seen);
-            }
-            if (l.startsWith(prefix)) {
-                return l;
-            }
-            seen.append(l).append('\n');
-        }
-    }
-
-    private static void send(final Process p, final String line) throws IOException {
-        final OutputStream o = p.getOutputStream();
-        o.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
-        o.flush();
     }
 
     private static String ip(final String ns, final String... args) throws Exception {
         final List<String> cmd = new ArrayList<>(List.of("ip", "-n", ns));
         cmd.addAll(List.of(args));
         final Run r = run(cmd);
-        assertEquals(0, r.rc, String.join(" ", cmd) + ": " + r.out);
-        return r.out;
+        assertEquals(0, r.rc(), String.join(" ", cmd) + ": " + r.out());
+        return r.out();
     }
 
-    private record Run(int rc, String out) {
-    }
-
-    private static Run run(final List<String> cmd) throws Exception {
-        final Process p;
-        try {
-            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            return new Run(127, e.getMessage());
-        }
-        final byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(LINE_WAIT_S, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Run(124, new String(out, StandardCharsets.UTF_8));
-        }
-        return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
 }
