@@ -21,7 +21,8 @@ import net.fips.dataplane.transport.Transport;
 
 /**
  * A node whose Ethernet interface does not exist (yet) starts and runs its other transports; the Ethernet instance
- * waits for the interface ({@code EthernetTransportNamespaceTest} shows it opening once the interface appears).
+ * waits for the interface ({@code EthernetTransportNamespaceTest} shows it opening once the interface appears),
+ * and the node's tick drives its beacons meanwhile.
  * Needs root (an AF_PACKET socket); no interface is created and nothing is sent.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -34,7 +35,7 @@ class NodeEthernetWaitTest {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root (CAP_NET_RAW for AF_PACKET)");
         final String iface = "fipsnone" + ThreadLocalRandom.current().nextInt(1000, 10000);
         final String y = yaml(NodeIdentity.generate(), freePort(), dir.resolve("n.sock"), "")
-                .replace("transports:\n", "transports:\n  ethernet:\n    interface: " + iface + "\n");
+                .replace("transports:\n", "transports:\n  ethernet:\n    interface: " + iface + "\n    announce: true\n");
         try (Node n = Node.start(load(y), new NodeOptions().aclDirectory(dir.resolve("none")))) {
             assertEquals(2, n.transports().size(), "UDP and the waiting Ethernet instance");
             final EthernetTransport eth = (EthernetTransport) n.transports().stream()
@@ -44,6 +45,11 @@ class NodeEthernetWaitTest {
             assertEquals(iface, eth.interfaceName());
             assertTrue(eth.lastReopenProblem().contains("no interface \"" + iface + "\""), eth.lastReopenProblem());
             assertEquals(0L, eth.counters().reopens());
+            // The node's tick runs the instance's beacons even now (announce: the first at the first tick); with
+            // no socket each attempt fails and is counted.
+            NodeTestSupport.await(10_000, () -> eth.counters().beaconSendErrors() >= 1,
+                    () -> "no beacon attempt by the node's tick: " + eth.counters());
+            assertEquals(0L, eth.counters().beaconsSent());
         }
     }
 }
