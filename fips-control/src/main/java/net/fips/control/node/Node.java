@@ -289,8 +289,7 @@ public final class Node implements AutoCloseable {
                     nc.sessionMmp().mode().name().toLowerCase(java.util.Locale.ROOT));
             holder.loop = loop;
             loop.onTick(ethernet::tick);
-            final MediumDiscovery others = new MediumDiscovery(List.copyOf(transports), identity.publicKey(),
-                    conductor::connect);
+            final MediumDiscovery others = new MediumDiscovery(admitting, identity.publicKey(), conductor::connect);
             loop.onTick(others::tick);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
@@ -617,15 +616,15 @@ public final class Node implements AutoCloseable {
     /**
      * The Ethernet instances' beacons and discovery (transports.md §1.6, §4.4), run on the control thread's tick:
      * each instance announces our key when configured to, and with {@code auto_connect} the peers its beacons
-     * found are dialled (at most {@value #DIALS_PER_TICK} per instance and tick; the conductor ignores peers
-     * already linked or being dialled, and the ACL applies as to any dial).
+     * found are dialled (at most {@value MediumDiscovery#DIALS_PER_TICK} per instance and tick, every medium's
+     * budget; the conductor ignores peers already linked or being dialled, and the ACL applies as to any dial).
      */
     private record EthernetDiscovery(List<Integer> ids, List<EthernetBeacons> beacons, LinkConductor conductor) {
         void tick(final long now) {
             for (int i = 0; i < ids.size(); i++) {
                 int dials = 0;
                 for (final DiscoveredPeer p : beacons.get(i).tick(now)) {
-                    if (dials++ >= DIALS_PER_TICK) {
+                    if (dials++ >= MediumDiscovery.DIALS_PER_TICK) {
                         break;
                     }
                     final LinkConductor.ConnectResult r = conductor.connect(p.identity(), ids.get(i),
@@ -636,9 +635,6 @@ public final class Node implements AutoCloseable {
             }
         }
     }
-
-    private static final int DIALS_PER_TICK = 8;
-
 
     private static EthernetDiscovery ethernetDiscovery(final FipsConfig cfg, final List<Transport> transports,
                                                        final NodeIdentity identity, final LinkConductor conductor) {
