@@ -20,11 +20,11 @@ public final class UdpAddresses {
      * @throws UdpTransportException if the text is malformed, the port is out of range or the host does not resolve
      */
     public static InetSocketAddress parse(final String text) throws UdpTransportException {
-        final String host = host(text);
-        final int port = port(text);
+        final HostPort hp = split(text);
+        final String host = hp.host();
         try {
             // In brackets the JDK takes it as an IPv6 literal or fails, never asking a name server.
-            return new InetSocketAddress(InetAddress.getByName(text.startsWith("[") ? "[" + host + "]" : host), port);
+            return new InetSocketAddress(InetAddress.getByName(hp.bracketed() ? "[" + host + "]" : host), hp.port());
         } catch (UnknownHostException e) {
             throw new UdpTransportException("UDP address '" + text + "': host '" + host + "' does not resolve", e);
         } catch (SecurityException | IllegalArgumentException e) {
@@ -41,14 +41,13 @@ public final class UdpAddresses {
      *         {@link #parse} fails at once, without a lookup)
      */
     public static boolean needsLookup(final String text) {
-        final String host;
+        final HostPort hp;
         try {
-            host = host(text);
-            port(text);
+            hp = split(text);
         } catch (final UdpTransportException e) {
             return false;
         }
-        return !text.startsWith("[") && !isIpv4Literal(host);
+        return !hp.bracketed() && !isIpv4Literal(hp.host());
     }
 
     private static boolean isIpv4Literal(final String host) {
@@ -71,14 +70,12 @@ public final class UdpAddresses {
         return digits > 0 && parts == 3;
     }
 
-    /** The host part of well-formed address text (no lookup). */
-    private static String host(final String text) throws UdpTransportException {
-        return split(text)[0];
+    /** Address text taken apart (no lookup): the host as written, without brackets, and the port. */
+    private record HostPort(String host, boolean bracketed, int port) {
     }
 
-    /** The port of well-formed address text. */
-    private static int port(final String text) throws UdpTransportException {
-        final String portText = split(text)[1];
+    /** The port text of well-formed address text, checked. */
+    private static int port(final String text, final String portText) throws UdpTransportException {
         final int port;
         try {
             port = Integer.parseInt(portText);
@@ -91,7 +88,7 @@ public final class UdpAddresses {
         return port;
     }
 
-    private static String[] split(final String text) throws UdpTransportException {
+    private static HostPort split(final String text) throws UdpTransportException {
         if (text == null || text.isBlank()) {
             throw new UdpTransportException("UDP address is empty");
         }
@@ -119,7 +116,7 @@ public final class UdpAddresses {
             host = text.substring(0, colon);
             portText = text.substring(colon + 1);
         }
-        return new String[] {host, portText};
+        return new HostPort(host, text.startsWith("["), port(text, portText));
     }
 
     /**
