@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.DataPlaneEvent;
@@ -98,6 +99,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private WorkerAgent[] workers;
     private TxAgent[] tx;
     private LoopPort[] ports;
+    /** Per transport: frames held for link indices being installed (see {@link LinkFrameHold}). */
+    private LinkFrameHold[] linkHolds = new LinkFrameHold[0];
     private MpscSlotRing[] callerRings;
     private WakeSignal[] workerSignals;
     private volatile Throwable agentFailure;
@@ -223,19 +226,24 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         rx = new RxAgent[t];
         tx = new TxAgent[t];
         ports = new LoopPort[t];
+        final LinkFrameHold[] holds = new LinkFrameHold[t];
+        for (int i = 0; i < t; i++) {
+            holds[i] = new LinkFrameHold(pool, ctx.nanoClock());
+        }
+        linkHolds = holds;
         workers = new WorkerAgent[w];
         callerRings = new MpscSlotRing[w];
         for (int i = 0; i < t; i++) {
             if (transports[i] instanceof UdpTransport udp) {
                 // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
-                rx[i] = new RxAgent(i, udp, pool, rxToWorker[i], table, events, newCounters(), ctx.batch(),
-                        dedicated ? 1000 : 0, workerSignals);
+                rx[i] = new RxAgent(i, udp, pool, rxToWorker[i], table, holds[i], events, newCounters(),
+                        ctx.batch(), dedicated ? 1000 : 0, workerSignals);
             } else {
                 final SpscSlotRing[] out = new SpscSlotRing[w];
                 for (int j = 0; j < w; j++) {
                     out[j] = workerToTx[j][i];
                 }
-                ports[i] = new LoopPort(i, transports[i], pool, rxToWorker[i], workerSignals, table, events,
+                ports[i] = new LoopPort(i, transports[i], pool, rxToWorker[i], workerSignals, table, holds[i], events,
                         newCounters(), out, ring, shared.slotDestination());
             }
         }
@@ -381,9 +389,21 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         final Link link = new Link(spec.linkId(), transportId, destination, session, spec.sessionStartNanos(),
                 ctx.nanoClock().getAsLong());
         links.put(spec.linkId(), link);
-        // Command first, index second: a frame routed through the new index finds the command already queued.
-        worker(spec.linkId()).enqueue(new WorkerAgent.AddLink(link));
-        table.add(IndexTable.key(transportId, spec.ourIndex()), spec.linkId());
+        install(transportId, spec.ourIndex(), spec.linkId(), held -> new WorkerAgent.AddLink(link, held));
+    }
+
+    /**
+     * Registers {@code ourIndex} for dispatch to {@code linkId}'s worker. Command first, index second: a frame
+     * routed through the new index finds the command already queued. Both happen under the transport's hold, so
+     * the frames held for the index so far travel inside the command (opened first) and none can be held after.
+     */
+    private void install(final int transportId, final int ourIndex, final long linkId,
+                         final Function<int[], WorkerAgent.Command> command) {
+        final LinkFrameHold hold = linkHolds[transportId];
+        synchronized (hold) {
+            worker(linkId).enqueue(command.apply(hold.take(ourIndex)));
+            table.add(IndexTable.key(transportId, ourIndex), linkId);
+        }
     }
 
     @Override
@@ -396,8 +416,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             return;
         }
         final LinkSession session = new LinkSession(ourIndex, theirIndex, sendKey, recvKey);
-        worker(linkId).enqueue(new WorkerAgent.InstallPending(linkId, link.transportId, session));
-        table.add(IndexTable.key(link.transportId, ourIndex), linkId);
+        install(link.transportId, ourIndex, linkId,
+                held -> new WorkerAgent.InstallPending(linkId, link.transportId, session, held));
     }
 
     @Override
@@ -631,7 +651,17 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
 
     /** @return how many events were handed to {@code sink} (everything queued at the time) */
     public int drainEvents(final Consumer<? super DataPlaneEvent> sink) {
+        expireHeldFrames();
         return events.drain(sink);
+    }
+
+    /** Drops (and counts) frames held for link indices that no install took within the hold time. */
+    private void expireHeldFrames() {
+        for (final LinkFrameHold hold : linkHolds) {
+            if (hold.active()) {
+                controlCounters.add(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED, hold.expire());
+            }
+        }
     }
 
     /** @return the link's live statistics, or null if the link is unknown (removed, or never added) */
@@ -753,6 +783,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                     p.onClose();
                 }
             }
+        }
+        for (final LinkFrameHold hold : linkHolds) {
+            hold.clear();
         }
         for (final Transport t : transportList) {
             t.close();

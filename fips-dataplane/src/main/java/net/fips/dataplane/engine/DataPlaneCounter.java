@@ -139,7 +139,23 @@ public enum DataPlaneCounter {
     /** Times the TUN reader found its worker's ring full and held the packet back (no drop; it stops reading). */
     TUN_BACKPRESSURE("TUN reads held back by a full worker ring"),
     /** Decrypted TCP segments written to TUN inside a coalesced super-segment. */
-    TUN_COALESCED("TCP segments coalesced into TUN super-segment writes");
+    TUN_COALESCED("TCP segments coalesced into TUN super-segment writes"),
+    /** Established frames held for a link index whose msg2 had just gone up to the control plane. */
+    LINK_FRAMES_HELD("frames held for link keys being installed"),
+    /** Held frames handed to their link's worker once the control plane installed the index. */
+    LINK_FRAMES_RELEASED("held frames delivered once their link keys were in"),
+    /** Held frames dropped because no link took their index within the hold time. */
+    DROP_HELD_FRAME_EXPIRED("held frames whose link keys never came"),
+    /** Frames for an expected link index dropped because the hold was full. */
+    DROP_HELD_FRAME_OVERFLOW("frames beyond the link hold's bounds"),
+    /** FSP messages held for a session whose SessionAck or SessionMsg3 had just gone up to the control plane. */
+    SESSION_MESSAGES_HELD("FSP messages held for session keys being installed"),
+    /** Held FSP messages opened once the control plane installed the session's keys. */
+    SESSION_MESSAGES_RELEASED("held FSP messages delivered once their session keys were in"),
+    /** Held FSP messages dropped because no keys came for them within the hold time. */
+    DROP_SESSION_HELD_EXPIRED("held FSP messages whose session keys never came"),
+    /** FSP messages for an expected session dropped because the hold was full. */
+    DROP_SESSION_HELD_OVERFLOW("FSP messages beyond the session hold's bounds");
 
     private final String label;
 

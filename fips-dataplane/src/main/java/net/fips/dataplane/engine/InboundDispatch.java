@@ -10,6 +10,7 @@ import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.wire.FmpEstablishedHeader;
+import net.fips.dataplane.wire.FmpMsg2;
 import net.fips.dataplane.wire.FmpPrefix;
 
 /**
@@ -21,6 +22,8 @@ import net.fips.dataplane.wire.FmpPrefix;
  * thread); nothing allocated except for handshakes.
  */
 final class InboundDispatch {
+    /** msg2: prefix, sender_idx, then receiver_idx (crypto-link.md §5.3). */
+    private static final int MSG2_RECEIVER_IDX_OFFSET = FmpPrefix.SIZE + Integer.BYTES;
     private final int transportId;
     private final Transport transport;
     private final PacketPool pool;
@@ -30,10 +33,12 @@ final class InboundDispatch {
     private final DataPlane.IndexTableHolder table;
     private final EventQueue events;
     private final Counters counters;
+    private final LinkFrameHold hold;
 
     InboundDispatch(final int transportId, final Transport transport, final PacketPool pool,
                     final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals,
-                    final DataPlane.IndexTableHolder table, final EventQueue events, final Counters counters) {
+                    final DataPlane.IndexTableHolder table, final EventQueue events, final Counters counters,
+                    final LinkFrameHold hold) {
         this.transportId = transportId;
         this.transport = transport;
         this.pool = pool;
@@ -43,6 +48,7 @@ final class InboundDispatch {
         this.table = table;
         this.events = events;
         this.counters = counters;
+        this.hold = hold;
     }
 
     /**
@@ -83,14 +89,27 @@ final class InboundDispatch {
             return drop(slot, DataPlaneCounter.DROP_BAD_PAYLOAD_LEN);
         }
         final int receiverIdx = seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
-        final long linkId = table.lvTable().get(IndexTable.key(transportId, receiverIdx));
-        if (linkId == IndexTable.MISSING) {
-            return drop(slot, DataPlaneCounter.DROP_UNKNOWN_INDEX);
-        }
-        SlotMeta.linkId(seg, linkId);
+        final long key = IndexTable.key(transportId, receiverIdx);
+        long linkId = table.lvTable().get(key);
         SlotMeta.transportId(seg, transportId);
         SlotMeta.source(seg, source, sourceOffset, sourceLength);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
+        if (linkId == IndexTable.MISSING) {
+            if (!hold.active()) {
+                return drop(slot, DataPlaneCounter.DROP_UNKNOWN_INDEX);
+            }
+            // Perhaps the index our control thread is installing right now (a msg2 just went up): held, not lost.
+            linkId = hold.offer(table, key, receiverIdx, slot);
+            if (linkId == LinkFrameHold.HELD) {
+                counters.increment(DataPlaneCounter.LINK_FRAMES_HELD);
+                return true;
+            } else if (linkId == LinkFrameHold.NOT_EXPECTED) {
+                return drop(slot, DataPlaneCounter.DROP_UNKNOWN_INDEX);
+            } else if (linkId == LinkFrameHold.OVERFLOW) {
+                return drop(slot, DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW);
+            }
+        }
+        SlotMeta.linkId(seg, linkId);
         // release (inside offer): the worker sees the datagram bytes and the metadata before the index
         final int worker = DataPlane.workerOf(linkId, toWorkers.length);
         if (toWorkers[worker].offer(slot)) {
@@ -102,6 +121,14 @@ final class InboundDispatch {
 
     private boolean onHandshake(final int slot, final MemorySegment seg, final long off, final int len,
                                 final MemorySegment source, final long sourceOffset, final int sourceLength) {
+        if ((seg.get(ValueLayout.JAVA_BYTE, off) & 0x0F) == FmpPrefix.PHASE_MSG2 && len >= FmpMsg2.WIRE_SIZE) {
+            // The peer promoted the link when it wrote this msg2 and may send on it before our control thread has
+            // read it: frames for the index it names are held until the link is installed (LinkFrameHold).
+            final int dropped = hold.expect(seg.get(DataPlane.U32, off + MSG2_RECEIVER_IDX_OFFSET));
+            if (dropped > 0) {
+                counters.add(DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW, dropped);
+            }
+        }
         final byte[] packet = new byte[len];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, off, packet, 0, len);
         final TransportAddr from = source == null || sourceLength <= 0 ? null

@@ -32,13 +32,14 @@ final class LoopPort implements TransportPort {
 
     LoopPort(final int transportId, final Transport transport, final PacketPool pool,
              final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals, final DataPlane.IndexTableHolder table,
-             final EventQueue events, final Counters counters, final SpscSlotRing[] fromWorkers,
+             final LinkFrameHold hold, final EventQueue events, final Counters counters,
+             final SpscSlotRing[] fromWorkers,
              final int ringCapacity, final TransportDestination[] slotDestination) {
         this.transportId = transportId;
         this.transport = transport;
         this.pool = pool;
         this.dispatch = new InboundDispatch(transportId, transport, pool, toWorkers, workerSignals, table, events,
-                counters);
+                counters, hold);
         this.fromWorkers = fromWorkers;
         this.fromControl = new MpscSlotRing(ringCapacity);
         this.slotDestination = slotDestination;

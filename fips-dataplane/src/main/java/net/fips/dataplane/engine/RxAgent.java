@@ -31,13 +31,13 @@ final class RxAgent implements Agent {
     private int held;
 
     RxAgent(final int transportId, final UdpTransport transport, final PacketPool pool, final SpscSlotRing[] toWorkers,
-            final DataPlane.IndexTableHolder table, final EventQueue events, final Counters counters,
-            final int batchSize, final int receiveTimeoutMs, final WakeSignal[] workerSignals) {
+            final DataPlane.IndexTableHolder table, final LinkFrameHold hold, final EventQueue events,
+            final Counters counters, final int batchSize, final int receiveTimeoutMs, final WakeSignal[] workerSignals) {
         this.transportId = transportId;
         this.transport = transport;
         this.pool = pool;
         this.dispatch = new InboundDispatch(transportId, transport, pool, toWorkers, workerSignals, table, events,
-                counters);
+                counters, hold);
         this.toWorkers = toWorkers;
         this.workerSignals = workerSignals;
         this.counters = counters;

@@ -90,6 +90,11 @@ final class SessionPath {
     private final PtbRateLimiter unreachableLimiter = new PtbRateLimiter();
     private final MemorySegment nonce;
     private final MemorySegment trialCopy;
+    /** Messages that arrived for keys the control plane is installing; see {@link SessionHold}. */
+    private final SessionHold hold;
+    private final int[] released = new int[SessionHold.MAX_PER_REMOTE];
+    /** Set by {@link #open} when it fails: whether a key refused the counter as a replay (counted as such). */
+    private boolean openFailedOnReplay;
     /** The smallest transport MTU (the reference's transport_mtu()). */
     private final int transportMtu;
     private final int globalMaxMss;
@@ -109,6 +114,7 @@ final class SessionPath {
         this.globalMaxMss = EncapsulationBudget.maxMss(transportMtu);
         this.nonce = arena.allocate(AeadCipher.NONCE_BYTES, 8);
         this.trialCopy = arena.allocate(pool.slotStrideBytes(), 64);
+        this.hold = new SessionHold(pool, clock);
     }
 
     /** The worker a session (or an IPv6 destination with this node prefix) is pinned to. */
@@ -433,13 +439,38 @@ final class SessionPath {
         return (b0 & 0x0F) == FspPrefix.PHASE_ESTABLISHED && (flags & FspFlags.U) == 0;
     }
 
-    /** A handshake message or error signal for us: copied into an event; the slot is released. */
-    void toControlMessage(final int slot, final MemorySegment seg, final long m, final int len) {
+    /**
+     * A SessionDatagram for us, in {@code slot} at {@code [m, m+len)}, on the worker that owns its sender's session:
+     * encrypted messages are opened here, everything else goes to the control plane. The slot is always consumed.
+     *
+     * @param ce whether the FMP frame that carried it had the CE flag
+     */
+    void deliver(final ForwardingTable table, final int slot, final long m, final int len, final boolean ce) {
+        final MemorySegment seg = pool.slotSegment(slot);
+        if (isEncrypted(seg, m + DATAGRAM, len - DATAGRAM)) {
+            onInbound(table, slot, m, len, ce);
+        } else {
+            toControlMessage(slot, seg, m, len);
+        }
+    }
+
+    /**
+     * A handshake message or error signal for us: copied into an event; the slot is released. A SessionAck or
+     * SessionMsg3 means keys for its sender are on their way: until they are in, that sender's messages are held.
+     */
+    private void toControlMessage(final int slot, final MemorySegment seg, final long m, final int len) {
         final NodeAddr src = NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET);
         final int payloadLen = len - DATAGRAM;
         if (payloadLen < FspPrefix.SIZE) {
             drop(slot, DataPlaneCounter.DROP_SESSION_MALFORMED);
             return;
+        }
+        final int phase = seg.get(ValueLayout.JAVA_BYTE, m + DATAGRAM) & 0x0F;
+        if (phase == FspPrefix.PHASE_MSG2 || phase == FspPrefix.PHASE_MSG3) {
+            final int dropped = hold.expect(src.hi(), src.lo());
+            if (dropped > 0) {
+                counters.add(DataPlaneCounter.DROP_SESSION_HELD_OVERFLOW, dropped);
+            }
         }
         final byte[] fsp = new byte[payloadLen];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, m + DATAGRAM, fsp, 0, payloadLen);
@@ -460,7 +491,11 @@ final class SessionPath {
         final long srcLo = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET + 8);
         final FspSession s = sessions.get(srcHi, srcLo);
         if (s == null) {
-            drop(slot, DataPlaneCounter.DROP_SESSION_UNKNOWN);
+            if (hold.expecting(srcHi, srcLo)) {
+                holdMessage(slot, seg, m, len, ce, srcHi, srcLo);
+            } else {
+                drop(slot, DataPlaneCounter.DROP_SESSION_UNKNOWN);
+            }
             return;
         }
         final long payload = m + DATAGRAM;
@@ -491,10 +526,19 @@ final class SessionPath {
             return;
         }
         final long counter = seg.get(U64_LE, payload + FspHeader.COUNTER_OFFSET);
-        final LinkSession gen = open(s, seg, payload, cipherOff, ctLen, counter, flags & FspFlags.K);
+        final boolean expecting = hold.expecting(srcHi, srcLo);
+        final LinkSession gen = open(s, seg, payload, cipherOff, ctLen, counter, flags & FspFlags.K, expecting);
         if (gen == null) {
+            if (expecting) {
+                // New keys for this sender are being installed (a rekey's msg3, or a new session replacing this
+                // one, whose low counters the old keys' replay window refuses): held, the ciphertext intact, and
+                // tried again once they are in (a true replay is refused then).
+                holdMessage(slot, seg, m, len, ce, srcHi, srcLo);
+                return;
+            }
             s.onDropIn();
-            pool.release(slot);
+            drop(slot, openFailedOnReplay ? DataPlaneCounter.DROP_SESSION_REPLAY
+                    : DataPlaneCounter.DROP_SESSION_AUTH_FAILED);
             return;
         }
         final long now = clock.getAsLong();
@@ -556,14 +600,54 @@ final class SessionPath {
         }
     }
 
+    /** Holds a message for keys being installed ({@link SessionHold}); its place in the slot goes with it. */
+    private void holdMessage(final int slot, final MemorySegment seg, final long m, final int len, final boolean ce,
+                             final long srcHi, final long srcLo) {
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) m);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
+        SlotMeta.forwardFlags(seg, ce ? 1 : 0);
+        if (hold.hold(srcHi, srcLo, slot)) {
+            counters.increment(DataPlaneCounter.SESSION_MESSAGES_HELD);
+        } else {
+            drop(slot, DataPlaneCounter.DROP_SESSION_HELD_OVERFLOW);
+        }
+    }
+
+    /** Keys for {@code remote} are in: its held messages are opened, oldest first, before anything later. */
+    private void releaseHeld(final ForwardingTable table, final NodeAddr remote) {
+        final int n = hold.take(remote.hi(), remote.lo(), released);
+        for (int i = 0; i < n; i++) {
+            final int slot = released[i];
+            if (table == null) {
+                drop(slot, DataPlaneCounter.DROP_SESSION_UNKNOWN);
+                continue;
+            }
+            final MemorySegment seg = pool.slotSegment(slot);
+            counters.increment(DataPlaneCounter.SESSION_MESSAGES_RELEASED);
+            onInbound(table, slot, seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD),
+                    seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD), SlotMeta.forwardFlags(seg) != 0);
+        }
+    }
+
+    /** Drops (and counts) held messages whose keys did not come within the hold time; cheap when none are held. */
+    void expireHeld() {
+        if (hold.active()) {
+            final int dropped = hold.expire();
+            if (dropped > 0) {
+                counters.add(DataPlaneCounter.DROP_SESSION_HELD_EXPIRED, dropped);
+            }
+        }
+    }
+
     /**
      * Trial decryption (§5.7): pending, previous, then current when the K bit differs from ours; current first
-     * otherwise. The ciphertext is saved before an attempt that may be followed by another (only around a rekey).
+     * otherwise. The ciphertext is saved before an attempt that may be followed by another (only around a rekey),
+     * or before any attempt when {@code keep}: then a failure leaves it intact.
      *
-     * @return the generation that authenticated it, or null (counted, slot released)
+     * @return the generation that authenticated it, or null ({@link #openFailedOnReplay} says why; not counted)
      */
     private LinkSession open(final FspSession s, final MemorySegment seg, final long header, final long ct,
-                             final int ctLen, final long counter, final int kFlag) {
+                             final int ctLen, final long counter, final int kFlag, final boolean keep) {
         final LinkSession a;
         final LinkSession b;
         final LinkSession c;
@@ -577,7 +661,7 @@ final class SessionPath {
             c = s.previous;
         }
         final int candidates = (a != null ? 1 : 0) + (b != null ? 1 : 0) + (c != null ? 1 : 0);
-        if (candidates > 1) {
+        if (candidates > 1 || keep) {
             MemorySegment.copy(seg, ct, trialCopy, 0, ctLen);
         }
         int left = candidates;
@@ -597,11 +681,11 @@ final class SessionPath {
                 g.replay.accept(counter);
                 return g;
             }
-            if (left > 0) {
+            if (left > 0 || keep) {
                 MemorySegment.copy(trialCopy, 0, seg, ct, ctLen);
             }
         }
-        counters.increment(replayed ? DataPlaneCounter.DROP_SESSION_REPLAY : DataPlaneCounter.DROP_SESSION_AUTH_FAILED);
+        openFailedOnReplay = replayed;
         return null;
     }
 
@@ -659,14 +743,16 @@ final class SessionPath {
 
     // ------------------------------------------------------------------ commands (owning worker)
 
-    void addSession(final FspSession s) {
+    void addSession(final ForwardingTable table, final FspSession s) {
         final FspSession old = sessions.put(s);
         if (old != null) {
             old.wipe();
         }
+        releaseHeld(table, s.remote);
     }
 
-    void installPending(final NodeAddr remote, final byte[] sendKey, final byte[] recvKey) {
+    void installPending(final ForwardingTable table, final NodeAddr remote, final byte[] sendKey,
+                        final byte[] recvKey) {
         final FspSession s = sessions.get(remote.hi(), remote.lo());
         if (s == null) {
             counters.increment(DataPlaneCounter.DROP_SESSION_UNKNOWN);
@@ -676,6 +762,7 @@ final class SessionPath {
             s.pending.wipe();
         }
         s.pending = new LinkSession(0, 0, sendKey, recvKey);
+        releaseHeld(table, remote);
     }
 
     void cutover(final NodeAddr remote, final long sessionStartNanos) {
@@ -738,6 +825,7 @@ final class SessionPath {
 
     /** Wipes every session (worker shutdown). */
     void close() {
+        hold.clear();
         sessions.forEach(FspSession::wipe);
     }
 

@@ -3,6 +3,7 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
@@ -67,10 +68,12 @@ final class WorkerAgent implements Agent {
     sealed interface Command {
     }
 
-    record AddLink(Link link) implements Command {
+    /** @param held frames that arrived for the link's index before it was installed ({@link LinkFrameHold}) */
+    record AddLink(Link link, int[] held) implements Command {
     }
 
-    record InstallPending(long linkId, int transportId, LinkSession session) implements Command {
+    /** @param held frames that arrived for the pending index before it was installed */
+    record InstallPending(long linkId, int transportId, LinkSession session, int[] held) implements Command {
     }
 
     record Cutover(long linkId, long sessionStartNanos) implements Command {
@@ -181,6 +184,10 @@ final class WorkerAgent implements Agent {
     private final MemorySegment nonce;
     private final MemorySegment trialCopy;
     private final int[] drained;
+    /** Held frames handed over with an install, opened once the commands of this round are applied. */
+    private int[] released = new int[LinkFrameHold.MAX_FRAMES];
+    private int releasedCount;
+    private boolean releasing;
     private final DataPlane.ForwardingTableHolder routes;
     private final NextHop nextHop = new NextHop();
     private final SpscSlotRing[] toWorkers;
@@ -346,6 +353,7 @@ final class WorkerAgent implements Agent {
             work += n;
         }
         if (sessions != null) {
+            sessions.expireHeld();
             sessions.flushIpv6();
         }
         wakeFedTx();
@@ -623,7 +631,7 @@ final class WorkerAgent implements Agent {
                 drop(slot, DataPlaneCounter.DROP_SESSION_UNKNOWN);
                 return;
             }
-            sessions.onInbound(forwarding, slot, seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD),
+            sessions.deliver(forwarding, slot, seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD),
                     seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD),
                     (flags & FmpEstablishedHeader.FLAG_CE) != 0);
             return;
@@ -634,20 +642,16 @@ final class WorkerAgent implements Agent {
     // ------------------------------------------------------------------ end-to-end sessions
 
     /**
-     * A SessionDatagram for us with the session path on: handshake messages and error signals go to the control
-     * plane from here; encrypted messages to the worker that owns the sender's session (here, or by handoff).
+     * A SessionDatagram for us with the session path on: to the worker that owns the sender's session (here, or by
+     * handoff), handshake messages too, so the keys they bring and the messages behind them meet on one thread.
      */
     private void deliverToSession(final ForwardingTable forwarding, final int slot, final MemorySegment seg,
                                   final long m, final int len, final int fmpFlags) {
-        if (!SessionPath.isEncrypted(seg, m + DATAGRAM_HEADER, len - DATAGRAM_HEADER)) {
-            sessions.toControlMessage(slot, seg, m, len);
-            return;
-        }
         final long srcHi = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET);
         final long srcLo = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET + 8);
         final int owner = SessionPath.workerOf(srcHi, SessionMap.prefixLo(srcLo), workerFed.length);
         if (owner == id) {
-            sessions.onInbound(forwarding, slot, m, len, (fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0);
+            sessions.deliver(forwarding, slot, m, len, (fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0);
             return;
         }
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) m);
@@ -965,17 +969,56 @@ final class WorkerAgent implements Agent {
             n++;
         }
         cycleTimeValid &= n == 0;
+        if (releasedCount > 0 && !releasing) {
+            openReleased();
+        }
         return n;
+    }
+
+    /** Queues frames the receive side held for a link index that an install just brought in. */
+    private void release(final long linkId, final int[] held) {
+        if (held.length == 0) {
+            return;
+        }
+        if (releasedCount + held.length > released.length) {
+            released = Arrays.copyOf(released, Math.max(released.length * 2, releasedCount + held.length));
+        }
+        for (final int slot : held) {
+            SlotMeta.linkId(pool.slotSegment(slot), linkId);
+            released[releasedCount++] = slot;
+        }
+    }
+
+    /**
+     * Opens the released frames in arrival order, after the command that installed their keys and before any frame
+     * that found the new index in the table (those wait in the receive ring). Commands applied meanwhile may release
+     * more; they are appended and opened in the same pass.
+     */
+    private void openReleased() {
+        releasing = true;
+        try {
+            for (int i = 0; i < releasedCount; i++) {
+                counters.increment(DataPlaneCounter.LINK_FRAMES_RELEASED);
+                onInbound(released[i]);
+            }
+        } finally {
+            releasedCount = 0;
+            releasing = false;
+        }
     }
 
     private void apply(final Command command) {
         switch (command) {
-            case AddLink(final Link link) -> {
+            case AddLink(final Link link, final int[] held) -> {
                 links.put(link.linkId, link);
                 link.publishSession();
+                release(link.linkId, held);
             }
-            case InstallPending(final long linkId, final int transportId, final LinkSession session) ->
-                    onInstallPending(linkId, transportId, session);
+            case InstallPending(final long linkId, final int transportId, final LinkSession session,
+                                final int[] held) -> {
+                onInstallPending(linkId, transportId, session);
+                release(linkId, held);
+            }
             case Cutover(final long linkId, final long sessionStartNanos) -> {
                 final Link link = links.get(linkId);
                 if (link != null) {
@@ -1012,9 +1055,9 @@ final class WorkerAgent implements Agent {
             return;
         }
         switch (command) {
-            case AddSession(final FspSession session) -> sessions.addSession(session);
+            case AddSession(final FspSession session) -> sessions.addSession(routes.get(), session);
             case InstallSessionPending(final NodeAddr remote, final byte[] send, final byte[] recv) ->
-                    sessions.installPending(remote, send, recv);
+                    sessions.installPending(routes.get(), remote, send, recv);
             case CutoverSession(final NodeAddr remote, final long start) -> sessions.cutover(remote, start);
             case DropSessionPrevious(final NodeAddr remote) -> sessions.dropPrevious(remote);
             case RemoveSession(final NodeAddr remote) -> sessions.remove(remote);

@@ -77,15 +77,30 @@ class DataPlaneRawFrameTest {
      * session start (simulated handshake processing between promotion and the command).
      */
     private void start(final int eventQueueCapacity, final long handshakeMs) throws IOException {
+        startWithoutLink(eventQueueCapacity);
+        final long promoted = clock.get();
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(handshakeMs));
+        addLink(promoted);
+    }
+
+    private void startWithoutLink(final int eventQueueCapacity) throws IOException {
         dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(256)
                 .eventQueueCapacity(eventQueueCapacity).localDelivery(deliveries).nanoClock(clock::get));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
         dpAddress = dp.udpTransport(0).localAddress();
-        final long promoted = clock.get();
-        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(handshakeMs));
-        dp.addLink(new LinkSpec(LINK, 0, TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), OUR, THEIR, SEND_KEY,
-                RECV_KEY, promoted));
+    }
+
+    private void addLink(final long promoted) throws IOException {
+        dp.addLink(new LinkSpec(LINK, 0, TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), OUR,
+                THEIR, SEND_KEY, RECV_KEY, promoted));
+    }
+
+    /** An IK msg2 as the peer's responder writes it: sender_idx = theirs, receiver_idx = the index our msg1 named. */
+    private static byte[] msg2(final int senderIdx, final int receiverIdx) {
+        final ByteBuffer b = ByteBuffer.allocate(69).order(ByteOrder.LITTLE_ENDIAN);
+        b.put((byte) 0x02).put((byte) 0).putShort((short) 65).putInt(senderIdx).putInt(receiverIdx);
+        return b.array();
     }
 
     /** Runs the data plane until {@code condition} holds; fails after a generous deadline. */
@@ -352,6 +367,80 @@ class DataPlaneRawFrameTest {
         assertEquals(1, events(DataPlaneEvent.CutOver.class).size());
         assertEquals(0, dp.linkStats(LINK).keyEpochBit());
         assertEquals(0, deliveries.corrupt.get() + deliveries.outOfOrder.get());
+    }
+
+    /**
+     * The peer promotes the link when it writes msg2 and sends at once (crypto-link.md §5.8): frames for the index
+     * our msg1 named that arrive before the control plane has read msg2 are held, then delivered in order ahead of
+     * later ones once the link is installed; nothing is dropped as an unknown index.
+     */
+    @Test
+    void framesRightBehindAMsg2AreHeldAndDeliveredInOrderOnceTheLinkIsIn() throws Exception {
+        startWithoutLink(64);
+        send(peer, msg2(THEIR, OUR));
+        for (int i = 0; i < 3; i++) {
+            send(peer, frame(RECV_KEY, 0, OUR, i, i));
+        }
+        pumpUntil(DataPlaneCounter.LINK_FRAMES_HELD, 3);
+        assertEquals(1, dp.counter(DataPlaneCounter.HANDSHAKES_IN));
+        assertEquals(0, deliveries.delivered.get());
+        // An index nobody expects is still dropped at once, before any crypto.
+        send(peer, frame(RECV_KEY, 0, 0x99, 0, 9));
+        pumpUntil(DataPlaneCounter.DROP_UNKNOWN_INDEX, 1);
+
+        addLink(clock.get());
+        send(peer, frame(RECV_KEY, 0, OUR, 3, 3));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 4);
+        assertEquals(3, dp.counter(DataPlaneCounter.LINK_FRAMES_RELEASED));
+        assertEquals(0, deliveries.outOfOrder.get() + deliveries.corrupt.get(), "held frames first, in order");
+        assertEquals(1, dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX));
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED));
+        assertEquals(3, dp.linkStats(LINK).highestCounterIn());
+    }
+
+    /** A rekey responder cuts over at once (§5.11): its first new-key frames wait for our pending session. */
+    @Test
+    void newKeyFramesBehindARekeyMsg2WaitForThePendingSessionAndCutOver() throws Exception {
+        start(64);
+        final byte[] pendingRecv = FrameCodec.key(22);
+        send(peer, msg2(0x21, 0x11));
+        send(peer, frame(pendingRecv, 1, 0x11, 0, 0));
+        send(peer, frame(pendingRecv, 1, 0x11, 1, 1));
+        pumpUntil(DataPlaneCounter.LINK_FRAMES_HELD, 2);
+        dp.installPending(LINK, 0x11, 0x21, FrameCodec.key(21), pendingRecv);
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 2);
+        assertEquals(1, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
+        assertEquals(1, dp.linkStats(LINK).keyEpochBit());
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX) + dp.counter(DataPlaneCounter.DROP_AUTH_FAILED));
+        assertEquals(0, deliveries.outOfOrder.get());
+    }
+
+    /** Bounded per index and in time: the rest is dropped and counted, and the slots go back to the pool. */
+    @Test
+    void heldFramesAreBoundedAndExpireCounted() throws Exception {
+        startWithoutLink(64);
+        dp.doWork();
+        final int used = dp.pool().inUse();
+        send(peer, msg2(THEIR, OUR));
+        for (int i = 0; i < LinkFrameHold.MAX_FRAMES_PER_INDEX + 2; i++) {
+            send(peer, frame(RECV_KEY, 0, OUR, i, i));
+        }
+        pumpUntil(DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW, 2);
+        assertEquals(LinkFrameHold.MAX_FRAMES_PER_INDEX, dp.counter(DataPlaneCounter.LINK_FRAMES_HELD));
+        clock.addAndGet(LinkFrameHold.HOLD_NANOS - 1);
+        dp.drainEvents(events::add);
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED), "not yet");
+        clock.addAndGet(1);
+        dp.drainEvents(events::add);
+        assertEquals(LinkFrameHold.MAX_FRAMES_PER_INDEX, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED));
+        pumpUntil(() -> dp.pool().inUse() == used);
+        // Once expired, the index is unknown again: a late frame is dropped at once.
+        send(peer, frame(RECV_KEY, 0, OUR, 99, 99));
+        pumpUntil(DataPlaneCounter.DROP_UNKNOWN_INDEX, 1);
+        addLink(clock.get());
+        pumpUntil(() -> true);
+        assertEquals(0, deliveries.delivered.get());
+        assertEquals(0, dp.counter(DataPlaneCounter.LINK_FRAMES_RELEASED));
     }
 
     /** @return the frame's timestamp (ms since its session's start), after checking it opens with {@code key} */

@@ -1,0 +1,223 @@
+package net.fips.dataplane.engine;
+
+import java.util.function.LongSupplier;
+
+import net.fips.dataplane.pool.PacketPool;
+
+/**
+ * Established frames that arrive for a link index the control plane is about to install, held instead of dropped
+ * (issue: nothing lost behind a handshake). An IK responder promotes the link the moment it writes msg2 and may
+ * send at once (crypto-link.md §5.8: a TreeAnnounce right after promotion; §5.11: a rekey responder's cutover), so
+ * frames addressed to the index our msg1 named can arrive while our control thread is still reading msg2. The
+ * receive side marks that index as expected when it passes the msg2 up ({@link #expect}); a frame whose index then
+ * misses the {@link IndexTable} is held ({@link #offer}); the control thread's install takes the held frames
+ * ({@link #take}) and hands them to the link's worker inside the same command that adds the link, ahead of any
+ * frame that finds the new index.
+ *
+ * <p>One per transport. The receive thread writes expectations and frames, the control thread takes them and
+ * expires them; both under this object's monitor, and the control thread publishes the index while holding it, so a
+ * frame is either held before the take or finds the index after it: none can fall between. Only the miss path of a
+ * receive thread ever locks, and only while something is expected.
+ *
+ * <p>Bounded: {@value #MAX_EXPECTED} expected indices (the oldest gives way), {@value #MAX_FRAMES} frames in all and
+ * {@value #MAX_FRAMES_PER_INDEX} per index (later ones are dropped, so what is held stays in order), and an
+ * expectation lasts {@link #HOLD_NANOS}: then its frames are dropped and counted.
+ */
+final class LinkFrameHold {
+    /** How long after a msg2 its index's frames may be held: the control plane reads a msg2 in milliseconds. */
+    static final long HOLD_NANOS = 1_000_000_000L;
+    static final int MAX_EXPECTED = 16;
+    static final int MAX_FRAMES = 64;
+    static final int MAX_FRAMES_PER_INDEX = 32;
+    /** {@link #offer} result: the frame is held (the slot now belongs to the hold). */
+    static final long HELD = Long.MIN_VALUE + 1;
+    /** {@link #offer} result: nothing expects the index; the caller drops the frame as an unknown index. */
+    static final long NOT_EXPECTED = IndexTable.MISSING;
+    /** {@link #offer} result: expected, but the bounds are reached; the caller drops and counts it. */
+    static final long OVERFLOW = Long.MIN_VALUE + 2;
+
+    private static final int[] NONE = new int[0];
+
+    private final PacketPool pool;
+    private final LongSupplier clock;
+    private final int[] expectedIdx = new int[MAX_EXPECTED];
+    private final long[] expectedUntil = new long[MAX_EXPECTED];
+    private int expected;
+    private final int[] frameIdx = new int[MAX_FRAMES];
+    private final int[] frameSlot = new int[MAX_FRAMES];
+    private int frames;
+    /** Whether anything is expected or held: the receive thread's miss path reads it without the lock. */
+    private volatile boolean active;
+
+    /** @param clock the data plane's nanosecond clock */
+    LinkFrameHold(final PacketPool pool, final LongSupplier clock) {
+        this.pool = pool;
+        this.clock = clock;
+    }
+
+    /** @return false when nothing is expected or held (a miss is then an ordinary unknown index) */
+    boolean active() {
+        return active;
+    }
+
+    /**
+     * Receive thread: a msg2 naming {@code receiverIdx} goes up to the control plane.
+     *
+     * @return frames dropped because the oldest expectation gave way to this one
+     */
+    synchronized int expect(final int receiverIdx) {
+        int dropped = 0;
+        int at = find(receiverIdx);
+        if (at < 0) {
+            if (expected == MAX_EXPECTED) {
+                // the oldest expectation gives way (with its frames)
+                dropped = dropExpectation(0);
+            }
+            at = expected++;
+            expectedIdx[at] = receiverIdx;
+        }
+        expectedUntil[at] = clock.getAsLong() + HOLD_NANOS;
+        active = true;
+        return dropped;
+    }
+
+    /**
+     * Receive thread, after {@code receiverIdx} missed the index table: looks again under the lock (the control
+     * thread publishes under it), then holds the frame if its index is expected.
+     *
+     * @return the link id when the index is there now, {@link #HELD}, {@link #NOT_EXPECTED} or {@link #OVERFLOW}
+     */
+    synchronized long offer(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx,
+                            final int slot) {
+        final long linkId = table.lvTable().get(key);
+        if (linkId != IndexTable.MISSING) {
+            return linkId;
+        }
+        final int at = find(receiverIdx);
+        if (at < 0 || clock.getAsLong() - expectedUntil[at] >= 0) {
+            return NOT_EXPECTED;
+        }
+        int mine = 0;
+        for (int i = 0; i < frames; i++) {
+            if (frameIdx[i] == receiverIdx) {
+                mine++;
+            }
+        }
+        if (frames == MAX_FRAMES || mine == MAX_FRAMES_PER_INDEX) {
+            return OVERFLOW;
+        }
+        frameIdx[frames] = receiverIdx;
+        frameSlot[frames] = slot;
+        frames++;
+        return HELD;
+    }
+
+    /**
+     * Control thread, while it installs {@code receiverIdx} (call under this object's monitor together with the
+     * index publication): the frames held for it, oldest first; the expectation ends.
+     */
+    synchronized int[] take(final int receiverIdx) {
+        final int at = find(receiverIdx);
+        if (at >= 0) {
+            removeExpectation(at);
+        }
+        int n = 0;
+        for (int i = 0; i < frames; i++) {
+            if (frameIdx[i] == receiverIdx) {
+                n++;
+            }
+        }
+        if (n == 0) {
+            updateActive();
+            return NONE;
+        }
+        final int[] taken = new int[n];
+        int k = 0;
+        int kept = 0;
+        for (int i = 0; i < frames; i++) {
+            if (frameIdx[i] == receiverIdx) {
+                taken[k++] = frameSlot[i];
+            } else {
+                frameIdx[kept] = frameIdx[i];
+                frameSlot[kept] = frameSlot[i];
+                kept++;
+            }
+        }
+        frames = kept;
+        updateActive();
+        return taken;
+    }
+
+    /**
+     * Any thread: drops the frames of expectations that ran out (their keys never came) and releases the slots.
+     *
+     * @return frames dropped
+     */
+    synchronized int expire() {
+        final long now = clock.getAsLong();
+        int dropped = 0;
+        for (int i = expected - 1; i >= 0; i--) {
+            if (now - expectedUntil[i] >= 0) {
+                dropped += dropExpectation(i);
+            }
+        }
+        return dropped;
+    }
+
+    /** Releases everything held (shutdown). @return frames released */
+    synchronized int clear() {
+        final int n = frames;
+        for (int i = 0; i < n; i++) {
+            pool.release(frameSlot[i]);
+        }
+        frames = 0;
+        expected = 0;
+        active = false;
+        return n;
+    }
+
+    /** @return frames held now */
+    synchronized int held() {
+        return frames;
+    }
+
+    private int find(final int receiverIdx) {
+        for (int i = 0; i < expected; i++) {
+            if (expectedIdx[i] == receiverIdx) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Removes expectation {@code at} and drops (releases) its frames. @return frames dropped */
+    private int dropExpectation(final int at) {
+        final int idx = expectedIdx[at];
+        removeExpectation(at);
+        int kept = 0;
+        int dropped = 0;
+        for (int i = 0; i < frames; i++) {
+            if (frameIdx[i] == idx) {
+                pool.release(frameSlot[i]);
+                dropped++;
+            } else {
+                frameIdx[kept] = frameIdx[i];
+                frameSlot[kept] = frameSlot[i];
+                kept++;
+            }
+        }
+        frames = kept;
+        updateActive();
+        return dropped;
+    }
+
+    private void removeExpectation(final int at) {
+        System.arraycopy(expectedIdx, at + 1, expectedIdx, at, expected - at - 1);
+        System.arraycopy(expectedUntil, at + 1, expectedUntil, at, expected - at - 1);
+        expected--;
+    }
+
+    private void updateActive() {
+        active = expected > 0 || frames > 0;
+    }
+}
