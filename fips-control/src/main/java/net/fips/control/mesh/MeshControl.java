@@ -290,12 +290,8 @@ public final class MeshControl implements LinkListener {
         final PeerState ps = peers.get(from);
         if (!ps.heard) {
             ps.heard = true;
-            // Deliberate addition to the reference: the first message on a new link proves the peer has installed
-            // it, so our TreeAnnounce and filter go out to it once more. A responder's first frames can overtake
-            // the initiator's promotion (they follow msg2 at once, and a freshly started node may take long to
-            // process msg2) and be dropped there as an unknown index; filters are only sent on change, so a lost
-            // first filter would otherwise never be repaired (the namespace test that restarts a middle node
-            // caught a path that stayed broken that way).
+            // The first message proves the peer installed the link: send our TreeAnnounce and filter once more.
+            // Deliberate difference from the reference: docs/adr/0009-resend-announces-on-first-link-message.md
             tree.addPeer(from, peer.publicKey(), now);
             bloom.markUpdateNeeded(from);
         }
@@ -305,11 +301,9 @@ public final class MeshControl implements LinkListener {
                 if (tree.onTreeAnnounce(from, message, now) == TreeAnnounceOutcome.ACCEPTED) {
                     dirty = true;
                     if (tree.isTreePeer(from) != wasTreePeer) {
-                        // The peer became (or stopped being) our child, so its stored filter now is (or is no
-                        // longer) part of what we send to the others. The reference marks nothing here; when the
-                        // child's FilterAnnounce overtook its rate-limited TreeAnnounce, its subtree then stays
-                        // missing upstream until some later filter change (found by the simulator at 300+ nodes).
-                        // Changed-only marking sends only where the outgoing filter really differs.
+                        // The peer became (or stopped being) our child: its filter joins (or leaves) what we send.
+                        // Deliberate difference from the reference, see
+                        // docs/adr/0008-bloom-remarking-on-tree-peer-change.md
                         bloom.markChangedPeers(from);
                     }
                 }

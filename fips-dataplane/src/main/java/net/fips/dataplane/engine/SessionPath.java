@@ -185,9 +185,8 @@ final class SessionPath {
             drop(slot, DataPlaneCounter.DROP_IPV6_TOO_BIG);
             return;
         }
-        // §5.3 step 4: no next hop drops the packet. Deliberately unlike the reference, which drops it silently,
-        // the application hears ICMPv6 Destination Unreachable (rate-limited per source), so a dead destination
-        // fails fast instead of hanging; the control plane is told so it can look the destination up again.
+        // §5.3 step 4: no next hop drops the packet, answered with ICMPv6 Destination Unreachable (rate-limited).
+        // Deliberate difference from the reference: docs/adr/0011-icmpv6-unreachable-for-unroutable-destinations.md
         final int peer = originator.nextHop(table, s.remoteHi, s.remoteLo, now);
         if (peer < 0) {
             noRoute(table, s, seg, off, len, now);
