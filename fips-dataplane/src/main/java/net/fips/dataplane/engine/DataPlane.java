@@ -393,17 +393,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     /**
-     * Registers {@code ourIndex} for dispatch to {@code linkId}'s worker. Command first, index second: a frame
-     * routed through the new index finds the command already queued. Both happen under the transport's hold, so
-     * the frames held for the index so far travel inside the command (opened first) and none can be held after.
+     * Registers {@code ourIndex} for dispatch to {@code linkId}'s worker, queueing the install command first; the
+     * frames the transport held for the index so far travel inside that command (opened first), and none can be
+     * held after ({@link LinkFrameHold#install}).
      */
     private void install(final int transportId, final int ourIndex, final long linkId,
                          final Function<int[], WorkerAgent.Command> command) {
-        final LinkFrameHold hold = linkHolds[transportId];
-        synchronized (hold) {
-            worker(linkId).enqueue(command.apply(hold.take(ourIndex)));
-            table.add(IndexTable.key(transportId, ourIndex), linkId);
-        }
+        linkHolds[transportId].install(table, IndexTable.key(transportId, ourIndex), ourIndex, linkId,
+                held -> worker(linkId).enqueue(command.apply(held)));
     }
 
     @Override

@@ -95,11 +95,8 @@ final class InboundDispatch {
         SlotMeta.source(seg, source, sourceOffset, sourceLength);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
         if (linkId == IndexTable.MISSING) {
-            if (!hold.active()) {
-                return drop(slot, DataPlaneCounter.DROP_UNKNOWN_INDEX);
-            }
             // Perhaps the index our control thread is installing right now (a msg2 just went up): held, not lost.
-            linkId = hold.offer(table, key, receiverIdx, slot);
+            linkId = hold.onMiss(table, key, receiverIdx, slot);
             if (linkId == LinkFrameHold.HELD) {
                 counters.increment(DataPlaneCounter.LINK_FRAMES_HELD);
                 return true;

@@ -1,5 +1,6 @@
 package net.fips.dataplane.engine;
 
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import net.fips.dataplane.pool.PacketPool;
@@ -10,8 +11,8 @@ import net.fips.dataplane.pool.PacketPool;
  * send at once (crypto-link.md §5.8: a TreeAnnounce right after promotion; §5.11: a rekey responder's cutover), so
  * frames addressed to the index our msg1 named can arrive while our control thread is still reading msg2. The
  * receive side marks that index as expected when it passes the msg2 up ({@link #expect}); a frame whose index then
- * misses the {@link IndexTable} is held ({@link #offer}); the control thread's install takes the held frames
- * ({@link #take}) and hands them to the link's worker inside the same command that adds the link, ahead of any
+ * misses the {@link IndexTable} is held ({@link #onMiss}); the control thread's {@link #install} takes the held
+ * frames and hands them to the link's worker inside the same command that adds the link, ahead of any
  * frame that finds the new index.
  *
  * <p>One per transport. The receive thread writes expectations and frames, the control thread takes them and
@@ -29,11 +30,11 @@ final class LinkFrameHold {
     static final int MAX_EXPECTED = 16;
     static final int MAX_FRAMES = 64;
     static final int MAX_FRAMES_PER_INDEX = 32;
-    /** {@link #offer} result: the frame is held (the slot now belongs to the hold). */
+    /** {@link #onMiss} result: the frame is held (the slot now belongs to the hold). */
     static final long HELD = Long.MIN_VALUE + 1;
-    /** {@link #offer} result: nothing expects the index; the caller drops the frame as an unknown index. */
+    /** {@link #onMiss} result: nothing expects the index; the caller drops the frame as an unknown index. */
     static final long NOT_EXPECTED = IndexTable.MISSING;
-    /** {@link #offer} result: expected, but the bounds are reached; the caller drops and counts it. */
+    /** {@link #onMiss} result: expected, but the bounds are reached; the caller drops and counts it. */
     static final long OVERFLOW = Long.MIN_VALUE + 2;
 
     private static final int[] NONE = new int[0];
@@ -55,9 +56,29 @@ final class LinkFrameHold {
         this.clock = clock;
     }
 
-    /** @return false when nothing is expected or held (a miss is then an ordinary unknown index) */
+    /** @return the data plane's clock, which this hold reads */
+    LongSupplier clock() {
+        return clock;
+    }
+
+    /** @return whether anything is expected or held (any thread) */
     boolean active() {
         return active;
+    }
+
+    /**
+     * Receive thread, after {@code receiverIdx} missed the index table. Nothing expected (the usual case, a flood of
+     * unknown indices among them): no lock, but the table is read again, since an install may have published the
+     * index (and then ended the last expectation) since the first look. Otherwise {@link #offer}.
+     *
+     * @return the link id when the index is there now, {@link #HELD}, {@link #NOT_EXPECTED} or {@link #OVERFLOW}
+     */
+    long onMiss(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx, final int slot) {
+        if (!active) {
+            // volatile read first: an install that cleared it had published the index before (see install)
+            return table.lvTable().get(key);
+        }
+        return offer(table, key, receiverIdx, slot);
     }
 
     /**
@@ -87,8 +108,8 @@ final class LinkFrameHold {
      *
      * @return the link id when the index is there now, {@link #HELD}, {@link #NOT_EXPECTED} or {@link #OVERFLOW}
      */
-    synchronized long offer(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx,
-                            final int slot) {
+    private synchronized long offer(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx,
+                                    final int slot) {
         final long linkId = table.lvTable().get(key);
         if (linkId != IndexTable.MISSING) {
             return linkId;
@@ -113,10 +134,21 @@ final class LinkFrameHold {
     }
 
     /**
-     * Control thread, while it installs {@code receiverIdx} (call under this object's monitor together with the
-     * index publication): the frames held for it, oldest first; the expectation ends.
+     * Control thread: installs {@code key} (this transport's {@code receiverIdx}) for {@code linkId}. Under the lock
+     * that {@link #offer} takes: the frames held for the index are taken (oldest first; the expectation ends) and
+     * passed to {@code command}, which queues them with the install command for the link's worker; then the index is
+     * published. Command first, index second: a frame routed through the new index finds the command queued.
      */
-    synchronized int[] take(final int receiverIdx) {
+    synchronized void install(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx,
+                              final long linkId, final Consumer<int[]> command) {
+        command.accept(take(receiverIdx));
+        table.add(key, linkId);
+        // Only now: a receive thread that reads "nothing expected" must find the index in the table.
+        updateActive();
+    }
+
+    /** The frames held for {@code receiverIdx}, oldest first; the expectation ends. */
+    private int[] take(final int receiverIdx) {
         final int at = find(receiverIdx);
         if (at >= 0) {
             removeExpectation(at);
@@ -128,7 +160,6 @@ final class LinkFrameHold {
             }
         }
         if (n == 0) {
-            updateActive();
             return NONE;
         }
         final int[] taken = new int[n];
@@ -144,7 +175,6 @@ final class LinkFrameHold {
             }
         }
         frames = kept;
-        updateActive();
         return taken;
     }
 
