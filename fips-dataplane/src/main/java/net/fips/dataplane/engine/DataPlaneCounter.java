@@ -155,7 +155,13 @@ public enum DataPlaneCounter {
     /** Held FSP messages dropped because no keys came for them within the hold time. */
     DROP_SESSION_HELD_EXPIRED("held FSP messages whose session keys never came"),
     /** FSP messages for an expected session dropped because the hold was full. */
-    DROP_SESSION_HELD_OVERFLOW("FSP messages beyond the session hold's bounds");
+    DROP_SESSION_HELD_OVERFLOW("FSP messages beyond the session hold's bounds"),
+    /** msg1 dropped in the receive thread: its source address had no token left. */
+    DROP_MSG1_SOURCE_BUDGET("msg1 over its source address's budget"),
+    /** msg1 dropped in the receive thread: its source's /24 or /64 had no token left. */
+    DROP_MSG1_NETWORK_BUDGET("msg1 over its source network's budget"),
+    /** msg1 dropped in the receive thread: the transport's msg1 budget was spent. */
+    DROP_MSG1_TRANSPORT_BUDGET("msg1 over the transport's budget");
 
     private final String label;
 

@@ -34,6 +34,7 @@ final class InboundDispatch {
     private final EventQueue events;
     private final Counters counters;
     private final LinkFrameHold hold;
+    private final Msg1Admission admission;
 
     InboundDispatch(final int transportId, final Transport transport, final PacketPool pool,
                     final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals,
@@ -49,6 +50,7 @@ final class InboundDispatch {
         this.events = events;
         this.counters = counters;
         this.hold = hold;
+        this.admission = new Msg1Admission(hold.clock());
     }
 
     /**
@@ -118,7 +120,19 @@ final class InboundDispatch {
 
     private boolean onHandshake(final int slot, final MemorySegment seg, final long off, final int len,
                                 final MemorySegment source, final long sourceOffset, final int sourceLength) {
-        if ((seg.get(ValueLayout.JAVA_BYTE, off) & 0x0F) == FmpPrefix.PHASE_MSG2 && len >= FmpMsg2.WIRE_SIZE) {
+        final int phase = seg.get(ValueLayout.JAVA_BYTE, off) & 0x0F;
+        if (phase == FmpPrefix.PHASE_MSG1) {
+            // Budgets per source, network and transport before any copy or control-plane work (Msg1Admission).
+            final DataPlaneCounter refused = switch (admission.admit(source, sourceOffset, sourceLength)) {
+                case ADMITTED -> null;
+                case SOURCE_BUDGET -> DataPlaneCounter.DROP_MSG1_SOURCE_BUDGET;
+                case NETWORK_BUDGET -> DataPlaneCounter.DROP_MSG1_NETWORK_BUDGET;
+                case TRANSPORT_BUDGET -> DataPlaneCounter.DROP_MSG1_TRANSPORT_BUDGET;
+            };
+            if (refused != null) {
+                return drop(slot, refused);
+            }
+        } else if (phase == FmpPrefix.PHASE_MSG2 && len >= FmpMsg2.WIRE_SIZE) {
             // The peer promoted the link when it wrote this msg2 and may send on it before our control thread has
             // read it: frames for the index it names are held until the link is installed (LinkFrameHold).
             final int dropped = hold.expect(seg.get(DataPlane.U32, off + MSG2_RECEIVER_IDX_OFFSET));

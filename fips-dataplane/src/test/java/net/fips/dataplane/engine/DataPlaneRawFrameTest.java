@@ -443,6 +443,91 @@ class DataPlaneRawFrameTest {
         assertEquals(0, dp.counter(DataPlaneCounter.LINK_FRAMES_RELEASED));
     }
 
+    private static DatagramChannel channelOn(final String address) throws IOException {
+        final DatagramChannel ch = DatagramChannel.open().bind(new InetSocketAddress(address, 0));
+        ch.configureBlocking(false);
+        return ch;
+    }
+
+    private static byte[] msg1() {
+        final byte[] msg1 = new byte[114];
+        msg1[0] = 0x01;
+        msg1[2] = 0x6e;
+        return msg1;
+    }
+
+    /**
+     * A msg1 flood from one address (many ports) spends that address's budget in the receive thread, before any
+     * copy or event; another network's msg1 still goes up, and the flooder gets one more a second.
+     */
+    @Test
+    void aMsg1FloodFromOneAddressSpendsOnlyItsOwnBudget() throws Exception {
+        startWithoutLink(256);
+        final List<DatagramChannel> ports = new ArrayList<>();
+        try (DatagramChannel honest = channelOn("127.0.1.1")) {
+            for (int p = 0; p < 8; p++) {
+                ports.add(channelOn("127.0.0.1"));
+            }
+            final int flood = 64;
+            for (int i = 0; i < flood; i++) {
+                send(ports.get(i % ports.size()), msg1());
+            }
+            pumpUntil(() -> dp.counter(DataPlaneCounter.HANDSHAKES_IN)
+                    + dp.counter(DataPlaneCounter.DROP_MSG1_SOURCE_BUDGET) == flood);
+            assertEquals(Msg1Admission.SOURCE_BURST, dp.counter(DataPlaneCounter.HANDSHAKES_IN));
+            assertEquals(Msg1Admission.SOURCE_BURST, events(DataPlaneEvent.HandshakeReceived.class).size());
+
+            send(honest, msg1());
+            pumpUntil(DataPlaneCounter.HANDSHAKES_IN, Msg1Admission.SOURCE_BURST + 1);
+            assertEquals(TransportAddr.ofInet((InetSocketAddress) honest.getLocalAddress()),
+                    events(DataPlaneEvent.HandshakeReceived.class).getLast().from());
+
+            // One token a second for the flooder: two after two seconds.
+            clock.addAndGet(TimeUnit.SECONDS.toNanos(2));
+            for (int i = 0; i < 3; i++) {
+                send(ports.get(i), msg1());
+            }
+            pumpUntil(() -> dp.counter(DataPlaneCounter.DROP_MSG1_SOURCE_BUDGET) == flood - Msg1Admission.SOURCE_BURST + 1);
+            assertEquals(Msg1Admission.SOURCE_BURST + 3, dp.counter(DataPlaneCounter.HANDSHAKES_IN));
+            // msg2 and established frames are not budgeted.
+            send(ports.get(3), msg2(THEIR, OUR));
+            pumpUntil(DataPlaneCounter.HANDSHAKES_IN, Msg1Admission.SOURCE_BURST + 4);
+        } finally {
+            for (final DatagramChannel ch : ports) {
+                ch.close();
+            }
+        }
+    }
+
+    /** Many addresses of one /24 share their network's budget; a source in another /24 is not affected. */
+    @Test
+    void addressesOfOneNetworkShareItsBudget() throws Exception {
+        startWithoutLink(256);
+        final List<DatagramChannel> sources = new ArrayList<>();
+        try (DatagramChannel elsewhere = channelOn("127.0.2.1")) {
+            final int addresses = Msg1Admission.NETWORK_BURST / Msg1Admission.SOURCE_BURST + 2;
+            for (int a = 0; a < addresses; a++) {
+                sources.add(channelOn("127.0.0." + (10 + a)));
+            }
+            final int total = addresses * Msg1Admission.SOURCE_BURST;
+            for (final DatagramChannel ch : sources) {
+                for (int i = 0; i < Msg1Admission.SOURCE_BURST; i++) {
+                    send(ch, msg1());
+                }
+            }
+            pumpUntil(() -> dp.counter(DataPlaneCounter.HANDSHAKES_IN)
+                    + dp.counter(DataPlaneCounter.DROP_MSG1_NETWORK_BUDGET) == total);
+            assertEquals(Msg1Admission.NETWORK_BURST, dp.counter(DataPlaneCounter.HANDSHAKES_IN));
+            assertEquals(0, dp.counter(DataPlaneCounter.DROP_MSG1_SOURCE_BUDGET));
+            send(elsewhere, msg1());
+            pumpUntil(DataPlaneCounter.HANDSHAKES_IN, Msg1Admission.NETWORK_BURST + 1);
+        } finally {
+            for (final DatagramChannel ch : sources) {
+                ch.close();
+            }
+        }
+    }
+
     /** @return the frame's timestamp (ms since its session's start), after checking it opens with {@code key} */
     private int timestampOf(final byte[] key, final byte[] frame) {
         final byte[] plain = codec.openPlaintext(key, frame, frame.length);
