@@ -53,6 +53,7 @@ class FipsCtlTest {
 
     private static final NodeIdentity SELF = NodeIdentity.generate();
     private static final NodeIdentity PEER = NodeIdentity.generate();
+    private static final NodeIdentity DOWN = NodeIdentity.generate();
 
     @TempDir
     Path dir;
@@ -81,6 +82,14 @@ class FipsCtlTest {
                     PEER.address().toString(), Connectivity.CONNECTED, 3, 1, 2, true, true, 4, false, true,
                     "192.0.2.1:2121", LinkDirection.OUTBOUND, "udp", 1, 2.0, null, 0, 0, null, null, null, false,
                     false, false, null));
+        }
+
+        @Override
+        public List<net.fips.control.ctl.UnconnectedPeer> showUnconnectedPeers() {
+            return List.of(new net.fips.control.ctl.UnconnectedPeer(DOWN.npub(), "bob", DOWN.nodeAddr().toString(),
+                    "retrying", "udp", "192.0.2.7:2121", 11_200L, 3),
+                    new net.fips.control.ctl.UnconnectedPeer(SELF.npub(), "carol", SELF.nodeAddr().toString(),
+                            "connecting", "tcp", "192.0.2.8:443", null, null));
         }
 
         @Override
@@ -373,6 +382,10 @@ class FipsCtlTest {
         assertTrue(lines[0].startsWith("NAME") && lines[0].contains("NPUB") && lines[0].contains("SRTT_MS"));
         assertTrue(lines[1].startsWith("alice") && lines[1].contains(PEER.npub()) && lines[1].contains("child"),
                 lines[1]);
+        // Configured peers that are down are listed too, with their state (issue 19).
+        assertTrue(lines[2].matches("bob\\s+" + DOWN.npub() + "\\s+retry in 12s\\s+udp\\s+192\\.0\\.2\\.7:2121\\s+-.*"),
+                lines[2]);
+        assertTrue(lines[3].matches("carol\\s+\\S+\\s+connecting\\s+tcp\\s+192\\.0\\.2\\.8:443\\s+-.*"), lines[3]);
 
         assertTrue(run("show", "links").out().contains("192.0.2.1:2121"));
         final Result conns = run("show", "connections");
@@ -384,6 +397,12 @@ class FipsCtlTest {
 
         final JsonNode json = ControlJson.MAPPER.readTree(run("show", "peers", "--json").out());
         assertEquals("alice", json.get("peers").get(0).get("display_name").asText());
+        assertEquals(1, json.get("peers").size(), "the reference's list keeps established peers only");
+        final JsonNode bob = json.get("not_connected").get(0);
+        assertEquals("retrying", bob.get("state").asText());
+        assertEquals(11_200, bob.get("retry_in_ms").asLong());
+        assertEquals(3, bob.get("failed_attempts").asInt());
+        assertFalse(json.get("not_connected").get(1).has("retry_in_ms"));
     }
 
     @Test
