@@ -521,6 +521,14 @@ class FipsCtlTest {
         final Result history = run("stats", "history", "mesh_size", "--window", "3s");
         assertTrue(history.out().startsWith("mesh_size (nodes) — 3 samples @ 1s = 3s window\n  min=3.000 max=3.000"
                 + " last=3.000\n  ▄▄▄\n\nAGE  VALUE\n-2s  3.000\n-1s  3.000\n-0s  3.000\n"), history.out());
+        // A metric of the other scope says so, before asking the daemon (which only knows "unknown metric").
+        final Result noPeer = run("stats", "history", "srtt_ms");
+        assertEquals(64, noPeer.code());
+        assertTrue(noPeer.err().startsWith("srtt_ms is a per-peer metric: add --peer PEER"), noPeer.err());
+        final Result nodeWithPeer = run("stats", "history", "mesh_size", "--peer", PEER.npub());
+        assertEquals(64, nodeWithPeer.code());
+        assertTrue(nodeWithPeer.err().startsWith("mesh_size is a node metric: leave out --peer"), nodeWithPeer.err());
+        assertEquals(0, run("stats", "history", "bytes_in", "--window", "3s").code(), "in both scopes: node");
         final Result bad = run("stats", "history", "mesh_size", "--granularity", "5m");
         assertEquals(1, bad.code());
         assertEquals("error: unknown granularity: 5m (expected 1s or 1m)", bad.err().strip());
