@@ -66,7 +66,8 @@ final class StatsCommand {
         String granularity;
 
         @Option(names = "--plot", description = "Print a summary and a Unicode block sparkline instead of the"
-                + " JSON or table.")
+                + " JSON or table; a long series is averaged into as many columns as fit the width ($COLUMNS, else"
+                + " the terminal's, else 80).")
         boolean plot;
 
         @Override

@@ -227,12 +227,17 @@ class FipsCtlTest {
     void onATerminal() {
         // Tables are what a person at a terminal gets; the pipe case is tested separately.
         FipsCtl.stdoutIsTerminal = () -> true;
+        // Neither COLUMNS nor the real terminal decides a test's plot width.
+        StatsTables.plotColumns = () -> StatsTables.DEFAULT_COLUMNS;
     }
 
     @org.junit.jupiter.api.AfterEach
     void realTerminalCheck() {
         FipsCtl.stdoutIsTerminal = () -> System.console() != null && System.console().isTerminal();
+        StatsTables.plotColumns = REAL_PLOT_COLUMNS;
     }
+
+    private static final java.util.function.IntSupplier REAL_PLOT_COLUMNS = StatsTables.plotColumns;
 
     /** The same command line through picocli only, as before the quick path existed. */
     private static Result runPicocli(final String... args) {
