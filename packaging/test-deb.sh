@@ -158,6 +158,12 @@ if out=$("${bare[@]}" /usr/bin/fipsctl --version 2>&1); then pass "fipsctl --ver
 . "$root/bin/java-env.sh"
 check "/usr/bin/fips passes bin/fips's JVM options" grep -qF -- "$(unset FIPS_JAVA_OPTS; fips_daemon_java_opts)" /usr/bin/fips
 check "/usr/bin/fips limits the malloc arenas" grep -q 'MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}' /usr/bin/fips
+# FIPS_JAVA_OPTS replaces those options, as in bin/fips; FIPS_DAEMON_EXTRA_JAVA_OPTS adds to them. A second collector
+# tells which: the JVM refuses to start with two ("Multiple garbage collectors selected").
+check "FIPS_JAVA_OPTS replaces /usr/bin/fips's JVM options" \
+    "${bare[@]}" FIPS_JAVA_OPTS=-XX:+UseG1GC /usr/bin/fips --version
+check "FIPS_DAEMON_EXTRA_JAVA_OPTS adds to /usr/bin/fips's JVM options" \
+    bash -c '! "$@" FIPS_DAEMON_EXTRA_JAVA_OPTS=-XX:+UseG1GC /usr/bin/fips --version >/dev/null 2>&1' _ "${bare[@]}"
 # -XX:AOTMode=on turns a cache the JVM cannot use into an error instead of a silent slow start.
 check "postinst trained fipsctl's AOT cache" test -s /usr/lib/fips/fipsctl.aot
 if out=$("${bare[@]}" JDK_JAVA_OPTIONS=-XX:AOTMode=on /usr/bin/fipsctl --version 2>&1); then
