@@ -56,9 +56,6 @@ import net.fips.dataplane.udp.UdpTransportException;
  * snapshot, the data plane's counters and the transports' counters into the control records; nothing here waits
  * for the control thread. {@code connect} and {@code disconnect} check what they can on the caller's thread and
  * queue the rest for the control thread.
- *
- * <p>Not shown yet, because the parts do not exist: sessions, the spanning tree (we are our own root), mesh
- * size, TUN, sparklines, and the MMP SRTT/loss/ETX/goodput figures.
  */
 final class NodeControlApi implements ControlApi {
     private static final System.Logger LOG = System.getLogger(NodeControlApi.class.getName());
