@@ -5,10 +5,14 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.ctl.ControlJson;
+import net.fips.control.metrics.NodeMetric;
+import net.fips.control.metrics.PeerMetric;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code fipsctl stats ...}: the node's stats history and counter families. */
 @Command(name = "stats", description = "Query the node's statistics: history series and counters.",
@@ -42,6 +46,9 @@ final class StatsCommand {
         @ParentCommand
         StatsCommand stats;
 
+        @Spec
+        CommandSpec spec;
+
         @Parameters(index = "0", paramLabel = "METRIC", description = "Metric name (see 'fipsctl stats list')."
                 + " Node-level metrics need no --peer; per-peer metrics require it.")
         String metric;
@@ -59,11 +66,20 @@ final class StatsCommand {
         String granularity;
 
         @Option(names = "--plot", description = "Print a summary and a Unicode block sparkline instead of the"
-                + " JSON or table.")
+                + " JSON or table; a long series is averaged into as many columns as fit the width ($COLUMNS, else"
+                + " the terminal's, else 80).")
         boolean plot;
 
         @Override
         public Integer call() {
+            // The daemon answers a metric of the other scope with the reference's bare "unknown metric".
+            if (peer == null && PeerMetric.byName(metric).isPresent() && NodeMetric.byName(metric).isEmpty()) {
+                throw UsageError.of(spec, metric + " is a per-peer metric: add --peer PEER (an npub, hosts-file name"
+                        + " or alias; 'fipsctl stats peers' lists the tracked peers)");
+            }
+            if (peer != null && NodeMetric.byName(metric).isPresent() && PeerMetric.byName(metric).isEmpty()) {
+                throw UsageError.of(spec, metric + " is a node metric: leave out --peer");
+            }
             final FipsCtl root = stats.root;
             final ObjectNode params = ControlJson.MAPPER.createObjectNode().put("metric", metric)
                     .put("window", window).put("granularity", granularity);

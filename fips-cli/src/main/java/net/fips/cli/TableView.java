@@ -37,8 +37,21 @@ final class TableView {
                 text(p.path("mmp").get("loss_rate")), text(p.path("stats").get("bytes_recv")),
                 text(p.path("stats").get("bytes_sent"))});
         }
+        // Configured peers that are down (not in the reference's reply): their state instead of link figures.
+        for (final JsonNode p : d.path("not_connected")) {
+            rows.add(new String[] {text(p.get("display_name")), text(p.get("npub")), downState(p),
+                text(p.get("transport_type")), text(p.get("transport_addr")), "-", "-", "-", "-", "-", "-", "-"});
+        }
         return rows.isEmpty() ? "(no peers)" : table(new String[] {"NAME", "NPUB", "STATE", "TRANSPORT",
             "ADDRESS", "DIR", "DEPTH", "TREE", "SRTT_MS", "LOSS", "RX_BYTES", "TX_BYTES"}, rows).stripTrailing();
+    }
+
+    /** {@code retry in 12s} for a scheduled redial (rounded up), else the state as the daemon names it. */
+    private static String downState(final JsonNode p) {
+        if ("retrying".equals(p.path("state").asText()) && p.path("retry_in_ms").canConvertToLong()) {
+            return "retry in " + (Math.max(0, p.get("retry_in_ms").asLong()) + 999) / 1000 + "s";
+        }
+        return text(p.get("state"));
     }
 
     static String links(final JsonNode d) {

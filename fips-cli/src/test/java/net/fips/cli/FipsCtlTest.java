@@ -53,6 +53,7 @@ class FipsCtlTest {
 
     private static final NodeIdentity SELF = NodeIdentity.generate();
     private static final NodeIdentity PEER = NodeIdentity.generate();
+    private static final NodeIdentity DOWN = NodeIdentity.generate();
 
     @TempDir
     Path dir;
@@ -81,6 +82,14 @@ class FipsCtlTest {
                     PEER.address().toString(), Connectivity.CONNECTED, 3, 1, 2, true, true, 4, false, true,
                     "192.0.2.1:2121", LinkDirection.OUTBOUND, "udp", 1, 2.0, null, 0, 0, null, null, null, false,
                     false, false, null));
+        }
+
+        @Override
+        public List<net.fips.control.ctl.UnconnectedPeer> showUnconnectedPeers() {
+            return List.of(new net.fips.control.ctl.UnconnectedPeer(DOWN.npub(), "bob", DOWN.nodeAddr().toString(),
+                    "retrying", "udp", "192.0.2.7:2121", 11_200L, 3),
+                    new net.fips.control.ctl.UnconnectedPeer(SELF.npub(), "carol", SELF.nodeAddr().toString(),
+                            "connecting", "tcp", "192.0.2.8:443", null, null));
         }
 
         @Override
@@ -218,12 +227,17 @@ class FipsCtlTest {
     void onATerminal() {
         // Tables are what a person at a terminal gets; the pipe case is tested separately.
         FipsCtl.stdoutIsTerminal = () -> true;
+        // Neither COLUMNS nor the real terminal decides a test's plot width.
+        StatsTables.plotColumns = () -> StatsTables.DEFAULT_COLUMNS;
     }
 
     @org.junit.jupiter.api.AfterEach
     void realTerminalCheck() {
         FipsCtl.stdoutIsTerminal = () -> System.console() != null && System.console().isTerminal();
+        StatsTables.plotColumns = REAL_PLOT_COLUMNS;
     }
+
+    private static final java.util.function.IntSupplier REAL_PLOT_COLUMNS = StatsTables.plotColumns;
 
     /** The same command line through picocli only, as before the quick path existed. */
     private static Result runPicocli(final String... args) {
@@ -373,6 +387,10 @@ class FipsCtlTest {
         assertTrue(lines[0].startsWith("NAME") && lines[0].contains("NPUB") && lines[0].contains("SRTT_MS"));
         assertTrue(lines[1].startsWith("alice") && lines[1].contains(PEER.npub()) && lines[1].contains("child"),
                 lines[1]);
+        // Configured peers that are down are listed too, with their state (issue 19).
+        assertTrue(lines[2].matches("bob\\s+" + DOWN.npub() + "\\s+retry in 12s\\s+udp\\s+192\\.0\\.2\\.7:2121\\s+-.*"),
+                lines[2]);
+        assertTrue(lines[3].matches("carol\\s+\\S+\\s+connecting\\s+tcp\\s+192\\.0\\.2\\.8:443\\s+-.*"), lines[3]);
 
         assertTrue(run("show", "links").out().contains("192.0.2.1:2121"));
         final Result conns = run("show", "connections");
@@ -384,6 +402,12 @@ class FipsCtlTest {
 
         final JsonNode json = ControlJson.MAPPER.readTree(run("show", "peers", "--json").out());
         assertEquals("alice", json.get("peers").get(0).get("display_name").asText());
+        assertEquals(1, json.get("peers").size(), "the reference's list keeps established peers only");
+        final JsonNode bob = json.get("not_connected").get(0);
+        assertEquals("retrying", bob.get("state").asText());
+        assertEquals(11_200, bob.get("retry_in_ms").asLong());
+        assertEquals(3, bob.get("failed_attempts").asInt());
+        assertFalse(json.get("not_connected").get(1).has("retry_in_ms"));
     }
 
     @Test
@@ -502,6 +526,14 @@ class FipsCtlTest {
         final Result history = run("stats", "history", "mesh_size", "--window", "3s");
         assertTrue(history.out().startsWith("mesh_size (nodes) — 3 samples @ 1s = 3s window\n  min=3.000 max=3.000"
                 + " last=3.000\n  ▄▄▄\n\nAGE  VALUE\n-2s  3.000\n-1s  3.000\n-0s  3.000\n"), history.out());
+        // A metric of the other scope says so, before asking the daemon (which only knows "unknown metric").
+        final Result noPeer = run("stats", "history", "srtt_ms");
+        assertEquals(64, noPeer.code());
+        assertTrue(noPeer.err().startsWith("srtt_ms is a per-peer metric: add --peer PEER"), noPeer.err());
+        final Result nodeWithPeer = run("stats", "history", "mesh_size", "--peer", PEER.npub());
+        assertEquals(64, nodeWithPeer.code());
+        assertTrue(nodeWithPeer.err().startsWith("mesh_size is a node metric: leave out --peer"), nodeWithPeer.err());
+        assertEquals(0, run("stats", "history", "bytes_in", "--window", "3s").code(), "in both scopes: node");
         final Result bad = run("stats", "history", "mesh_size", "--granularity", "5m");
         assertEquals(1, bad.code());
         assertEquals("error: unknown granularity: 5m (expected 1s or 1m)", bad.err().strip());

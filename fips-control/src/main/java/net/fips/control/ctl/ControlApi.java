@@ -26,6 +26,14 @@ public interface ControlApi {
     /** @return {@code show_peers} rows, in the order to display */
     List<PeerSnapshot> showPeers();
 
+    /**
+     * @return configured peers that are not in {@link #showPeers()}, with their state ({@code show_peers}'s
+     *         {@code not_connected}, left out when empty)
+     */
+    default List<UnconnectedPeer> showUnconnectedPeers() {
+        return List.of();
+    }
+
     /** @return {@code show_links} rows */
     List<LinkSnapshot> showLinks();
 

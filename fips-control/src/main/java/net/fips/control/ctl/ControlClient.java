@@ -136,6 +136,9 @@ public final class ControlClient {
                     + "Then log out and back in for the change to take effect.";
         } else if (!Files.exists(socket)) {
             hint = "Is the FIPS daemon running? (no socket file at that path; use --socket if it listens elsewhere)";
+        } else if (Files.isRegularFile(socket) || Files.isDirectory(socket)) {
+            hint = socket + " is not a socket but a " + (Files.isDirectory(socket) ? "directory" : "regular file")
+                    + ": give --socket the daemon's control socket (node.control.socket_path)";
         } else {
             hint = "Is the FIPS daemon running? (the socket file exists but nothing answers: a stale socket)";
         }

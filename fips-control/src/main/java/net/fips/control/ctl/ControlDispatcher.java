@@ -79,7 +79,7 @@ public final class ControlDispatcher {
     private ObjectNode execute(final String command, final JsonNode params) throws ControlException {
         return switch (command) {
             case "show_status" -> ok(api::showStatus);
-            case "show_peers" -> list("peers", api.showPeers());
+            case "show_peers" -> peers();
             case "show_links" -> list("links", api.showLinks());
             case "show_connections" -> list("connections", api.showConnections());
             case "show_transports" -> list("transports", api.showTransports());
@@ -133,6 +133,16 @@ public final class ControlDispatcher {
 
     private static ObjectNode ok(final Supplier<?> value) {
         return ControlJson.ok(ControlJson.MAPPER.valueToTree(Objects.requireNonNull(value.get(), "snapshot")));
+    }
+
+    /** The reference's {@code peers}, then the configured peers that are down (our addition), when there are any. */
+    private ObjectNode peers() {
+        final ObjectNode response = list("peers", api.showPeers());
+        final List<UnconnectedPeer> down = Objects.requireNonNull(api.showUnconnectedPeers(), "not_connected");
+        if (!down.isEmpty()) {
+            ((ObjectNode) response.get("data")).set("not_connected", ControlJson.MAPPER.valueToTree(down));
+        }
+        return response;
     }
 
     private static ObjectNode list(final String key, final List<?> rows) {

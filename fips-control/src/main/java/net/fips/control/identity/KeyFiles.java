@@ -31,11 +31,18 @@ import java.util.Set;
  * </ul>
  * {@link #resolve} picks the identity: a secret given in config always wins; with {@code persistent} an existing
  * {@code fips.key} is loaded (a corrupt one is an error, never silently replaced) and a missing one is generated
- * and saved; without it a fresh key is generated on every start and the files are overwritten, best effort, so
- * an operator can see the current identity.
+ * and saved; without it a fresh key is generated on every start and kept in memory only.
  *
- * <p>One deliberate difference: the reference applies 0600 only when it creates {@code fips.key}, so a rewritten
- * file keeps looser permissions; here an existing key file is narrowed to 0600 before the secret is written.
+ * <p>Two deliberate differences from the reference:
+ * <ul>
+ *   <li>The reference applies 0600 only when it creates {@code fips.key}, so a rewritten file keeps looser
+ *       permissions; here an existing key file is narrowed to 0600 before the secret is written.</li>
+ *   <li>The reference also writes both files in ephemeral mode, "for visibility". A throwaway key left in
+ *       {@code /etc/fips/fips.key} was later adopted as the node's identity by a persistent start (the
+ *       package's), and an ephemeral run overwrote a persistent node's key; here ephemeral mode writes neither
+ *       file (docs/adr/0100-ephemeral-identity-in-memory.md). The npub is in the startup log and
+ *       {@code fipsctl show status}.</li>
+ * </ul>
  */
 public final class KeyFiles {
     /** Name of the secret key file. */
@@ -188,6 +195,10 @@ public final class KeyFiles {
         }
 
         final NodeIdentity identity = NodeIdentity.generate();
+        if (!persistent) {
+            // In memory only, unlike the reference (see the class comment): nothing on disk outlives this run.
+            return new Resolved(identity, Source.EPHEMERAL, null, failures);
+        }
         try {
             Files.createDirectories(directory);
         } catch (final IOException | SecurityException e) {
@@ -200,11 +211,9 @@ public final class KeyFiles {
         } catch (final KeyFileException e) {
             failures.add(e);
         }
-        // The reference writes fips.pub in ephemeral mode regardless, but in persistent mode only after fips.key.
-        if (saved || !persistent) {
+        // As in the reference, fips.pub is written only after fips.key was.
+        if (saved) {
             tryWritePub(pubPath, identity, failures);
-        }
-        if (persistent && saved) {
             return new Resolved(identity, Source.GENERATED, keyPath, failures);
         }
         return new Resolved(identity, Source.EPHEMERAL, null, failures);

@@ -67,6 +67,13 @@ final class Handshakes {
             peer = PeerIdentity.fromCompressed(result.remoteStatic());
         } catch (final NoiseException | IdentityFormatException e) {
             c.count(LinkCounter.HANDSHAKE_CRYPTO_FAILED);
+            if (e instanceof NoiseException n && n.reason() == NoiseException.Reason.DECRYPT_FAILED
+                    && c.undecryptableMsg1Log.allow(from, c.now)) {
+                // The usual cause is a dialler with a wrong npub for us; the reference drops these without a word.
+                LOG.log(System.Logger.Level.WARNING, "Dropped a handshake from {0} that is not for this node''s key"
+                        + " ({1}): a peer there may have a wrong npub configured for this node (one line per address"
+                        + " per minute)", from, c.identity.npub());
+            }
             return;
         }
         if (peer.nodeAddr().equals(c.ourAddr)) {

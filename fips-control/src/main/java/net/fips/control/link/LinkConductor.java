@@ -47,6 +47,10 @@ public final class LinkConductor {
     private static final System.Logger LOG = System.getLogger(LinkConductor.class.getName());
     /** The "Link down" reason of {@link #shutdown()}, logged at DEBUG (the node logs one summary line). */
     static final String SHUTDOWN_REASON = "shutdown";
+    /** Interval of the rate-limited WARN lines about handshakes that go nowhere. */
+    static final long LOG_THROTTLE_NANOS = 60_000_000_000L;
+    /** Peers or addresses those lines remember at most. */
+    static final int LOG_THROTTLE_KEYS = 256;
 
     /** Result of a {@link #connect} request. */
     public enum ConnectResult {
@@ -91,6 +95,11 @@ public final class LinkConductor {
     final Map<NodeAddr, RetryState> retries = new LinkedHashMap<>();
     /** Restarts detected per peer, kept across its links. */
     final PeerRestarts peerRestarts = new PeerRestarts();
+    /** "No answer to our handshakes" lines: one per peer per minute. */
+    final LogThrottle<NodeAddr> unansweredDialLog = new LogThrottle<>(LOG_THROTTLE_NANOS, LOG_THROTTLE_KEYS);
+    /** "A msg1 that is not for our key" lines: one per source address per minute. */
+    final LogThrottle<TransportAddr> undecryptableMsg1Log = new LogThrottle<>(LOG_THROTTLE_NANOS,
+            LOG_THROTTLE_KEYS);
 
     final Handshakes handshakes;
     final Maintenance maintenance;

@@ -22,6 +22,8 @@ final class Maintenance {
     private static final System.Logger LOG = System.getLogger(Maintenance.class.getName());
     private static final long SECOND = 1_000_000_000L;
     private static final byte[] HEARTBEAT = Heartbeat.INSTANCE.encode();
+    /** msg1s of one dial left without an answer when it is said at WARN (at the 3rd resend, ~7 s in). */
+    static final int UNANSWERED_WARN_AFTER = 3;
 
     private final LinkConductor c;
 
@@ -60,10 +62,33 @@ final class Maintenance {
                 ob.resends++;
                 ob.nextResendNanos = c.now + c.config.resendGapNanos(ob.resends);
                 c.count(LinkCounter.HANDSHAKE_RESENDS);
+                warnIfUnanswered(ob);
                 work++;
             }
         }
         return work;
+    }
+
+    /**
+     * A dial whose msg1 went out {@link #UNANSWERED_WARN_AFTER} times without an answer is said at WARN, with a hint,
+     * long before its timeout: a wrong npub is otherwise silent on both nodes (the responder cannot decrypt a msg1
+     * for another key and drops it). Only on the first dial since the peer was last up (later failures are the
+     * retry lines of {@code scheduleRetry}), and at most once per peer per minute.
+     */
+    private void warnIfUnanswered(final OutboundHandshake ob) {
+        // Called once the resend is out: the msg1s before it went unanswered.
+        final int unanswered = ob.resends;
+        if (unanswered != Math.min(UNANSWERED_WARN_AFTER, c.config.handshakeMaxResends())) {
+            return;
+        }
+        final LinkConductor.RetryState retry = c.retries.get(ob.peer.nodeAddr());
+        if ((retry != null && retry.failures > 0) || !c.unansweredDialLog.allow(ob.peer.nodeAddr(), c.now)) {
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "No answer to {0} handshakes from {1} at {2} in {3} s: check the npub"
+                + " and that the peer runs (a node drops a handshake that is not for its key without a reply)",
+                String.valueOf(unanswered), ob.peer.npub(), ob.address, String.valueOf((c.now - ob.createdNanos)
+                        / 1_000_000_000L));
     }
 
     // ------------------------------------------------------------------------------------------------------------

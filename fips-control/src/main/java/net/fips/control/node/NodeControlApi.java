@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.config.NodeConfig;
+import net.fips.control.config.PeerConfig;
 import net.fips.control.ctl.AclSnapshot;
 import net.fips.control.ctl.ConnectResult;
 import net.fips.control.ctl.ConnectionSnapshot;
@@ -34,6 +35,7 @@ import net.fips.control.ctl.TrafficStats;
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.ctl.TransportState;
 import net.fips.control.ctl.TunState;
+import net.fips.control.ctl.UnconnectedPeer;
 import net.fips.control.identity.FipsAddress;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeAddrs;
@@ -54,9 +56,6 @@ import net.fips.dataplane.udp.UdpTransportException;
  * snapshot, the data plane's counters and the transports' counters into the control records; nothing here waits
  * for the control thread. {@code connect} and {@code disconnect} check what they can on the caller's thread and
  * queue the rest for the control thread.
- *
- * <p>Not shown yet, because the parts do not exist: sessions, the spanning tree (we are our own root), mesh
- * size, TUN, sparklines, and the MMP SRTT/loss/ETX/goodput figures.
  */
 final class NodeControlApi implements ControlApi {
     private static final System.Logger LOG = System.getLogger(NodeControlApi.class.getName());
@@ -249,6 +248,55 @@ final class NodeControlApi implements ControlApi {
     @Override
     public java.util.Optional<StatsView> stats() {
         return java.util.Optional.of(statsView);
+    }
+
+    @Override
+    public List<UnconnectedPeer> showUnconnectedPeers() {
+        final List<Transport> transports = node.transports();
+        return unconnected(node.config().config().peers(), node.linkSnapshot(),
+                id -> id >= 0 && id < transports.size() ? transports.get(id).typeName() : null, this::displayName);
+    }
+
+    /**
+     * The configured peers that are not established in {@code snap}, in config order: {@code connecting} while a
+     * dial of ours is in flight, else {@code retrying} while a redial is scheduled, else {@code disconnected}.
+     *
+     * @param configured    {@code peers[]}
+     * @param snap          the link layer now
+     * @param transportType a transport id's type name, or null
+     * @param displayName   an npub's display name
+     * @return one entry per configured peer that is down
+     */
+    static List<UnconnectedPeer> unconnected(final List<PeerConfig> configured,
+                                             final net.fips.control.link.LinkSnapshot snap,
+                                             final java.util.function.IntFunction<String> transportType,
+                                             final java.util.function.UnaryOperator<String> displayName) {
+        final List<UnconnectedPeer> out = new ArrayList<>();
+        for (final PeerConfig p : configured) {
+            final String npub = p.identity().npub();
+            if (snap.peer(npub) != null) {
+                continue;
+            }
+            final String nodeAddr = p.identity().nodeAddr().toString();
+            final DialSnapshot dial = snap.dials().stream().filter(d -> d.npub().equals(npub)).findFirst()
+                    .orElse(null);
+            if (dial != null) {
+                out.add(new UnconnectedPeer(npub, displayName.apply(npub), nodeAddr, UnconnectedPeer.CONNECTING,
+                        transportType.apply(dial.transportId()), dial.address(), null, null));
+                continue;
+            }
+            final List<PeerConfig.Address> addresses = p.addressesByPriority();
+            final String type = addresses.isEmpty() ? null : addresses.get(0).kind();
+            final String addr = addresses.isEmpty() ? null : addresses.get(0).addr();
+            final net.fips.control.link.RetrySnapshot retry = snap.retries().stream()
+                    .filter(r -> r.npub().equals(npub)).findFirst().orElse(null);
+            out.add(retry == null
+                    ? new UnconnectedPeer(npub, displayName.apply(npub), nodeAddr, UnconnectedPeer.DISCONNECTED, type,
+                            addr, null, null)
+                    : new UnconnectedPeer(npub, displayName.apply(npub), nodeAddr, UnconnectedPeer.RETRYING, type,
+                            addr, Math.max(0L, retry.retryInMs()), retry.retryCount()));
+        }
+        return out;
     }
 
     @Override

@@ -238,6 +238,17 @@ class ControlSocketServerTest {
         assertEquals(ControlClientException.Kind.CONNECT, e.kind());
         assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
         assertTrue(e.getMessage().contains("Is the FIPS daemon running?"), e.getMessage());
+
+        // A path that exists but is no socket is said to be one, not a stale socket (issue 19).
+        final Path plain = java.nio.file.Files.writeString(dir.resolve("plain.txt"), "x");
+        final ControlClientException file = assertThrows(ControlClientException.class,
+                () -> new ControlClient(plain, Duration.ofSeconds(1)).send("show_status", null));
+        assertEquals(ControlClientException.Kind.CONNECT, file.kind());
+        assertTrue(file.getMessage().contains(plain + " is not a socket but a regular file"), file.getMessage());
+        assertFalse(file.getMessage().contains("stale"), file.getMessage());
+        final ControlClientException folder = assertThrows(ControlClientException.class,
+                () -> new ControlClient(dir, Duration.ofSeconds(1)).send("show_status", null));
+        assertTrue(folder.getMessage().contains(dir + " is not a socket but a directory"), folder.getMessage());
     }
 
     @Test

@@ -79,6 +79,48 @@ class LinkLogTest {
     }
 
     @Test
+    void aDialWithAWrongNpubIsSaidAtWarnOnBothNodesWithAHint() {
+        final Node[] n = pair();
+        final Node a = n[0];
+        final Node b = n[1];
+        // a has b's address but somebody else's npub: b cannot decrypt a's msg1 and drops it.
+        final String wrong = LinkFixture.identity(77).toPeer().npub();
+        a.conductor.addConfiguredPeer(LinkFixture.identity(77).toPeer(), TRANSPORT, b.side.address, true);
+        fx.net.run(6_000, 1000);
+        assertEquals(List.of(), lines("WARNING", "No answer"), "msg1 at 0, 1 and 3 s: not yet");
+        fx.net.run(2_000, 1000);
+        assertEquals(List.of("No answer to 3 handshakes from " + wrong + " at " + b.side.address + " in 7 s: check the"
+                + " npub and that the peer runs (a node drops a handshake that is not for its key without a reply)"),
+                lines("WARNING", "No answer"));
+        assertEquals(List.of("Dropped a handshake from " + a.side.address + " that is not for this node's key ("
+                + b.peer.npub() + "): a peer there may have a wrong npub configured for this node (one line per"
+                + " address per minute)"), lines("WARNING", "Dropped a handshake"), "four msg1s, one line");
+
+        // Ten minutes of retries: the early line was for the first dial only (the retry lines take over), and b
+        // says it once a minute at most while a's redials keep coming.
+        fx.net.run(600_000, 1000);
+        assertEquals(1, lines("WARNING", "No answer").size());
+        assertTrue(lines("WARNING", "Peer " + LinkFixture.identity(77).toPeer().shortNpub()).size() >= 3,
+                "the retry lines go on");
+        final int dropped = lines("WARNING", "Dropped a handshake").size();
+        assertTrue(dropped >= 2 && dropped <= 11, "at most one a minute: " + dropped);
+        assertTrue(b.count(LinkCounter.HANDSHAKE_CRYPTO_FAILED) > 2L * dropped, "fewer lines than drops");
+        assertEquals(0, a.peers() + b.peers());
+    }
+
+    @Test
+    void aMsg1ThatIsAnsweredLateIsNotSaid() {
+        final Node[] n = pair();
+        final Node a = n[0];
+        final Node b = n[1];
+        fx.net.loss = p -> fx.net.now < 1_002 * PairedDataPlanes.SECOND;   // msg1 at 0 and 1 s are lost
+        a.conductor.addConfiguredPeer(b.peer, TRANSPORT, b.side.address, true);
+        fx.net.run(10_000, 1000);
+        assertEquals(1, a.peers());
+        assertEquals(List.of(), lines("WARNING", ""), "a slow answer is no problem");
+    }
+
+    @Test
     void linkUpAndDownCarryTheDirectionAndTheReason() {
         final Node[] n = pair();
         final Node a = n[0];
