@@ -40,7 +40,7 @@ import java.util.Set;
  *   <li>The reference also writes both files in ephemeral mode, "for visibility". A throwaway key left in
  *       {@code /etc/fips/fips.key} was later adopted as the node's identity by a persistent start (the
  *       package's), and an ephemeral run overwrote a persistent node's key; here ephemeral mode writes neither
- *       file (docs/adr/0100-ephemeral-identity-in-memory.md). The npub is in the startup log and
+ *       file (docs/adr/0023-ephemeral-identity-in-memory.md). The npub is in the startup log and
  *       {@code fipsctl show status}.</li>
  * </ul>
  */
