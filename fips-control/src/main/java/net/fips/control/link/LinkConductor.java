@@ -573,6 +573,14 @@ public final class LinkConductor {
         }
     }
 
+    /** Tells the listener that {@code peer}'s link became suspect or answers again (fast failover). */
+    void onSuspect(final PeerLink peer, final boolean suspect) {
+        dirty = true;
+        if (listener != null) {
+            listener.onPeerSuspect(peer.identity, suspect, now);
+        }
+    }
+
     void sendDisconnect(final PeerLink peer, final Disconnect.Reason reason) {
         dataPlane.sendLinkMessage(peer.linkId, new Disconnect(reason).encode());
         count(LinkCounter.DISCONNECTS_SENT);

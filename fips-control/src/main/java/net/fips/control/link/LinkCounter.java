@@ -70,5 +70,9 @@ public enum LinkCounter {
     /** Link messages of other types handed to the listener (or ignored without one). */
     OTHER_LINK_MESSAGES,
     /** Reconnect attempts started from the retry schedule. */
-    RETRIES_STARTED
+    RETRIES_STARTED,
+    /** Links that stopped answering while we sent over them: routing avoids them (fast failover). */
+    LINKS_SUSPECTED,
+    /** Suspect links that answered again. */
+    LINKS_RECOVERED
 }

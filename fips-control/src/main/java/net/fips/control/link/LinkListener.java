@@ -31,6 +31,18 @@ public interface LinkListener {
     }
 
     /**
+     * The link to {@code peer} stopped answering while we sent over it ({@code suspect}), or answers again. A
+     * suspect peer stays connected (the dead-link timer still runs) but routing should avoid it: no parent, no next
+     * hop (fast failover, ADR 0024).
+     *
+     * @param peer     the peer
+     * @param suspect  true when it became suspect, false when an authenticated frame came again
+     * @param nowNanos the control clock
+     */
+    default void onPeerSuspect(PeerIdentity peer, boolean suspect, long nowNanos) {
+    }
+
+    /**
      * An authenticated link message that the link layer does not consume itself: TreeAnnounce, FilterAnnounce,
      * LookupRequest, LookupResponse and unknown types ({@code message[0]} is the msg_type).
      *

@@ -104,6 +104,7 @@ final class Maintenance {
             if (s != null && s.lastAuthenticatedNanos() - last > 0) {
                 last = s.lastAuthenticatedNanos();
             }
+            work += checkSuspect(peer, s);
             final boolean silent = c.now - last >= c.config.linkDeadTimeoutNanos();
             final boolean rekeyActive = peer.rekeyInProgress && peer.rekeyMsg1 != null
                     && peer.rekeyResends < c.config.handshakeMaxResends();
@@ -127,6 +128,70 @@ final class Maintenance {
             work++;
         }
         return work;
+    }
+
+    /**
+     * Fast failover (issue 18 §2, ADR 0024), invisible on the wire: a link is suspect when nothing authenticated
+     * has come over it for {@link #suspectAfterNanos} and either we sent frames over it meanwhile (a live peer
+     * answers them within its ReceiverReport interval, clamp(SRTT, 1 s, 5 s) on its 1 s tick; heartbeats count) or
+     * the peer had been sending more often than that (MMP reports keep flowing both ways on a live link, so a
+     * chatty peer that falls silent is gone, even when we have nothing to send it). The listener routes around a
+     * suspect link while the dead-link timer still runs; its first authenticated frame makes it trusted again.
+     * Three report intervals pass first, so a lossy link that loses some reports is not suspected, and a peer
+     * that only sends a heartbeat every 10 s is never suspected for its silence.
+     *
+     * @return 1 when the peer's state changed
+     */
+    private int checkSuspect(final PeerLink peer, final LinkStats s) {
+        if (s == null) {
+            return 0;
+        }
+        final long auth = s.lastAuthenticatedNanos();
+        final long out = s.packetsOut();
+        if (auth != peer.suspectSeenAuthNanos) {
+            peer.suspectPrevAuthNanos = peer.suspectSeenAuthNanos;
+            peer.suspectSeenAuthNanos = auth;
+            peer.suspectOutAtAuth = out;
+            peer.unansweredSinceNanos = Long.MIN_VALUE;
+            if (peer.suspect) {
+                peer.suspect = false;
+                c.count(LinkCounter.LINKS_RECOVERED);
+                LOG.log(System.Logger.Level.INFO, "Link to {0} answers again: routing uses it again",
+                        peer.identity.shortNpub());
+                c.onSuspect(peer, false);
+                return 1;
+            }
+            return 0;
+        }
+        if (peer.suspect) {
+            return 0;
+        }
+        final long after = suspectAfterNanos(peer);
+        final boolean chattyThenSilent = peer.suspectPrevAuthNanos != Long.MIN_VALUE
+                && auth - peer.suspectPrevAuthNanos < after && c.now - auth >= after;
+        if (out != peer.suspectOutAtAuth && peer.unansweredSinceNanos == Long.MIN_VALUE) {
+            peer.unansweredSinceNanos = c.now;
+        }
+        final boolean unanswered = peer.unansweredSinceNanos != Long.MIN_VALUE
+                && c.now - peer.unansweredSinceNanos >= after;
+        if (!chattyThenSilent && !unanswered) {
+            return 0;
+        }
+        peer.suspect = true;
+        c.count(LinkCounter.LINKS_SUSPECTED);
+        LOG.log(System.Logger.Level.INFO, "Link to {0} suspect: nothing authenticated for {1} ms where a live peer"
+                + " would have sent; routing avoids it (removed after {2} s of silence)", peer.identity.shortNpub(),
+                String.valueOf((c.now - Math.max(peer.suspectSeenAuthNanos, peer.sessionStartNanos)) / 1_000_000L),
+                String.valueOf(c.config.linkDeadTimeoutNanos() / 1_000_000_000L));
+        c.onSuspect(peer, true);
+        return 1;
+    }
+
+    /** Three of the peer's report intervals: 3 x clamp(SRTT, 1 s, 5 s); 3 s before the first RTT sample. */
+    static long suspectAfterNanos(final PeerLink peer) {
+        final long interval = peer.mmp.rtt.samples() == 0 ? SECOND
+                : Math.clamp(peer.mmp.rtt.srttMicros() * 1_000L, SECOND, 5 * SECOND);
+        return 3 * interval;
     }
 
     // ------------------------------------------------------------------------------------------------------------

@@ -53,6 +53,16 @@ final class PeerLink {
     long rekeyNextResendNanos;
     boolean peerRekeyed;
     long lastPeerRekeyNanos;
+    /** Fast failover (Maintenance#checkSuspect): the link stopped answering while we sent; routing avoids it. */
+    boolean suspect;
+    /** The data plane's last-authenticated instant as the previous tick saw it. */
+    long suspectSeenAuthNanos = Long.MIN_VALUE;
+    /** The one seen before it (the peer's last gap between frames, as ticks see it). */
+    long suspectPrevAuthNanos = Long.MIN_VALUE;
+    /** Frames sent on the link when that instant was first seen. */
+    long suspectOutAtAuth;
+    /** The tick that first saw frames sent after the last authenticated one, or {@link Long#MIN_VALUE}. */
+    long unansweredSinceNanos = Long.MIN_VALUE;
     long rekeys;
 
     boolean heartbeatSent;

@@ -79,6 +79,8 @@ public final class MeshControl implements LinkListener {
         long srttMicros = -1;
         /** A link message arrived on the current link since its promotion. */
         boolean heard;
+        /** The link stopped answering while we sent (fast failover): no next hop, no parent. */
+        boolean suspect;
 
         PeerState(final PeerIdentity identity) {
             this.identity = identity;
@@ -276,6 +278,29 @@ public final class MeshControl implements LinkListener {
         dirty = true;
     }
 
+    /**
+     * Fast failover (ADR 0024): a suspect link leaves the forwarding table and stops being a parent candidate
+     * (re-parenting at once when it was the parent), and cached coordinates through it are dropped; its tree and
+     * filter state are kept, so it rejoins routing as it was once it answers again.
+     */
+    @Override
+    public void onPeerSuspect(final PeerIdentity peer, final boolean suspect, final long nowNanos) {
+        advance(nowNanos);
+        final PeerState p = peers.get(peer.nodeAddr());
+        if (p == null || p.suspect == suspect) {
+            return;
+        }
+        p.suspect = suspect;
+        tree.setSuspect(peer.nodeAddr(), suspect, now);
+        if (suspect) {
+            // Coordinates that lead through it are stale: forget them, so the next packet asks discovery for
+            // fresh ones (tree distances to them would make every other peer look like no progress).
+            cache.invalidateVia(peer.nodeAddr());
+            discovery.resetBackoff();
+        }
+        dirty = true;
+    }
+
     @Override
     public void onLinkMessage(final PeerIdentity peer, final byte[] message, final long nowNanos) {
         advance(nowNanos);
@@ -470,6 +495,9 @@ public final class MeshControl implements LinkListener {
         final ForwardingTable.Builder b = ForwardingTable.builder(self, new Coords(tree.coordAddrs()));
         final NodeAddr parent = tree.parentOrNull();
         for (final PeerState p : peers.values()) {
+            if (p.suspect) {
+                continue;
+            }
             final NodeAddr a = p.identity.nodeAddr();
             final List<NodeAddr> pc = tree.peerCoords(a);
             final BloomFilter f = bloom.inboundFilter(a);

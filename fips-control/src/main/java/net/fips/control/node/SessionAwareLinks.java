@@ -31,6 +31,11 @@ final class SessionAwareLinks implements LinkListener {
     }
 
     @Override
+    public void onPeerSuspect(final PeerIdentity peer, final boolean suspect, final long nowNanos) {
+        mesh.onPeerSuspect(peer, suspect, nowNanos);
+    }
+
+    @Override
     public void onLinkMessage(final PeerIdentity peer, final byte[] message, final long nowNanos) {
         mesh.onLinkMessage(peer, message, nowNanos);
     }

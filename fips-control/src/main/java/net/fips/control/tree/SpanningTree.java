@@ -41,6 +41,8 @@ public final class SpanningTree {
         TreeAnnounce lastSeen;
         boolean hasCost;
         double cost = Double.NaN;
+        /** The link stopped answering while we sent (fast failover): never a parent candidate until it answers. */
+        boolean suspect;
         boolean announceSent;
         long lastAnnounceNanos;
         boolean announcePending;
@@ -159,6 +161,36 @@ public final class SpanningTree {
         if (!wasParent) {
             return false;
         }
+        onParentLost(nowNanos);
+        return true;
+    }
+
+    /**
+     * The link to {@code peer} stopped answering while we sent over it (suspect), or answers again: a suspect peer
+     * stays a peer (its declaration is kept) but is no parent candidate, and when it was our parent we re-parent at
+     * once, as on its removal; when it answers again the parent is re-evaluated. Nothing is sent to it that would
+     * not be sent anyway.
+     *
+     * @return true when our own declaration changed
+     */
+    public boolean setSuspect(final NodeAddr peer, final boolean suspect, final long nowNanos) {
+        final Peer p = peers.get(peer);
+        if (p == null || p.suspect == suspect) {
+            return false;
+        }
+        p.suspect = suspect;
+        if (!suspect) {
+            return evaluateAndApply("peer-answers-again", nowNanos);
+        }
+        if (isRoot() || !parent.equals(peer)) {
+            return false;
+        }
+        onParentLost(nowNanos);
+        return true;
+    }
+
+    /** Our parent was removed or became suspect: re-parent (or self-root) and tell every peer. */
+    private void onParentLost(final long nowNanos) {
         count(TreeCounter.PARENT_LOSSES);
         final NodeAddr oldParent = parent;
         final NodeAddr oldRoot = root;
@@ -175,7 +207,6 @@ public final class SpanningTree {
             p.announcePending = true;
         }
         effects.onPositionChanged(oldParent, parent, oldRoot, root);
-        return true;
     }
 
     /**
@@ -420,6 +451,9 @@ public final class SpanningTree {
         NodeAddr smallestRoot = null;
         boolean costsEmpty = true;
         for (final Peer p : peers.values()) {
+            if (p.suspect) {
+                continue;
+            }
             if (p.declaration != null) {
                 final NodeAddr r = p.declaration.root();
                 if (smallestRoot == null || r.compareTo(smallestRoot) < 0) {
@@ -439,7 +473,8 @@ public final class SpanningTree {
         NodeAddr bestId = null;
         double bestEff = 0;
         for (final Peer p : peers.values()) {
-            if (p.declaration == null || !p.declaration.root().equals(smallestRoot) || p.containsInAncestry(me)) {
+            if (p.suspect || p.declaration == null || !p.declaration.root().equals(smallestRoot)
+                    || p.containsInAncestry(me)) {
                 continue;
             }
             final double cost;
@@ -465,7 +500,8 @@ public final class SpanningTree {
         }
         // Mandatory switches.
         final Peer current = peers.get(parent);
-        final boolean parentHasCoords = current != null && current.declaration != null;
+        // A suspect parent (fast failover) is left as if it were gone: no hold-down, no hysteresis.
+        final boolean parentHasCoords = current != null && !current.suspect && current.declaration != null;
         if (!amRoot && !parentHasCoords) {
             return bestId;
         }
@@ -494,7 +530,7 @@ public final class SpanningTree {
 
     private boolean shouldBeRoot() {
         for (final Peer p : peers.values()) {
-            if (p.declaration != null && p.declaration.root().compareTo(me) < 0) {
+            if (!p.suspect && p.declaration != null && p.declaration.root().compareTo(me) < 0) {
                 return false;
             }
         }

@@ -70,4 +70,22 @@ class MeshControlTableTest {
         mesh.flush();
         assertTrue(published.getLast().peerIndex(peer.nodeAddr()) < 0, "the peer left the table");
     }
+
+    /** Fast failover (ADR 0024): a suspect peer leaves the table and comes back as it was when it answers again. */
+    @Test
+    void aSuspectPeerLeavesTheTableAndComesBackWhenItAnswers() {
+        mesh.onPeerUp(peer.toPeer(), 7, 0, 1);
+        mesh.onRttSample(peer.toPeer(), 40_000, 1, 2);
+        mesh.flush();
+        assertTrue(published.getLast().peerIndex(peer.nodeAddr()) >= 0);
+        mesh.onPeerSuspect(peer.toPeer(), true, 3);
+        mesh.flush();
+        assertTrue(published.getLast().peerIndex(peer.nodeAddr()) < 0, "no next hop over a suspect link");
+        mesh.onPeerSuspect(peer.toPeer(), false, 4);
+        mesh.flush();
+        final ForwardingTable t = published.getLast();
+        final int i = t.peerIndex(peer.nodeAddr());
+        assertTrue(i >= 0, "back once it answers");
+        assertEquals(TreeCoordinates.linkCost(1.0, 40.0), t.peer(i).linkCost(), "with its cost as before");
+    }
 }
