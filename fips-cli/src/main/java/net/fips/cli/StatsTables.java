@@ -182,24 +182,7 @@ final class StatsTables {
      *         one), each the mean of its non-gap samples, or a gap when it has none
      */
     static double[] fit(final double[] v, final int columns) {
-        if (v.length <= columns) {
-            return v;
-        }
-        final double[] out = new double[columns];
-        for (int b = 0; b < columns; b++) {
-            final int from = (int) ((long) b * v.length / columns);
-            final int to = (int) ((long) (b + 1) * v.length / columns);
-            double sum = 0;
-            int n = 0;
-            for (int i = from; i < to; i++) {
-                if (!Double.isNaN(v[i])) {
-                    sum += v[i];
-                    n++;
-                }
-            }
-            out[b] = n == 0 ? Double.NaN : sum / n;
-        }
-        return out;
+        return v.length <= columns ? v : TopGraphs.buckets(v, columns);
     }
 
     /** Eight levels; a gap is a blank; a flat series is drawn at the fourth level. */

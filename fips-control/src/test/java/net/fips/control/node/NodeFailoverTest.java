@@ -5,7 +5,6 @@ import static net.fips.control.node.NodeTestSupport.deliver;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
-import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.seqOf;
 import static net.fips.control.node.NodeTestSupport.yaml;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,18 +49,20 @@ class NodeFailoverTest {
     @TempDir
     Path dir;
 
-    private final List<Node> nodes = new ArrayList<>();
+    private RunningNodes nodes;
+
+    @BeforeEach
+    void setUp() {
+        nodes = new RunningNodes(dir);
+    }
 
     @AfterEach
     void closeAll() {
-        nodes.forEach(Node::close);
+        nodes.close();
     }
 
     private Node start(final String yaml, final Collector sink) throws Exception {
-        final Node n = Node.start(load(yaml), new NodeOptions().aclDirectory(dir.resolve("acl"))
-                .ipv6Sink(sink::sink));
-        nodes.add(n);
-        return n;
+        return nodes.start(yaml, sink);
     }
 
     @Test
@@ -85,7 +87,7 @@ class NodeFailoverTest {
         final Node d = start(yaml(idD, freePort(), dir.resolve("d.sock"), NODE, new Peer(idB, "b", pb, true),
                 new Peer(idC, "c", pc, true)), atD);
         await(15_000, () -> linked(a, b) && linked(a, c) && linked(d, b) && linked(d, c), () -> "links up");
-        await(20_000, () -> nodes.stream().map(n -> n.meshSnapshot().root()).distinct().count() == 1,
+        await(20_000, () -> nodes.all().stream().map(n -> n.meshSnapshot().root()).distinct().count() == 1,
                 () -> "one tree");
         assertTrue(a.learnIdentity(idD.toPeer()));
         deliver(a, atD, NodeSessionTest.udpPacket(idA.nodeAddr(), idD.nodeAddr(), 0, 64), 0);
@@ -108,7 +110,7 @@ class NodeFailoverTest {
                         >= c.dataPlane().counter(DataPlaneCounter.FORWARDED) ? b : c;
                 transitAddr = transit == b ? idB.nodeAddr() : idC.nodeAddr();
                 transit.closeSilently();
-                nodes.remove(transit);
+                nodes.forget(transit);
                 crashNanos = System.nanoTime();
             }
             if (transit != null && suspectedAfterMs < 0 && a.linkSnapshot().counter(LinkCounter.LINKS_SUSPECTED) > 0) {

@@ -4,7 +4,6 @@ import static net.fips.control.node.NodeTestSupport.await;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
-import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.seqOf;
 import static net.fips.control.node.NodeTestSupport.yaml;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -18,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,18 +52,20 @@ class NodeSessionTest {
     @TempDir
     Path dir;
 
-    private final List<Node> nodes = new ArrayList<>();
+    private RunningNodes nodes;
+
+    @BeforeEach
+    void setUp() {
+        nodes = new RunningNodes(dir);
+    }
 
     @AfterEach
     void closeAll() {
-        nodes.forEach(Node::close);
+        nodes.close();
     }
 
     private Node start(final String yaml, final Collector sink) throws Exception {
-        final Node n = Node.start(load(yaml), new NodeOptions().aclDirectory(dir.resolve("acl"))
-                .ipv6Sink(sink::sink));
-        nodes.add(n);
-        return n;
+        return nodes.start(yaml, sink);
     }
 
     /** A UDP-in-IPv6 packet from {@code src}'s FIPS address to {@code dst}'s carrying {@code seq}. */
