@@ -4,8 +4,6 @@ import java.util.Arrays;
 
 import net.fips.control.crypto.Secp256k1;
 
-import org.bouncycastle.math.ec.ECPoint;
-
 /**
  * One side of a FIPS Noise handshake: IK for the FMP link layer, XK for the FSP session layer, byte-compatible with
  * the reference (spec crypto-link §4). Messages, with the reference's deviations from textbook Noise:
@@ -98,10 +96,8 @@ public final class HandshakeState {
     private SymmetricState sym;
     private byte[] ephemeralSecret;
     private byte[] ephemeralPublic;
-    private ECPoint remoteStaticPoint;
-    private byte[] remoteStatic;
-    private ECPoint remoteEphemeralPoint;
-    private byte[] remoteEphemeral;
+        private byte[] remoteStatic;
+        private byte[] remoteEphemeral;
     private byte[] remoteEpoch;
     private boolean finished;
 
@@ -152,7 +148,7 @@ public final class HandshakeState {
                                            final byte[] remoteStatic, final byte[] localEpoch,
                                            final EphemeralSource ephemerals) throws NoiseException {
         final HandshakeState hs = new HandshakeState(pattern, Role.INITIATOR, staticSecret, localEpoch, ephemerals);
-        hs.remoteStaticPoint = parseKey(remoteStatic, "responder static key");
+        requireKey(remoteStatic, "responder static key");
         hs.remoteStatic = remoteStatic.clone();
         hs.sym.mixHash(premessage(hs.remoteStatic));
         return hs;
@@ -200,11 +196,11 @@ public final class HandshakeState {
         final byte[] out = new byte[pattern == Pattern.IK ? IK_MSG1_BYTES : XK_MSG1_BYTES];
         System.arraycopy(eph[1], 0, out, 0, PUBKEY_BYTES);
         s.mixHash(eph[1]);
-        s.mixKey(dh(eph[0], remoteStaticPoint));                          // es
+        s.mixKey(dh(eph[0], remoteStatic, "responder static key"));       // es
         if (pattern == Pattern.IK) {
             final byte[] encStatic = s.encryptAndHash(staticPublic);
             System.arraycopy(encStatic, 0, out, PUBKEY_BYTES, ENCRYPTED_STATIC_BYTES);
-            s.mixKey(dh(staticSecret, remoteStaticPoint));                // ss
+            s.mixKey(dh(staticSecret, remoteStatic, "responder static key")); // ss
             final byte[] encEpoch = s.encryptAndHash(localEpoch);
             System.arraycopy(encEpoch, 0, out, PUBKEY_BYTES + ENCRYPTED_STATIC_BYTES, ENCRYPTED_EPOCH_BYTES);
         }
@@ -226,23 +222,18 @@ public final class HandshakeState {
         requireLength(msg, pattern == Pattern.IK ? IK_MSG1_BYTES : XK_MSG1_BYTES, "message 1");
         final SymmetricState s = sym.copy();
         final byte[] re = Arrays.copyOfRange(msg, 0, PUBKEY_BYTES);
-        final ECPoint rePoint = parseKey(re, "initiator ephemeral key");
         s.mixHash(re);
-        s.mixKey(dh(staticSecret, rePoint));                               // es
+        s.mixKey(dh(staticSecret, re, "initiator ephemeral key"));        // es
         byte[] rs = null;
-        ECPoint rsPoint = null;
         byte[] epoch = null;
         if (pattern == Pattern.IK) {
             rs = s.decryptAndHash(Arrays.copyOfRange(msg, PUBKEY_BYTES, PUBKEY_BYTES + ENCRYPTED_STATIC_BYTES));
-            rsPoint = parseKey(rs, "initiator static key");
-            s.mixKey(dh(staticSecret, rsPoint));                           // ss
+            s.mixKey(dh(staticSecret, rs, "initiator static key"));       // ss
             epoch = s.decryptAndHash(Arrays.copyOfRange(msg, PUBKEY_BYTES + ENCRYPTED_STATIC_BYTES, msg.length));
         }
         sym = s;
         remoteEphemeral = re;
-        remoteEphemeralPoint = rePoint;
         remoteStatic = rs;
-        remoteStaticPoint = rsPoint;
         remoteEpoch = epoch;
         progress = Progress.MESSAGE1_DONE;
     }
@@ -259,10 +250,10 @@ public final class HandshakeState {
         final byte[] out = new byte[PUBKEY_BYTES + ENCRYPTED_EPOCH_BYTES];
         System.arraycopy(eph[1], 0, out, 0, PUBKEY_BYTES);
         s.mixHash(eph[1]);
-        s.mixKey(dh(eph[0], remoteEphemeralPoint));                         // ee
+        s.mixKey(dh(eph[0], remoteEphemeral, "initiator ephemeral key"));  // ee
         if (pattern == Pattern.IK) {
             // The reference's "se" uses our static with the initiator's ephemeral: the es value again (D5).
-            s.mixKey(dh(staticSecret, remoteEphemeralPoint));
+            s.mixKey(dh(staticSecret, remoteEphemeral, "initiator ephemeral key"));
         }
         System.arraycopy(s.encryptAndHash(localEpoch), 0, out, PUBKEY_BYTES, ENCRYPTED_EPOCH_BYTES);
         sym = s;
@@ -282,16 +273,14 @@ public final class HandshakeState {
         requireLength(msg, PUBKEY_BYTES + ENCRYPTED_EPOCH_BYTES, "message 2");
         final SymmetricState s = sym.copy();
         final byte[] re = Arrays.copyOfRange(msg, 0, PUBKEY_BYTES);
-        final ECPoint rePoint = parseKey(re, "responder ephemeral key");
         s.mixHash(re);
-        s.mixKey(dh(ephemeralSecret, rePoint));                             // ee
+        s.mixKey(dh(ephemeralSecret, re, "responder ephemeral key"));     // ee
         if (pattern == Pattern.IK) {
-            s.mixKey(dh(ephemeralSecret, remoteStaticPoint));               // "se" = es (D5)
+            s.mixKey(dh(ephemeralSecret, remoteStatic, "responder static key")); // "se" = es (D5)
         }
         final byte[] epoch = s.decryptAndHash(Arrays.copyOfRange(msg, PUBKEY_BYTES, msg.length));
         sym = s;
         remoteEphemeral = re;
-        remoteEphemeralPoint = rePoint;
         remoteEpoch = epoch;
         progress = pattern == Pattern.IK ? Progress.COMPLETE : Progress.MESSAGE2_DONE;
     }
@@ -308,7 +297,7 @@ public final class HandshakeState {
         final byte[] out = new byte[XK_MSG3_BYTES];
         // Same cipher key as msg2's epoch, so this seal runs at n = 1.
         System.arraycopy(s.encryptAndHash(staticPublic), 0, out, 0, ENCRYPTED_STATIC_BYTES);
-        s.mixKey(dh(staticSecret, remoteEphemeralPoint));                   // se
+        s.mixKey(dh(staticSecret, remoteEphemeral, "responder ephemeral key")); // se
         System.arraycopy(s.encryptAndHash(localEpoch), 0, out, ENCRYPTED_STATIC_BYTES, ENCRYPTED_EPOCH_BYTES);
         sym = s;
         progress = Progress.COMPLETE;
@@ -326,12 +315,10 @@ public final class HandshakeState {
         requireLength(msg, XK_MSG3_BYTES, "message 3");
         final SymmetricState s = sym.copy();
         final byte[] rs = s.decryptAndHash(Arrays.copyOfRange(msg, 0, ENCRYPTED_STATIC_BYTES));
-        final ECPoint rsPoint = parseKey(rs, "initiator static key");
-        s.mixKey(dh(ephemeralSecret, rsPoint));                             // se
+        s.mixKey(dh(ephemeralSecret, rs, "initiator static key"));       // se
         final byte[] epoch = s.decryptAndHash(Arrays.copyOfRange(msg, ENCRYPTED_STATIC_BYTES, msg.length));
         sym = s;
         remoteStatic = rs;
-        remoteStaticPoint = rsPoint;
         remoteEpoch = epoch;
         progress = Progress.COMPLETE;
     }
@@ -466,13 +453,11 @@ public final class HandshakeState {
         return new byte[][] {sk, Secp256k1.compressed(sk)};
     }
 
-    private static ECPoint parseKey(final byte[] p33, final String what) throws NoiseException {
-        final ECPoint p = Secp256k1.decodeCompressed(p33);
-        if (p == null) {
+    private static void requireKey(final byte[] p33, final String what) throws NoiseException {
+        if (!Secp256k1.isValidCompressed(p33)) {
             throw new NoiseException(NoiseException.Reason.INVALID_PUBLIC_KEY,
                     what + " is not a 33-byte compressed secp256k1 point");
         }
-        return p;
     }
 
     /** The reference mixes the responder static with its prefix forced to 0x02, whatever its real parity (D4). */
@@ -482,12 +467,20 @@ public final class HandshakeState {
         return pre;
     }
 
-    private static byte[] dh(final byte[] sk, final ECPoint peer) throws NoiseException {
+    /**
+     * The DH on the active secp256k1 backend, which also parses {@code peer}: a key that is not a valid compressed
+     * point fails here, before anything is mixed into the state.
+     */
+    private static byte[] dh(final byte[] sk, final byte[] peer, final String what) throws NoiseException {
+        if (!Secp256k1.isValidSecret(sk)) {
+            // Unreachable: the static and ephemeral secrets are validated when they are taken.
+            throw new NoiseException(NoiseException.Reason.INVALID_SECRET_KEY, "DH with an invalid secret key");
+        }
         try {
             return Secp256k1.ecdh(sk, peer);
         } catch (final IllegalArgumentException e) {
-            // Unreachable for a validated secret and an on-curve point of a prime-order group, kept checked anyway.
-            throw new NoiseException(NoiseException.Reason.INVALID_PUBLIC_KEY, "DH failed: " + e.getMessage());
+            throw new NoiseException(NoiseException.Reason.INVALID_PUBLIC_KEY,
+                    what + " is not a 33-byte compressed secp256k1 point");
         }
     }
 
