@@ -1,8 +1,11 @@
 package net.fips.control.noise;
 
+import java.security.MessageDigest;
 import java.util.Arrays;
 
 import net.fips.control.crypto.Secp256k1;
+import net.fips.control.crypto.Secp256k1Backend;
+import net.fips.control.crypto.Secp256k1Backends;
 
 /**
  * One side of a FIPS Noise handshake: IK for the FMP link layer, XK for the FSP session layer, byte-compatible with
@@ -17,7 +20,9 @@ import net.fips.control.crypto.Secp256k1;
  *   XK msg3  (73) -&gt; s, se, enc(epoch_I)
  * </pre>
  *
- * DH = SHA-256 of the X coordinate of the shared point; payload AEAD uses empty associated data.
+ * DH = SHA-256 of the X coordinate of the shared point; payload AEAD uses empty associated data. The DHs run on the
+ * active secp256k1 backend ({@link Secp256k1}); IK's "se" is not computed a second time: the es output of message 1
+ * is kept until message 2 and mixed again.
  *
  * <p>Every read is all-or-nothing: a message that fails (wrong length, bad key, bad tag) throws a checked
  * {@link NoiseException} and leaves this state exactly as it was, so a forged packet cannot spoil a handshake in
@@ -85,6 +90,16 @@ public final class HandshakeState {
         COMPLETE
     }
 
+    /**
+     * The static key pair of the last handshake: a node runs every handshake with its one identity, so its public
+     * key (a scalar multiplication) is derived once, not per handshake. Kept by SHA-256 of the secret, not the
+     * secret itself, and per backend, so each backend derives its own.
+     */
+    private static volatile StaticKey lastStatic;
+
+    private record StaticKey(byte[] secretHash, byte[] compressed, Secp256k1Backend backend) {
+    }
+
     private final Pattern pattern;
     private final Role role;
     private final EphemeralSource ephemerals;
@@ -99,6 +114,8 @@ public final class HandshakeState {
         private byte[] remoteStatic;
         private byte[] remoteEphemeral;
     private byte[] remoteEpoch;
+    /** IK only: the es DH output of message 1, mixed again as message 2's "se" (D5); wiped by {@link #finish()}. */
+    private byte[] esOutput;
     private boolean finished;
 
     private HandshakeState(final Pattern pattern, final Role role, final byte[] staticSecret, final byte[] localEpoch,
@@ -117,7 +134,7 @@ public final class HandshakeState {
         this.role = role;
         this.ephemerals = ephemerals;
         this.staticSecret = staticSecret.clone();
-        this.staticPublic = Secp256k1.compressed(this.staticSecret);
+        this.staticPublic = staticPublicOf(this.staticSecret);
         this.localEpoch = localEpoch.clone();
         this.sym = SymmetricState.initialize(pattern.protocolName());
     }
@@ -196,7 +213,8 @@ public final class HandshakeState {
         final byte[] out = new byte[pattern == Pattern.IK ? IK_MSG1_BYTES : XK_MSG1_BYTES];
         System.arraycopy(eph[1], 0, out, 0, PUBKEY_BYTES);
         s.mixHash(eph[1]);
-        s.mixKey(dh(eph[0], remoteStatic, "responder static key"));       // es
+        final byte[] es = dh(eph[0], remoteStatic, "responder static key");
+        s.mixKey(es);                                                     // es
         if (pattern == Pattern.IK) {
             final byte[] encStatic = s.encryptAndHash(staticPublic);
             System.arraycopy(encStatic, 0, out, PUBKEY_BYTES, ENCRYPTED_STATIC_BYTES);
@@ -207,6 +225,7 @@ public final class HandshakeState {
         sym = s;
         ephemeralSecret = eph[0];
         ephemeralPublic = eph[1];
+        keepEs(es);
         progress = Progress.MESSAGE1_DONE;
         return out;
     }
@@ -223,7 +242,8 @@ public final class HandshakeState {
         final SymmetricState s = sym.copy();
         final byte[] re = Arrays.copyOfRange(msg, 0, PUBKEY_BYTES);
         s.mixHash(re);
-        s.mixKey(dh(staticSecret, re, "initiator ephemeral key"));        // es
+        final byte[] es = dh(staticSecret, re, "initiator ephemeral key");
+        s.mixKey(es);                                                     // es
         byte[] rs = null;
         byte[] epoch = null;
         if (pattern == Pattern.IK) {
@@ -235,6 +255,7 @@ public final class HandshakeState {
         remoteEphemeral = re;
         remoteStatic = rs;
         remoteEpoch = epoch;
+        keepEs(es);
         progress = Progress.MESSAGE1_DONE;
     }
 
@@ -252,8 +273,8 @@ public final class HandshakeState {
         s.mixHash(eph[1]);
         s.mixKey(dh(eph[0], remoteEphemeral, "initiator ephemeral key"));  // ee
         if (pattern == Pattern.IK) {
-            // The reference's "se" uses our static with the initiator's ephemeral: the es value again (D5).
-            s.mixKey(dh(staticSecret, remoteEphemeral, "initiator ephemeral key"));
+            // The reference's "se" uses our static with the initiator's ephemeral: DH(s_R, e_I), the es value (D5).
+            s.mixKey(esOutput);
         }
         System.arraycopy(s.encryptAndHash(localEpoch), 0, out, PUBKEY_BYTES, ENCRYPTED_EPOCH_BYTES);
         sym = s;
@@ -276,7 +297,7 @@ public final class HandshakeState {
         s.mixHash(re);
         s.mixKey(dh(ephemeralSecret, re, "responder ephemeral key"));     // ee
         if (pattern == Pattern.IK) {
-            s.mixKey(dh(ephemeralSecret, remoteStatic, "responder static key")); // "se" = es (D5)
+            s.mixKey(esOutput);                                           // "se" = DH(e_I, s_R) = es (D5)
         }
         final byte[] epoch = s.decryptAndHash(Arrays.copyOfRange(msg, PUBKEY_BYTES, msg.length));
         sym = s;
@@ -341,6 +362,7 @@ public final class HandshakeState {
         sym.destroy();
         wipe(ephemeralSecret);
         wipe(staticSecret);
+        wipe(esOutput);
         final boolean initiator = role == Role.INITIATOR;
         return new HandshakeResult(pattern, role, remoteStatic.clone(), remoteEpoch.clone(),
                 initiator ? k[0] : k[1], initiator ? k[1] : k[0], hash);
@@ -451,6 +473,28 @@ public final class HandshakeState {
                     "ephemeral secret must be 32 bytes with 1 <= k < n");
         }
         return new byte[][] {sk, Secp256k1.compressed(sk)};
+    }
+
+    /** @return the compressed public key of {@code secret} (a copy), from {@link #lastStatic} when it matches */
+    private static byte[] staticPublicOf(final byte[] secret) {
+        final byte[] hash = Secp256k1.sha256(secret);
+        final Secp256k1Backend backend = Secp256k1Backends.active();
+        final StaticKey last = lastStatic;
+        if (last != null && last.backend() == backend && MessageDigest.isEqual(last.secretHash(), hash)) {
+            return last.compressed().clone();
+        }
+        final byte[] pub = Secp256k1.compressed(secret);
+        lastStatic = new StaticKey(hash, pub.clone(), backend);
+        return pub;
+    }
+
+    /** IK keeps message 1's es output for message 2's "se"; XK has no such repeat. */
+    private void keepEs(final byte[] es) {
+        if (pattern == Pattern.IK) {
+            esOutput = es;
+        } else {
+            wipe(es);
+        }
     }
 
     private static void requireKey(final byte[] p33, final String what) throws NoiseException {
