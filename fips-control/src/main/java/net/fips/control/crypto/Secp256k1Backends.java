@@ -2,7 +2,6 @@ package net.fips.control.crypto;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 
 import net.fips.ffm.secp256k1.Secp256k1Lib;
 
@@ -44,15 +43,14 @@ public final class Secp256k1Backends {
 
     /**
      * Replaces the active backend, for tests and benchmarks that run the same work on both (the two give identical
-     * bytes, so a switch never changes a result).
+     * bytes, so a switch never changes a result). Does not make (or log) the default choice.
      *
-     * @param backend the backend to use from now on
-     * @return the backend that was active before
+     * @param backend the backend to use from now on; {@code null} makes the next {@link #active()} choose again
+     * @return the backend that was active before, {@code null} when none was chosen yet (pass it back to restore)
      */
     public static Secp256k1Backend use(final Secp256k1Backend backend) {
-        Objects.requireNonNull(backend, "backend");
         synchronized (Secp256k1Backends.class) {
-            final Secp256k1Backend before = active();
+            final Secp256k1Backend before = active;
             active = backend;
             return before;
         }
