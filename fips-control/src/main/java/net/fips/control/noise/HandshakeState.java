@@ -111,8 +111,8 @@ public final class HandshakeState {
     private SymmetricState sym;
     private byte[] ephemeralSecret;
     private byte[] ephemeralPublic;
-        private byte[] remoteStatic;
-        private byte[] remoteEphemeral;
+    private byte[] remoteStatic;
+    private byte[] remoteEphemeral;
     private byte[] remoteEpoch;
     /** IK only: the es DH output of message 1, mixed again as message 2's "se" (D5); wiped by {@link #finish()}. */
     private byte[] esOutput;
