@@ -8,7 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -98,6 +105,37 @@ class Secp256k1LibTest {
         assertArrayEquals(Secp256k1Lib.sharedX(a, Secp256k1Lib.publicKey(SK3)),
                 Secp256k1Lib.sharedX(SK3, Secp256k1Lib.publicKey(a)));
         assertThrows(IllegalArgumentException.class, () -> Secp256k1Lib.sharedX(N, Secp256k1Lib.publicKey(a)));
+    }
+
+    @Test
+    void theSharedContextServesThreadsAtOnce() throws Exception {
+        needsLibrary();
+        final byte[] a = HEX.parseHex("b7e151628aed2a6abf7158809cf4f3c762e7160f38b4da56a784d9045190cfef");
+        final byte[] peer = Secp256k1Lib.publicKey(SK3);
+        final byte[] shared = Secp256k1Lib.sharedX(a, peer);
+        final byte[] zero = new byte[32];
+        final byte[] sig = HEX.parseHex(SIG0);
+        final ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            final List<Future<Boolean>> results = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                results.add(pool.submit(() -> {
+                    for (int i = 0; i < 50; i++) {
+                        if (!Arrays.equals(shared, Secp256k1Lib.sharedX(a, peer))
+                                || !Arrays.equals(sig, Secp256k1Lib.signSchnorr(SK3, zero, zero))
+                                || !Secp256k1Lib.verifySchnorr(HEX.parseHex(PK3), zero, sig)) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }));
+            }
+            for (final Future<Boolean> r : results) {
+                assertTrue(r.get(60, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
