@@ -4,6 +4,8 @@
  */
 module net.fips.control {
     requires transitive net.fips.dataplane;
+    // libsecp256k1 through FFM (net.fips.ffm.secp256k1): the default secp256k1 backend of the crypto package.
+    requires net.fips.ffm;
     requires org.bouncycastle.provider;
     requires transitive com.fasterxml.jackson.databind;
     requires org.yaml.snakeyaml;

@@ -1,16 +1,10 @@
 package net.fips.control.crypto;
 
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.Arrays;
 import java.util.Objects;
-
-import org.bouncycastle.math.ec.ECAlgorithms;
-import org.bouncycastle.math.ec.ECPoint;
-import org.bouncycastle.math.ec.FixedPointCombMultiplier;
 
 /**
  * BIP-340 Schnorr signatures over secp256k1, plus the FIPS signing rule.
@@ -19,6 +13,9 @@ import org.bouncycastle.math.ec.FixedPointCombMultiplier;
  * does. FIPS never signs application bytes directly: it signs the 32-byte SHA-256 of them ({@link #signData},
  * {@link #verifyData}), and the reference draws fresh aux randomness for every signature, so its signatures are
  * not reproducible and peers only ever verify them.
+ *
+ * <p>The arithmetic runs on the {@linkplain Secp256k1Backends#active() active backend} (libsecp256k1 when it loads,
+ * else BouncyCastle); both give the same signatures and verdicts.
  */
 public final class Schnorr {
     /** Length of a signature: R.x (32) followed by s (32). */
@@ -26,11 +23,10 @@ public final class Schnorr {
     /** Length of a BIP-340 aux randomness value. */
     public static final int AUX_LENGTH = 32;
 
-    private static final byte[] TAG_AUX = tagPrefix("BIP0340/aux");
-    private static final byte[] TAG_NONCE = tagPrefix("BIP0340/nonce");
-    private static final byte[] TAG_CHALLENGE = tagPrefix("BIP0340/challenge");
-    // Comb multiplication for secret scalars: fixed sequence of additions, unlike the curve's default wNAF.
-    private static final FixedPointCombMultiplier COMB = new FixedPointCombMultiplier();
+    /** The 64-byte prefixes of the BIP-340 tagged hashes (the BouncyCastle backend's). */
+    static final byte[] TAG_AUX = tagPrefix("BIP0340/aux");
+    static final byte[] TAG_NONCE = tagPrefix("BIP0340/nonce");
+    static final byte[] TAG_CHALLENGE = tagPrefix("BIP0340/challenge");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private Schnorr() {
@@ -50,39 +46,8 @@ public final class Schnorr {
         if (aux == null || aux.length != AUX_LENGTH) {
             throw new IllegalArgumentException("BIP-340 aux randomness must be 32 bytes");
         }
-        final BigInteger d0 = Secp256k1.scalar(sk);
-        final ECPoint p = COMB.multiply(Secp256k1.G, d0).normalize();
-        final BigInteger d = Secp256k1.hasEvenY(p) ? d0 : Secp256k1.N.subtract(d0);
-        final byte[] px = Secp256k1.xOnly(p);
-
-        final byte[] dBytes = Secp256k1.to32(d);
-        final byte[] t = taggedHash(TAG_AUX, aux);
-        for (int i = 0; i < 32; i++) {
-            t[i] ^= dBytes[i];
-        }
-        final byte[] rand = taggedHash(TAG_NONCE, t, px, msg);
-        Secp256k1.wipe(t);
-        Secp256k1.wipe(dBytes);
-        final BigInteger k0 = new BigInteger(1, rand).mod(Secp256k1.N);
-        Secp256k1.wipe(rand);
-        if (k0.signum() == 0) {
-            // Probability ~2^-256; BIP-340 says to fail rather than retry with other data.
-            throw new IllegalStateException("BIP-340 nonce is zero");
-        }
-        final ECPoint r = COMB.multiply(Secp256k1.G, k0).normalize();
-        final BigInteger k = Secp256k1.hasEvenY(r) ? k0 : Secp256k1.N.subtract(k0);
-        final byte[] rx = Secp256k1.xOnly(r);
-        final BigInteger e = challenge(rx, px, msg);
-        final BigInteger s = k.add(e.multiply(d)).mod(Secp256k1.N);
-
-        final byte[] sig = new byte[SIGNATURE_LENGTH];
-        System.arraycopy(rx, 0, sig, 0, 32);
-        System.arraycopy(Secp256k1.to32(s), 0, sig, 32, 32);
-        // BIP-340 recommends verifying before release: it catches faults (and bugs) that would leak the key.
-        if (!verify(px, msg, sig)) {
-            throw new IllegalStateException("BIP-340 self-verification failed");
-        }
-        return sig;
+        Secp256k1.scalar(sk);
+        return Secp256k1Backends.active().sign(sk, msg, aux);
     }
 
     /**
@@ -95,27 +60,11 @@ public final class Schnorr {
      * @return true only for a valid signature
      */
     public static boolean verify(final byte[] xOnlyPub, final byte[] msg, final byte[] sig) {
-        if (xOnlyPub == null || msg == null || sig == null || sig.length != SIGNATURE_LENGTH) {
+        if (xOnlyPub == null || xOnlyPub.length != 32 || msg == null || sig == null
+                || sig.length != SIGNATURE_LENGTH) {
             return false;
         }
-        final ECPoint p = Secp256k1.liftX(xOnlyPub);
-        if (p == null) {
-            return false;
-        }
-        final byte[] rx = Arrays.copyOfRange(sig, 0, 32);
-        final BigInteger r = new BigInteger(1, rx);
-        final BigInteger s = new BigInteger(1, Arrays.copyOfRange(sig, 32, 64));
-        if (r.compareTo(Secp256k1.P) >= 0 || s.compareTo(Secp256k1.N) >= 0) {
-            return false;
-        }
-        final BigInteger e = challenge(rx, xOnlyPub, msg);
-        // R = s*G - e*P, computed as s*G + (n-e)*P in one interleaved pass (all inputs are public here).
-        final ECPoint bigR = ECAlgorithms.sumOfTwoMultiplies(Secp256k1.G, s, p,
-                Secp256k1.N.subtract(e).mod(Secp256k1.N)).normalize();
-        if (bigR.isInfinity() || !Secp256k1.hasEvenY(bigR)) {
-            return false;
-        }
-        return bigR.getAffineXCoord().toBigInteger().equals(r);
+        return Secp256k1Backends.active().verify(xOnlyPub, msg, sig);
     }
 
     /**
@@ -168,11 +117,7 @@ public final class Schnorr {
         return taggedHash(tagPrefix(tag), parts);
     }
 
-    private static BigInteger challenge(final byte[] rx, final byte[] px, final byte[] msg) {
-        return new BigInteger(1, taggedHash(TAG_CHALLENGE, rx, px, msg)).mod(Secp256k1.N);
-    }
-
-    private static byte[] taggedHash(final byte[] prefix, final byte[]... parts) {
+    static byte[] taggedHash(final byte[] prefix, final byte[]... parts) {
         final MessageDigest md = sha256();
         md.update(prefix);
         for (final byte[] part : parts) {

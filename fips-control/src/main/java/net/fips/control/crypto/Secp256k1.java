@@ -11,8 +11,14 @@ import org.bouncycastle.math.ec.ECCurve;
 import org.bouncycastle.math.ec.ECPoint;
 
 /**
- * secp256k1 arithmetic for the control plane (identity, BIP-340, Noise DH) on BouncyCastle's curve code.
- * Never used on the packet path. All scalars and coordinates are 32-byte big-endian.
+ * secp256k1 arithmetic for the control plane (identity, BIP-340, Noise DH). Never used on the packet path. All
+ * scalars and coordinates are 32-byte big-endian.
+ *
+ * <p>The byte-array operations ({@link #compressed}, {@link #xOnly(byte[])}, {@link #ecdh(byte[], byte[])},
+ * {@link #isValidCompressed}, {@link #isValidXOnly}, {@link #compressedFromXOnly}) run on the
+ * {@linkplain Secp256k1Backends#active() active backend}: libsecp256k1 when it loads, else BouncyCastle. The
+ * {@link ECPoint} ones ({@link #publicPoint}, {@link #decodeCompressed}, {@link #liftX}, {@link #ecdh(byte[],
+ * ECPoint)}) are BouncyCastle's and are what its backend is built from.
  */
 public final class Secp256k1 {
     private static final X9ECParameters PARAMS = CustomNamedCurves.getByName("secp256k1");
@@ -52,7 +58,7 @@ public final class Secp256k1 {
 
     /** @return the 32-byte x-only public key of {@code sk} */
     public static byte[] xOnly(final byte[] sk) {
-        return xOnly(publicPoint(sk));
+        return Arrays.copyOfRange(compressed(sk), 1, 33);
     }
 
     /** @return the 32-byte big-endian X of a normalized point */
@@ -62,7 +68,25 @@ public final class Secp256k1 {
 
     /** @return the 33-byte SEC1 compressed encoding (real parity) of {@code sk}'s public key */
     public static byte[] compressed(final byte[] sk) {
-        return publicPoint(sk).getEncoded(true);
+        scalar(sk);
+        return Secp256k1Backends.active().compressed(sk);
+    }
+
+    /**
+     * @param p33 candidate key
+     * @return whether it is exactly 33 bytes, with prefix 02/03 and an X on the curve
+     */
+    public static boolean isValidCompressed(final byte[] p33) {
+        return p33 != null && p33.length == 33 && (p33[0] == 0x02 || p33[0] == 0x03)
+                && Secp256k1Backends.active().isValidCompressed(p33);
+    }
+
+    /**
+     * @param x candidate BIP-340 x-only key
+     * @return whether it is 32 bytes, below p, and the X of a curve point ({@code lift_x} succeeds)
+     */
+    public static boolean isValidXOnly(final byte[] x) {
+        return x != null && x.length == 32 && Secp256k1Backends.active().isValidXOnly(x);
     }
 
     /**
@@ -100,8 +124,13 @@ public final class Secp256k1 {
 
     /** @return the compressed encoding of the even-Y lift of {@code x}, or {@code null} if not on the curve */
     public static byte[] compressedFromXOnly(final byte[] x) {
-        final ECPoint p = liftX(x);
-        return p == null ? null : p.getEncoded(true);
+        if (!isValidXOnly(x)) {
+            return null;
+        }
+        final byte[] out = new byte[33];
+        out[0] = 0x02;
+        System.arraycopy(x, 0, out, 1, 32);
+        return out;
     }
 
     /** @return true when the normalized point has an even Y */
@@ -110,7 +139,25 @@ public final class Secp256k1 {
     }
 
     /**
-     * The FIPS Noise DH: SHA-256 of the 32-byte X of {@code sk}·{@code peer} (the result's parity is discarded).
+     * The FIPS Noise DH on the active backend: SHA-256 of the 32-byte X of {@code sk}·{@code peer} (the result's
+     * parity is discarded).
+     *
+     * @param sk   32-byte secret key, 1 <= k < n
+     * @param peer 33-byte SEC1 compressed public key
+     * @return the 32-byte DH output
+     * @throws IllegalArgumentException when {@code sk} is not a valid secret or {@code peer} not a valid key
+     */
+    public static byte[] ecdh(final byte[] sk, final byte[] peer) {
+        scalar(sk);
+        if (peer == null || peer.length != 33 || (peer[0] != 0x02 && peer[0] != 0x03)) {
+            throw new IllegalArgumentException("public key is not a 33-byte compressed secp256k1 point");
+        }
+        return Secp256k1Backends.active().ecdh(sk, peer);
+    }
+
+    /**
+     * The FIPS Noise DH on BouncyCastle: SHA-256 of the 32-byte X of {@code sk}·{@code peer} (the result's parity
+     * is discarded).
      */
     public static byte[] ecdh(final byte[] sk, final ECPoint peer) {
         final ECPoint q = peer.multiply(scalar(sk)).normalize();

@@ -61,7 +61,7 @@ public final class Nip19 {
      */
     public static byte[] decodeNpub(final String npub) throws IdentityFormatException {
         final byte[] key = decodeKey(npub, NPUB_HRP);
-        if (Secp256k1.liftX(key) == null) {
+        if (!Secp256k1.isValidXOnly(key)) {
             throw new IdentityFormatException(Problem.INVALID_KEY, "invalid npub: not a point on secp256k1");
         }
         return key;
@@ -113,7 +113,7 @@ public final class Nip19 {
             throw new IdentityFormatException(Problem.WRONG_LENGTH,
                     "invalid public key: expected 32 bytes, got " + bytes.length);
         }
-        if (Secp256k1.liftX(bytes) == null) {
+        if (!Secp256k1.isValidXOnly(bytes)) {
             throw new IdentityFormatException(Problem.INVALID_KEY, "invalid public key: not a point on secp256k1");
         }
         return bytes;

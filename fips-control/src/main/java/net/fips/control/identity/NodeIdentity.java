@@ -3,8 +3,6 @@ package net.fips.control.identity;
 import java.security.SecureRandom;
 import java.util.Objects;
 
-import org.bouncycastle.math.ec.ECPoint;
-
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityFormatException.Problem;
@@ -23,8 +21,7 @@ public final class NodeIdentity {
 
     private NodeIdentity(final byte[] secret) {
         this.secret = secret;
-        final ECPoint p = Secp256k1.publicPoint(secret);
-        this.compressed = p.getEncoded(true);
+        this.compressed = Secp256k1.compressed(secret);
         try {
             this.peer = PeerIdentity.fromCompressed(compressed);
         } catch (final IdentityFormatException e) {

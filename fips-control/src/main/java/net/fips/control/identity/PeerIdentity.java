@@ -3,8 +3,6 @@ package net.fips.control.identity;
 import java.util.Arrays;
 import java.util.Objects;
 
-import org.bouncycastle.math.ec.ECPoint;
-
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityFormatException.Problem;
@@ -85,12 +83,11 @@ public final class PeerIdentity {
      * @throws IdentityFormatException when it is not a valid compressed point
      */
     public static PeerIdentity fromCompressed(final byte[] compressed) throws IdentityFormatException {
-        final ECPoint p = Secp256k1.decodeCompressed(compressed);
-        if (p == null) {
+        if (!Secp256k1.isValidCompressed(compressed)) {
             throw new IdentityFormatException(Problem.INVALID_KEY,
                     "invalid public key: not a 33-byte compressed secp256k1 point");
         }
-        return new PeerIdentity(Secp256k1.xOnly(p), compressed.clone());
+        return new PeerIdentity(Arrays.copyOfRange(compressed, 1, 33), compressed.clone());
     }
 
     /** @return a copy of the 32-byte x-only public key */

@@ -463,7 +463,7 @@ public final class Node implements AutoCloseable {
         final net.fips.dataplane.ble.PeerKeys keys = new net.fips.dataplane.ble.PeerKeys() {
             @Override
             public boolean isValidXOnly(final byte[] xOnly) {
-                return net.fips.control.crypto.Secp256k1.liftX(xOnly) != null;
+                return net.fips.control.crypto.Secp256k1.isValidXOnly(xOnly);
             }
 
             @Override

@@ -1,10 +1,11 @@
 package net.fips.control.noise;
 
+import java.security.MessageDigest;
 import java.util.Arrays;
 
 import net.fips.control.crypto.Secp256k1;
-
-import org.bouncycastle.math.ec.ECPoint;
+import net.fips.control.crypto.Secp256k1Backend;
+import net.fips.control.crypto.Secp256k1Backends;
 
 /**
  * One side of a FIPS Noise handshake: IK for the FMP link layer, XK for the FSP session layer, byte-compatible with
@@ -19,7 +20,9 @@ import org.bouncycastle.math.ec.ECPoint;
  *   XK msg3  (73) -&gt; s, se, enc(epoch_I)
  * </pre>
  *
- * DH = SHA-256 of the X coordinate of the shared point; payload AEAD uses empty associated data.
+ * DH = SHA-256 of the X coordinate of the shared point; payload AEAD uses empty associated data. The DHs run on the
+ * active secp256k1 backend ({@link Secp256k1}); IK's "se" is not computed a second time: the es output of message 1
+ * is kept until message 2 and mixed again.
  *
  * <p>Every read is all-or-nothing: a message that fails (wrong length, bad key, bad tag) throws a checked
  * {@link NoiseException} and leaves this state exactly as it was, so a forged packet cannot spoil a handshake in
@@ -87,6 +90,16 @@ public final class HandshakeState {
         COMPLETE
     }
 
+    /**
+     * The static key pair of the last handshake: a node runs every handshake with its one identity, so its public
+     * key (a scalar multiplication) is derived once, not per handshake. Kept by SHA-256 of the secret, not the
+     * secret itself, and per backend, so each backend derives its own.
+     */
+    private static volatile StaticKey lastStatic;
+
+    private record StaticKey(byte[] secretHash, byte[] compressed, Secp256k1Backend backend) {
+    }
+
     private final Pattern pattern;
     private final Role role;
     private final EphemeralSource ephemerals;
@@ -98,11 +111,11 @@ public final class HandshakeState {
     private SymmetricState sym;
     private byte[] ephemeralSecret;
     private byte[] ephemeralPublic;
-    private ECPoint remoteStaticPoint;
     private byte[] remoteStatic;
-    private ECPoint remoteEphemeralPoint;
     private byte[] remoteEphemeral;
     private byte[] remoteEpoch;
+    /** IK only: the es DH output of message 1, mixed again as message 2's "se" (D5); wiped by {@link #finish()}. */
+    private byte[] esOutput;
     private boolean finished;
 
     private HandshakeState(final Pattern pattern, final Role role, final byte[] staticSecret, final byte[] localEpoch,
@@ -121,7 +134,7 @@ public final class HandshakeState {
         this.role = role;
         this.ephemerals = ephemerals;
         this.staticSecret = staticSecret.clone();
-        this.staticPublic = Secp256k1.compressed(this.staticSecret);
+        this.staticPublic = staticPublicOf(this.staticSecret);
         this.localEpoch = localEpoch.clone();
         this.sym = SymmetricState.initialize(pattern.protocolName());
     }
@@ -152,7 +165,7 @@ public final class HandshakeState {
                                            final byte[] remoteStatic, final byte[] localEpoch,
                                            final EphemeralSource ephemerals) throws NoiseException {
         final HandshakeState hs = new HandshakeState(pattern, Role.INITIATOR, staticSecret, localEpoch, ephemerals);
-        hs.remoteStaticPoint = parseKey(remoteStatic, "responder static key");
+        requireKey(remoteStatic, "responder static key");
         hs.remoteStatic = remoteStatic.clone();
         hs.sym.mixHash(premessage(hs.remoteStatic));
         return hs;
@@ -200,17 +213,19 @@ public final class HandshakeState {
         final byte[] out = new byte[pattern == Pattern.IK ? IK_MSG1_BYTES : XK_MSG1_BYTES];
         System.arraycopy(eph[1], 0, out, 0, PUBKEY_BYTES);
         s.mixHash(eph[1]);
-        s.mixKey(dh(eph[0], remoteStaticPoint));                          // es
+        final byte[] es = dh(eph[0], remoteStatic, "responder static key");
+        s.mixKey(es);                                                     // es
         if (pattern == Pattern.IK) {
             final byte[] encStatic = s.encryptAndHash(staticPublic);
             System.arraycopy(encStatic, 0, out, PUBKEY_BYTES, ENCRYPTED_STATIC_BYTES);
-            s.mixKey(dh(staticSecret, remoteStaticPoint));                // ss
+            s.mixKey(dh(staticSecret, remoteStatic, "responder static key")); // ss
             final byte[] encEpoch = s.encryptAndHash(localEpoch);
             System.arraycopy(encEpoch, 0, out, PUBKEY_BYTES + ENCRYPTED_STATIC_BYTES, ENCRYPTED_EPOCH_BYTES);
         }
         sym = s;
         ephemeralSecret = eph[0];
         ephemeralPublic = eph[1];
+        keepEs(es);
         progress = Progress.MESSAGE1_DONE;
         return out;
     }
@@ -226,24 +241,21 @@ public final class HandshakeState {
         requireLength(msg, pattern == Pattern.IK ? IK_MSG1_BYTES : XK_MSG1_BYTES, "message 1");
         final SymmetricState s = sym.copy();
         final byte[] re = Arrays.copyOfRange(msg, 0, PUBKEY_BYTES);
-        final ECPoint rePoint = parseKey(re, "initiator ephemeral key");
         s.mixHash(re);
-        s.mixKey(dh(staticSecret, rePoint));                               // es
+        final byte[] es = dh(staticSecret, re, "initiator ephemeral key");
+        s.mixKey(es);                                                     // es
         byte[] rs = null;
-        ECPoint rsPoint = null;
         byte[] epoch = null;
         if (pattern == Pattern.IK) {
             rs = s.decryptAndHash(Arrays.copyOfRange(msg, PUBKEY_BYTES, PUBKEY_BYTES + ENCRYPTED_STATIC_BYTES));
-            rsPoint = parseKey(rs, "initiator static key");
-            s.mixKey(dh(staticSecret, rsPoint));                           // ss
+            s.mixKey(dh(staticSecret, rs, "initiator static key"));       // ss
             epoch = s.decryptAndHash(Arrays.copyOfRange(msg, PUBKEY_BYTES + ENCRYPTED_STATIC_BYTES, msg.length));
         }
         sym = s;
         remoteEphemeral = re;
-        remoteEphemeralPoint = rePoint;
         remoteStatic = rs;
-        remoteStaticPoint = rsPoint;
         remoteEpoch = epoch;
+        keepEs(es);
         progress = Progress.MESSAGE1_DONE;
     }
 
@@ -259,10 +271,10 @@ public final class HandshakeState {
         final byte[] out = new byte[PUBKEY_BYTES + ENCRYPTED_EPOCH_BYTES];
         System.arraycopy(eph[1], 0, out, 0, PUBKEY_BYTES);
         s.mixHash(eph[1]);
-        s.mixKey(dh(eph[0], remoteEphemeralPoint));                         // ee
+        s.mixKey(dh(eph[0], remoteEphemeral, "initiator ephemeral key"));  // ee
         if (pattern == Pattern.IK) {
-            // The reference's "se" uses our static with the initiator's ephemeral: the es value again (D5).
-            s.mixKey(dh(staticSecret, remoteEphemeralPoint));
+            // The reference's "se" uses our static with the initiator's ephemeral: DH(s_R, e_I), the es value (D5).
+            s.mixKey(esOutput);
         }
         System.arraycopy(s.encryptAndHash(localEpoch), 0, out, PUBKEY_BYTES, ENCRYPTED_EPOCH_BYTES);
         sym = s;
@@ -282,16 +294,14 @@ public final class HandshakeState {
         requireLength(msg, PUBKEY_BYTES + ENCRYPTED_EPOCH_BYTES, "message 2");
         final SymmetricState s = sym.copy();
         final byte[] re = Arrays.copyOfRange(msg, 0, PUBKEY_BYTES);
-        final ECPoint rePoint = parseKey(re, "responder ephemeral key");
         s.mixHash(re);
-        s.mixKey(dh(ephemeralSecret, rePoint));                             // ee
+        s.mixKey(dh(ephemeralSecret, re, "responder ephemeral key"));     // ee
         if (pattern == Pattern.IK) {
-            s.mixKey(dh(ephemeralSecret, remoteStaticPoint));               // "se" = es (D5)
+            s.mixKey(esOutput);                                           // "se" = DH(e_I, s_R) = es (D5)
         }
         final byte[] epoch = s.decryptAndHash(Arrays.copyOfRange(msg, PUBKEY_BYTES, msg.length));
         sym = s;
         remoteEphemeral = re;
-        remoteEphemeralPoint = rePoint;
         remoteEpoch = epoch;
         progress = pattern == Pattern.IK ? Progress.COMPLETE : Progress.MESSAGE2_DONE;
     }
@@ -308,7 +318,7 @@ public final class HandshakeState {
         final byte[] out = new byte[XK_MSG3_BYTES];
         // Same cipher key as msg2's epoch, so this seal runs at n = 1.
         System.arraycopy(s.encryptAndHash(staticPublic), 0, out, 0, ENCRYPTED_STATIC_BYTES);
-        s.mixKey(dh(staticSecret, remoteEphemeralPoint));                   // se
+        s.mixKey(dh(staticSecret, remoteEphemeral, "responder ephemeral key")); // se
         System.arraycopy(s.encryptAndHash(localEpoch), 0, out, ENCRYPTED_STATIC_BYTES, ENCRYPTED_EPOCH_BYTES);
         sym = s;
         progress = Progress.COMPLETE;
@@ -326,12 +336,10 @@ public final class HandshakeState {
         requireLength(msg, XK_MSG3_BYTES, "message 3");
         final SymmetricState s = sym.copy();
         final byte[] rs = s.decryptAndHash(Arrays.copyOfRange(msg, 0, ENCRYPTED_STATIC_BYTES));
-        final ECPoint rsPoint = parseKey(rs, "initiator static key");
-        s.mixKey(dh(ephemeralSecret, rsPoint));                             // se
+        s.mixKey(dh(ephemeralSecret, rs, "initiator static key"));       // se
         final byte[] epoch = s.decryptAndHash(Arrays.copyOfRange(msg, ENCRYPTED_STATIC_BYTES, msg.length));
         sym = s;
         remoteStatic = rs;
-        remoteStaticPoint = rsPoint;
         remoteEpoch = epoch;
         progress = Progress.COMPLETE;
     }
@@ -354,6 +362,7 @@ public final class HandshakeState {
         sym.destroy();
         wipe(ephemeralSecret);
         wipe(staticSecret);
+        wipe(esOutput);
         final boolean initiator = role == Role.INITIATOR;
         return new HandshakeResult(pattern, role, remoteStatic.clone(), remoteEpoch.clone(),
                 initiator ? k[0] : k[1], initiator ? k[1] : k[0], hash);
@@ -466,13 +475,33 @@ public final class HandshakeState {
         return new byte[][] {sk, Secp256k1.compressed(sk)};
     }
 
-    private static ECPoint parseKey(final byte[] p33, final String what) throws NoiseException {
-        final ECPoint p = Secp256k1.decodeCompressed(p33);
-        if (p == null) {
+    /** @return the compressed public key of {@code secret} (a copy), from {@link #lastStatic} when it matches */
+    private static byte[] staticPublicOf(final byte[] secret) {
+        final byte[] hash = Secp256k1.sha256(secret);
+        final Secp256k1Backend backend = Secp256k1Backends.active();
+        final StaticKey last = lastStatic;
+        if (last != null && last.backend() == backend && MessageDigest.isEqual(last.secretHash(), hash)) {
+            return last.compressed().clone();
+        }
+        final byte[] pub = Secp256k1.compressed(secret);
+        lastStatic = new StaticKey(hash, pub.clone(), backend);
+        return pub;
+    }
+
+    /** IK keeps message 1's es output for message 2's "se"; XK has no such repeat. */
+    private void keepEs(final byte[] es) {
+        if (pattern == Pattern.IK) {
+            esOutput = es;
+        } else {
+            wipe(es);
+        }
+    }
+
+    private static void requireKey(final byte[] p33, final String what) throws NoiseException {
+        if (!Secp256k1.isValidCompressed(p33)) {
             throw new NoiseException(NoiseException.Reason.INVALID_PUBLIC_KEY,
                     what + " is not a 33-byte compressed secp256k1 point");
         }
-        return p;
     }
 
     /** The reference mixes the responder static with its prefix forced to 0x02, whatever its real parity (D4). */
@@ -482,12 +511,20 @@ public final class HandshakeState {
         return pre;
     }
 
-    private static byte[] dh(final byte[] sk, final ECPoint peer) throws NoiseException {
+    /**
+     * The DH on the active secp256k1 backend, which also parses {@code peer}: a key that is not a valid compressed
+     * point fails here, before anything is mixed into the state.
+     */
+    private static byte[] dh(final byte[] sk, final byte[] peer, final String what) throws NoiseException {
+        if (!Secp256k1.isValidSecret(sk)) {
+            // Unreachable: the static and ephemeral secrets are validated when they are taken.
+            throw new NoiseException(NoiseException.Reason.INVALID_SECRET_KEY, "DH with an invalid secret key");
+        }
         try {
             return Secp256k1.ecdh(sk, peer);
         } catch (final IllegalArgumentException e) {
-            // Unreachable for a validated secret and an on-curve point of a prime-order group, kept checked anyway.
-            throw new NoiseException(NoiseException.Reason.INVALID_PUBLIC_KEY, "DH failed: " + e.getMessage());
+            throw new NoiseException(NoiseException.Reason.INVALID_PUBLIC_KEY,
+                    what + " is not a 33-byte compressed secp256k1 point");
         }
     }
 

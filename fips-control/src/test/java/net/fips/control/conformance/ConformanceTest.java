@@ -11,15 +11,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import net.fips.control.crypto.Secp256k1Backend;
+import net.fips.control.crypto.Secp256k1Backends;
+
 /**
  * Reads every file that {@code ../shared/vectors/MANIFEST.json} lists, checks each vector byte-exactly through
  * that file's {@link VectorFileCheck}, and prints {@code conformance: N vectors checked, M failed}.
  * A file without a checker, or a checker that checks fewer vectors of a kind than the manifest counts, fails.
+ *
+ * <p>Every file is checked once per available secp256k1 backend (libsecp256k1, then BouncyCastle; see
+ * {@link Secp256k1Backends}), so key derivation, the Noise DH and BIP-340 are held to the same bytes on both. A
+ * vector still counts once in N: it passes only when it passed on every backend. Without libsecp256k1 the run says
+ * so and checks BouncyCastle alone.
  */
 class ConformanceTest {
 
@@ -54,20 +63,34 @@ class ConformanceTest {
         int checked = 0;
         int failed = 0;
         final List<String> problems = new ArrayList<>();
+        final List<Secp256k1Backend> backends = Secp256k1Backends.available();
+        if (Secp256k1Backends.libsecp256k1() == null) {
+            System.out.println("conformance: libsecp256k1 unavailable, checking the BouncyCastle secp256k1 backend only: "
+                    + Secp256k1Backends.libsecp256k1UnavailableReason());
+        }
 
         for (final Iterator<Map.Entry<String, JsonNode>> it = manifest.get("files").fields(); it.hasNext();) {
             final Map.Entry<String, JsonNode> entry = it.next();
             final String file = entry.getKey();
-            final Tally tally = new Tally(file);
-            try {
-                final Class<?> cls = Class.forName(checkerClassName(file));
-                final VectorFileCheck check = (VectorFileCheck) cls.getDeclaredConstructor().newInstance();
-                check.check(dir.resolve(file), tally);
-            } catch (final ClassNotFoundException e) {
-                problems.add(file + ": no checker " + checkerClassName(file));
-            } catch (final Exception | AssertionError e) {
-                problems.add(file + ": checker threw " + e);
+            final Map<String, Tally> runs = new LinkedHashMap<>();
+            for (final Secp256k1Backend backend : backends) {
+                final Tally run = new Tally(file);
+                runs.put(backend.name(), run);
+                final Secp256k1Backend before = Secp256k1Backends.use(backend);
+                try {
+                    final Class<?> cls = Class.forName(checkerClassName(file));
+                    final VectorFileCheck check = (VectorFileCheck) cls.getDeclaredConstructor().newInstance();
+                    check.check(dir.resolve(file), run);
+                } catch (final ClassNotFoundException e) {
+                    problems.add(file + ": no checker " + checkerClassName(file));
+                    break;
+                } catch (final Exception | AssertionError e) {
+                    problems.add(file + " (" + backend.name() + "): checker threw " + e);
+                } finally {
+                    Secp256k1Backends.use(before);
+                }
             }
+            final Tally tally = Tally.merge(file, runs);
             for (final Iterator<Map.Entry<String, JsonNode>> ks = entry.getValue().get("counts").fields();
                     ks.hasNext();) {
                 final Map.Entry<String, JsonNode> kind = ks.next();
@@ -87,6 +110,8 @@ class ConformanceTest {
         }
 
         System.out.println("conformance: " + checked + " vectors checked, " + failed + " failed");
+        System.out.println("conformance: secp256k1 backends " + backends.stream().map(Secp256k1Backend::name).toList()
+                + " (every vector checked on each, counted once)");
         problems.forEach(p -> System.out.println("  conformance problem: " + p));
         assertTrue(checked >= expectedTotal, "checked " + checked + " of the manifest's " + expectedTotal);
         assertEquals(0, failed, "failed vectors: " + String.join("\n", problems));

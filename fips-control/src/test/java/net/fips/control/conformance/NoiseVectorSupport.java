@@ -219,10 +219,11 @@ final class NoiseVectorSupport {
         if (d == null) {
             return;
         }
-        final var rs = Secp256k1.publicPoint(rStatic);
-        final var is = Secp256k1.publicPoint(iStatic);
-        final var ie = Secp256k1.publicPoint(iEph);
-        final var re = Secp256k1.publicPoint(rEph);
+        // Byte-array keys: the DH runs on the active secp256k1 backend (the suite runs once per backend).
+        final byte[] rs = Secp256k1.compressed(rStatic);
+        final byte[] is = Secp256k1.compressed(iStatic);
+        final byte[] ie = Secp256k1.compressed(iEph);
+        final byte[] re = Secp256k1.compressed(rEph);
         final byte[] es = Secp256k1.ecdh(iEph, rs);
         e.bytes("es symmetric", es, Secp256k1.ecdh(rStatic, ie));
         final byte[] ee = Secp256k1.ecdh(iEph, re);

@@ -6,13 +6,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Counts checked and failed vectors per kind, and keeps the reason for each failure. */
+/**
+ * Counts checked and failed vectors per kind, and keeps the reason for each failure. One file's checker may run
+ * several times (once per secp256k1 backend); {@link #merge} folds those runs into one tally in which each vector
+ * counts once and fails when it failed in any run.
+ */
 public final class Tally {
     private static final HexFormat HEX = HexFormat.of();
 
     private final String file;
-    private final Map<String, int[]> perKind = new LinkedHashMap<>();
-    private final List<String> failures = new ArrayList<>();
+    private final List<Entry> entries = new ArrayList<>();
+
+    /** One recorded vector. */
+    private record Entry(String kind, String name, boolean ok, String why) {
+    }
 
     Tally(final String file) {
         this.file = file;
@@ -20,17 +27,49 @@ public final class Tally {
 
     /** Records one vector of {@code kind}: passed when {@code ok}, else failed with {@code why}. */
     public void check(final String kind, final String name, final boolean ok, final String why) {
-        final int[] c = perKind.computeIfAbsent(kind, k -> new int[2]);
-        c[0]++;
-        if (!ok) {
-            c[1]++;
-            failures.add(file + " " + kind + " " + name + ": " + why);
-        }
+        entries.add(new Entry(kind, name, ok, why));
     }
 
     /** Records a vector that threw instead of producing a result. */
     public void error(final String kind, final String name, final Throwable t) {
         check(kind, name, false, t.toString());
+    }
+
+    /**
+     * Folds runs of the same checker over the same file (one per label, e.g. per secp256k1 backend) into one tally:
+     * the i-th vector of every run is the same vector (checkers are deterministic), so it counts once and fails when
+     * any run failed it, its reason prefixed with that run's label. Runs that recorded different vectors fail.
+     *
+     * @param file the file all runs checked
+     * @param runs label -> that run's tally, in order
+     * @return the merged tally
+     */
+    static Tally merge(final String file, final Map<String, Tally> runs) {
+        final Tally out = new Tally(file);
+        final List<Map.Entry<String, Tally>> list = new ArrayList<>(runs.entrySet());
+        final List<Entry> first = list.get(0).getValue().entries;
+        for (int i = 0; i < first.size(); i++) {
+            final Entry e = first.get(i);
+            final List<String> whys = new ArrayList<>();
+            for (final Map.Entry<String, Tally> run : list) {
+                final List<Entry> es = run.getValue().entries;
+                final Entry r = i < es.size() ? es.get(i) : null;
+                if (r == null || !r.kind().equals(e.kind()) || !r.name().equals(e.name())) {
+                    whys.add(run.getKey() + ": recorded a different vector here ("
+                            + (r == null ? "none" : r.kind() + " " + r.name()) + ")");
+                } else if (!r.ok()) {
+                    whys.add(run.getKey() + ": " + r.why());
+                }
+            }
+            out.check(e.kind(), e.name(), whys.isEmpty(), String.join(" | ", whys));
+        }
+        for (final Map.Entry<String, Tally> run : list) {
+            if (run.getValue().entries.size() != first.size()) {
+                out.check("runs", run.getKey(), false, run.getKey() + " recorded " + run.getValue().entries.size()
+                        + " vectors, " + list.get(0).getKey() + " " + first.size());
+            }
+        }
+        return out;
     }
 
     /**
@@ -45,11 +84,27 @@ public final class Tally {
                 + (actual == null ? "null" : HEX.formatHex(actual));
     }
 
+    /** @return kind -> {checked, failed}, in first-recorded order */
     Map<String, int[]> perKind() {
+        final Map<String, int[]> perKind = new LinkedHashMap<>();
+        for (final Entry e : entries) {
+            final int[] c = perKind.computeIfAbsent(e.kind(), k -> new int[2]);
+            c[0]++;
+            if (!e.ok()) {
+                c[1]++;
+            }
+        }
         return perKind;
     }
 
+    /** @return one line per failed vector: file, kind, name and why */
     List<String> failures() {
+        final List<String> failures = new ArrayList<>();
+        for (final Entry e : entries) {
+            if (!e.ok()) {
+                failures.add(file + " " + e.kind() + " " + e.name() + ": " + e.why());
+            }
+        }
         return failures;
     }
 
