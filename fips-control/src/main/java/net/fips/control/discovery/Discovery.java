@@ -207,6 +207,41 @@ public final class Discovery {
     }
 
     /**
+     * A new filter from {@code peer}: a pending lookup whose target that filter now claims, and which is a tree peer,
+     * is sent there at once (a fresh request_id; the attempt count and its timer are unchanged), rather than waiting
+     * for the next retry. After a path change a lookup may have gone only to a peer that can no longer answer, and
+     * the peer that can says so in its next filter.
+     *
+     * @return requests sent
+     */
+    public int onPeerFilter(final NodeAddr peer, final long nowNanos) {
+        if (pending.isEmpty()) {
+            return 0;
+        }
+        DiscoveryPeer from = null;
+        for (final DiscoveryPeer p : mesh.peers()) {
+            if (p.addr().equals(peer)) {
+                from = p;
+                break;
+            }
+        }
+        if (from == null || !from.treePeer()) {
+            return 0;
+        }
+        int sent = 0;
+        for (final NodeAddr target : List.copyOf(pending.keySet())) {
+            if (from.mayReach(target)) {
+                final LookupRequest req = new LookupRequest(random.nextLong(), target, mesh.self(), config.ttl(), 0,
+                        ownCoords());
+                mesh.sendLinkMessage(peer, req.encode());
+                count(DiscoveryCounter.LOOKUPS_RETRIED);
+                sent++;
+            }
+        }
+        return sent;
+    }
+
+    /**
      * The periodic step (call it from the 1 s tick): for every pending lookup whose current attempt has waited its
      * {@code attempt_timeouts_secs} entry, sends the next attempt with a fresh request_id, or after the last one
      * drops the lookup and reports {@link DiscoveryListener#onUnreachable}.
@@ -354,6 +389,12 @@ public final class Discovery {
         }
         purgeExpiredRequests(nowNanos);
         final long id = req.requestId();
+        if (req.origin().equals(mesh.self())) {
+            // Our own request, bounced back by a transit (it does not exclude the peer it came from): recording it
+            // would make its response look like one to relay, and the lookup would never complete (ADR 0025).
+            count(DiscoveryCounter.REQUESTS_DUPLICATE);
+            return;
+        }
         if (recent.containsKey(id)) {
             count(DiscoveryCounter.REQUESTS_DUPLICATE);
             if (debug()) {

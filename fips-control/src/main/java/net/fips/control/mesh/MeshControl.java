@@ -200,6 +200,10 @@ public final class MeshControl implements LinkListener {
             public List<DiscoveryPeer> peers() {
                 final List<DiscoveryPeer> out = new ArrayList<>(peers.size());
                 for (final PeerState p : peers.values()) {
+                    if (p.suspect) {
+                        // fast failover: lookups avoid a suspect link as packets do
+                        continue;
+                    }
                     final NodeAddr a = p.identity.nodeAddr();
                     out.add(new DiscoveryPeer(a, tree.isTreePeer(a), bloom.inboundFilter(a), p.linkMtu));
                 }
@@ -330,12 +334,16 @@ public final class MeshControl implements LinkListener {
                         // Deliberate difference from the reference, see
                         // docs/adr/0008-bloom-remarking-on-tree-peer-change.md
                         bloom.markChangedPeers(from);
+                        // and sent now rather than on the next tick (the debounce still applies; ADR 0024)
+                        bloom.tick(now);
                     }
                 }
             }
             case FILTER_ANNOUNCE -> {
                 bloom.onFilterAnnounce(from, message, now);
                 dirty = true;
+                // A pending lookup may have gone only where it can no longer be answered (a suspect link).
+                discovery.onPeerFilter(from, now);
             }
             case LOOKUP_REQUEST, LOOKUP_RESPONSE -> discovery.onLinkMessage(from, message, now);
             default -> {

@@ -186,6 +186,9 @@ public final class SpanningTree {
             return false;
         }
         onParentLost(nowNanos);
+        // At once rather than on the next tick (as after a removal): the peers behind the new parent learn the new
+        // path a tick sooner (the per-peer limiter still applies).
+        sendToAll(nowNanos);
         return true;
     }
 

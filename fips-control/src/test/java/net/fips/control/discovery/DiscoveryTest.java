@@ -83,6 +83,18 @@ class DiscoveryTest {
         assertEquals(1, n.count(DiscoveryCounter.REQUESTS_DUPLICATE));
     }
 
+    /** ADR 0025: our own request bounced back is dropped, so its response is still ours to accept. */
+    @Test
+    void ourOwnRequestBouncedBackIsDroppedAndNotRecorded() {
+        final TestMesh m = pair();
+        final TestMesh.Node n = m.node(0);
+        n.inbound.get(1).insert(addr(0xBB));
+        n.discovery.onLinkMessage(m.addr(1), request(555, addr(0xBB), n.addr, 5), 0);
+        assertFalse(n.discovery.hasRecentRequest(555), "not recorded as a transit");
+        assertEquals(1, n.count(DiscoveryCounter.REQUESTS_DUPLICATE));
+        assertTrue(m.sentBetween(0, 1, REQ).isEmpty(), "not forwarded");
+    }
+
     @Test
     void targetIsSelfRespondsWithSignedCoordsEvenAtTtlZero() {
         for (final int ttl : new int[] {5, 0}) {
@@ -385,6 +397,29 @@ class DiscoveryTest {
     // ---------------------------------------------------------------------------------------------------------
     // Originator
 
+    /** ADR 0024: a pending lookup goes to a tree peer as soon as that peer's new filter claims the target. */
+    @Test
+    void aPendingLookupGoesToATreePeerWhoseNewFilterClaimsTheTarget() {
+        // 0 with tree peers 1 and 3 and non-tree peer 2 (sinks).
+        final TestMesh m = new TestMesh(4, 17).sink(1).sink(2).sink(3).tree(1, 0, 1280).tree(3, 0, 1280)
+                .mesh(0, 2, 1280).build();
+        final TestMesh.Node n = m.node(0);
+        n.inbound.get(1).insert(addr(0xAB));
+        assertEquals(LookupResult.STARTED, n.discovery.lookup(addr(0xAB), 0));
+        assertEquals(1, m.sentBetween(0, 1, REQ).size());
+        assertEquals(0, n.discovery.onPeerFilter(m.addr(3), ms(100)), "3's filter does not claim it yet");
+        n.inbound.get(3).insert(addr(0xAB));
+        n.inbound.get(2).insert(addr(0xAB));
+        assertEquals(1, n.discovery.onPeerFilter(m.addr(3), ms(200)));
+        final List<TestMesh.Envelope> to3 = m.sentBetween(0, 3, REQ);
+        assertEquals(1, to3.size());
+        assertEquals(addr(0xAB), decodeRequest(to3.getFirst().msg()).target());
+        assertEquals(0, n.discovery.onPeerFilter(m.addr(2), ms(300)), "not to a non-tree peer");
+        assertEquals(1, m.sentBetween(0, 1, REQ).size(), "nothing more to 1");
+        assertEquals(List.of(new Discovery.PendingLookup(addr(0xAB), 0, 0, 1)), n.discovery.pendingLookups(),
+                "the attempt and its timer are unchanged");
+    }
+
     @Test
     void lookupPreChecksAndTreeOnlyOrigin() {
         // 0 with tree peer 1 and non-tree peer 2 (sinks).
@@ -574,21 +609,20 @@ class DiscoveryTest {
     }
 
     @Test
-    void ownRequestBouncedBackMakesTheOriginatorRelayInsteadOfAccept() {
-        // Reference quirk kept on purpose: the originator does not record its own request_id, so when a stale or
-        // false-positive filter bounces the request back (1's filter from 0 claims 2), 0 records it as a transit
-        // and later relays the answer back to 1 (which drops it) instead of accepting it. The next attempt, with a
-        // fresh request_id, meets the same filters; the lookup only ends once the filters are corrected.
+    void ownRequestBouncedBackIsDroppedSoTheOriginatorStillAcceptsTheAnswer() {
+        // The reference's quirk (the originator records its own bounced request as a transit and then relays the
+        // answer away) is not kept: ADR 0025. 1's filter from 0 claims 2, so 1 bounces the request back; 0 drops
+        // it and accepts 2's answer.
         final TestMesh m = new TestMesh(3, 27).tree(0, 1, 1280).tree(1, 2, 1280).build();
         m.node(1).addToFilter(0, 2);
         m.node(0).learn(m.node(2));
         m.node(0).discovery.lookup(m.addr(2), 0);
         m.deliverAll();
         assertEquals(1, m.sentBetween(1, 0, REQ).size(), "bounced to the origin");
-        assertEquals(1, m.sentBetween(0, 1, RESP).size(), "origin relayed the answer as a transit");
-        assertEquals(1, m.node(1).count(DiscoveryCounter.RESPONSES_DUPLICATE));
-        assertNull(m.node(0).coordCache.get(m.addr(2)));
-        assertTrue(m.node(0).discovery.isPending(m.addr(2)));
+        assertEquals(1, m.node(0).count(DiscoveryCounter.REQUESTS_DUPLICATE), "dropped there");
+        assertTrue(m.sentBetween(0, 1, RESP).isEmpty(), "the origin relays nothing");
+        assertEquals(m.node(2).coords, m.node(0).coordCache.get(m.addr(2)).coords());
+        assertFalse(m.node(0).discovery.isPending(m.addr(2)));
     }
 
     @Test

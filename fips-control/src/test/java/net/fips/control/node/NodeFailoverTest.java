@@ -34,9 +34,9 @@ import net.fips.dataplane.wire.NodeAddr;
 /**
  * Fast failover between real nodes over loopback UDP (issue 18 §2, ADR 0024): A reaches D over two transits, B and
  * C (A-B, A-C, B-D, C-D). A packet every 200 ms from A to D; the transit carrying them crashes (stops without a
- * word). A suspects the silent link within seconds (bound 8 s, for a loaded machine; 3-4 s expected) and takes it out
- * of its forwarding table while the 30 s dead timer still runs. D's longest gap is printed (docs/benchmarks.md
- * records the measured outages).
+ * word). A suspects the silent link within seconds (bound 8 s, for a loaded machine; 2.4-4 s measured) and takes it
+ * out of its forwarding table while the 30 s dead timer still runs; D re-parents, the survivor's filter and a lookup
+ * give A D's new coordinates, and traffic resumes: D's longest gap is printed and bounded (10 s; 3.0-3.8 s measured).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NodeFailoverTest {
@@ -119,6 +119,9 @@ class NodeFailoverTest {
             a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idD.nodeAddr(), seq, 64));
         }
 
+        final long last = total;
+        await(5_000, () -> atD.packets.stream().anyMatch(p -> seqOf(p) == last), () -> "the last packet arrived: "
+                + describe(a));
         final TreeSet<Long> got = new TreeSet<>();
         atD.packets.forEach(p -> got.add(seqOf(p)));
         long longestGap = 0;
@@ -127,11 +130,14 @@ class NodeFailoverTest {
             run = got.contains(seq) ? 0 : run + 1;
             longestGap = Math.max(longestGap, run);
         }
-        // The end-to-end outage also waits for fresh coordinates of D (discovery); printed, not asserted here.
         System.out.println("failover: A suspected the crashed transit after " + suspectedAfterMs + " ms; D's longest gap "
                 + longestGap * INTERVAL_MS + " ms (" + longestGap + " of " + total + " packets in a row)");
         assertTrue(suspectedAfterMs >= 0 && suspectedAfterMs <= 8_000, "A left the silent transit within seconds,"
                 + " not after the 30 s dead timer: " + suspectedAfterMs + " ms; " + describe(a));
+        // The issue's target is 5 s (measured 3.0-3.8 s); the bound leaves room for a loaded machine, and without
+        // fast failover nothing sent after the crash would arrive within this window.
+        assertTrue(longestGap * INTERVAL_MS <= 10_000, "D's longest gap " + longestGap * INTERVAL_MS + " ms: "
+                + describe(a));
         final NodeAddr gone = transitAddr;
         assertTrue(a.dataPlane().forwardingTable().peerIndex(gone) < 0, "no next hop over the suspect link");
         assertEquals(0, a.linkSnapshot().counter(LinkCounter.LINK_DEAD_REMOVALS), "the dead timer has not fired");
