@@ -168,8 +168,8 @@ public final class SpanningTree {
     /**
      * The link to {@code peer} stopped answering while we sent over it (suspect), or answers again: a suspect peer
      * stays a peer (its declaration is kept) but is no parent candidate, and when it was our parent we re-parent at
-     * once, as on its removal; when it answers again the parent is re-evaluated. Nothing is sent to it that would
-     * not be sent anyway.
+     * once, as on its removal (and tell the peers at once rather than on the next tick); when it answers again the
+     * parent is re-evaluated. Nothing goes on the wire but the TreeAnnounces any parent change sends.
      *
      * @return true when our own declaration changed
      */
