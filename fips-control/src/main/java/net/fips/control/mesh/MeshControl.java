@@ -259,6 +259,11 @@ public final class MeshControl implements LinkListener {
         p.linkId = linkId;
         p.transportId = transportId;
         p.heard = false;
+        if (p.suspect) {
+            // a newly promoted link (a cross-connection's winner, say) is fresh evidence: trusted again
+            p.suspect = false;
+            tree.setSuspect(a, false, now);
+        }
         p.linkMtu = Math.max(1, transportMtu.applyAsInt(transportId));
         identities.register(peer, now);
         // A promotion (new, reconnected or cross-connection winner) sends our TreeAnnounce at once and queues our

@@ -87,5 +87,14 @@ class MeshControlTableTest {
         final int i = t.peerIndex(peer.nodeAddr());
         assertTrue(i >= 0, "back once it answers");
         assertEquals(TreeCoordinates.linkCost(1.0, 40.0), t.peer(i).linkCost(), "with its cost as before");
+
+        // Suspect again, then promoted on another link (a cross-connection's winner): trusted on the new link.
+        mesh.onPeerSuspect(peer.toPeer(), true, 5);
+        mesh.flush();
+        assertTrue(published.getLast().peerIndex(peer.nodeAddr()) < 0);
+        mesh.onPeerUp(peer.toPeer(), 8, 0, 6);
+        mesh.flush();
+        final ForwardingTable t2 = published.getLast();
+        assertEquals(8, t2.linkId(t2.peerIndex(peer.nodeAddr())), "a new link is fresh evidence");
     }
 }
