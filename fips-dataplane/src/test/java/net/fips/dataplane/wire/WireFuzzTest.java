@@ -235,7 +235,7 @@ class WireFuzzTest {
     }
 
     /** Decodes {@code in} standalone and embedded; returns whether it was accepted. */
-    private static boolean run(final Target t, final byte[] in, final Random rnd) {
+    static boolean run(final Target t, final byte[] in, final Random rnd) {
         final WireResult<?> alone;
         final byte[] print;
         final WireResult<?> embedded;

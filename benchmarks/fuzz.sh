@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of the wire decoders (issue 18 §4): runs each @FuzzTest of WireJazzerTest in Jazzer's
+# fuzzing mode (JAZZER_FUZZ=1), one target per JVM (Jazzer fuzzes one test per run), for FUZZ_SECONDS each, then
+# prints per target the executions, coverage (libFuzzer's "cov:" edges and "ft:" features) and exec/s from
+# Jazzer's final "#N DONE" line. Jazzer's corpus grows in fips-dataplane/.cifuzz-corpus/ (ignored by git); a crash
+# is written to fips-dataplane/src/test/resources/net/fips/dataplane/wire/WireJazzerTestInputs/<target>/ (commit it
+# with the fix: every plain test run then replays it) and fails that target's run.
+# Usage: benchmarks/fuzz.sh [target...]   (FUZZ_SECONDS=60; targets: the method names, all by default)
+# Full logs: target/fuzz/<target>.log under the checkout.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+. bin/java-env.sh
+fips_find_java25 || exit 1
+secs=${FUZZ_SECONDS:-60}
+test_class=net.fips.dataplane.wire.WireJazzerTest
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(fmpMsg1 fmpMsg2 sessionDatagram sessionSetup sessionAck sessionMsg3 treeAnnounce filterAnnounce
+        lookupRequest lookupResponse ipv6ShimDecompress)
+fi
+mkdir -p target/fuzz
+failed=0
+printf '%-20s %12s %6s %6s %10s %s\n' target executions cov ft exec/s result
+for t in "${targets[@]}"; do
+    log=target/fuzz/$t.log
+    # The libFuzzer arguments after the fake argv[0] (jazzer.internal.arg.0) come last and so override the
+    # @FuzzTest's maxDuration (-max_total_time).
+    JAZZER_FUZZ=1 ./mvnw -B -pl fips-dataplane -am test -Djcstress.skip=true \
+        -Dtest="$test_class#$t" -Dsurefire.failIfNoSpecifiedTests=false \
+        -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_total_time="$secs" >"$log" 2>&1
+    rc=$?
+    done_line=$(grep -a -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
+    execs=$(sed -E 's/^#([0-9]+).*/\1/' <<<"$done_line")
+    cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$done_line")
+    ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$done_line")
+    eps=$(sed -nE 's/.* exec\/s: ([0-9]+).*/\1/p' <<<"$done_line")
+    if [ $rc -eq 0 ]; then result=ok; else result="FAILED (rc $rc, see $log)"; failed=1; fi
+    printf '%-20s %12s %6s %6s %10s %s\n' "$t" "${execs:--}" "${cov:--}" "${ft:--}" "${eps:--}" "$result"
+done
+exit $failed
