@@ -109,6 +109,9 @@ class NodeMeshTest {
         // The tree: everyone ends with the smallest address as root; B is in the middle, so depths add up.
         await(10_000, () -> nodes.stream().allMatch(n -> n.meshSnapshot().root().equals(minAddr.toString())),
                 () -> "one root: " + nodes.stream().map(n -> n.meshSnapshot().root()).toList());
+        // show_tree is rendered once per tick: B's own view may be a tick behind the others' agreement on the root.
+        await(5_000, () -> ask(b, "show_tree").get("peer_tree_count").asInt() == 2,
+                () -> "B holds both peers' declarations: " + ask(b, "show_tree"));
         final JsonNode treeB = ask(b, "show_tree");
         assertEquals(minAddr.toString(), treeB.get("root").asText());
         assertEquals(idB.nodeAddr().equals(minAddr), treeB.get("is_root").asBoolean());
