@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 class SchnorrTest {
     private static final HexFormat HEX = HexFormat.of();
 
-    private static byte[] secret(final Random rnd) {
+    /** A valid secp256k1 secret drawn from {@code rnd} (shared with {@link Secp256k1BackendsTest}). */
+    static byte[] secret(final Random rnd) {
         final byte[] sk = new byte[32];
         do {
             rnd.nextBytes(sk);

@@ -29,11 +29,7 @@ class Secp256k1BackendsTest {
     }
 
     private static byte[] secret(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return sk;
+        return SchnorrTest.secret(rnd);
     }
 
     @Test
