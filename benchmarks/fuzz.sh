@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of the wire decoders (issue 18 §4): runs each @FuzzTest of WireJazzerTest in Jazzer's
-# fuzzing mode (JAZZER_FUZZ=1), one target per JVM (Jazzer fuzzes one test per run), for FUZZ_SECONDS each, then
-# prints per target the executions, coverage (libFuzzer's "cov:" edges and "ft:" features) and exec/s from
-# Jazzer's final "#N DONE" line. Jazzer's corpus grows in fips-dataplane/.cifuzz-corpus/ (ignored by git); a crash
-# is written to fips-dataplane/src/test/resources/net/fips/dataplane/wire/WireJazzerTestInputs/<target>/ (commit it
-# with the fix: every plain test run then replays it) and fails that target's run.
-# Usage: benchmarks/fuzz.sh [target...]   (FUZZ_SECONDS=60; targets: the method names, all by default)
-# Full logs: target/fuzz/<target>.log under the checkout.
+# Coverage-guided fuzzing of the decoders of network and operator bytes (issue 18 §4): runs each Jazzer @FuzzTest
+# target in Jazzer's fuzzing mode (JAZZER_FUZZ=1), one target per JVM (Jazzer fuzzes one test per run), for
+# FUZZ_SECONDS each, then prints per target the executions, coverage (libFuzzer's "cov:" edges and "ft:" features)
+# and exec/s from Jazzer's final "#N DONE" line. Jazzer's corpus grows in <module>/.cifuzz-corpus/ (ignored by git);
+# a crash is written to <module>/src/test/resources/<package>/<Class>Inputs/<method>/ (commit it with the fix: every
+# plain test run then replays it) and fails that target's run.
+# Usage: benchmarks/fuzz.sh [target...]   (FUZZ_SECONDS=60)
+#   target: Class#method, Class the simple or fully qualified name of a test class in any module (for example
+#   DnsJazzerTest#decode, Socks5JazzerTest#handshake), or a bare method name of WireJazzerTest (fips-dataplane);
+#   by default every target of WireJazzerTest.
+# Full logs: target/fuzz/<target>.log under the checkout (<Class>.<method>.log for Class#method targets).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 . bin/java-env.sh
 fips_find_java25 || exit 1
 secs=${FUZZ_SECONDS:-60}
-test_class=net.fips.dataplane.wire.WireJazzerTest
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=(fmpMsg1 fmpMsg2 sessionDatagram sessionSetup sessionAck sessionMsg3 treeAnnounce filterAnnounce
@@ -21,13 +23,32 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 mkdir -p target/fuzz
 failed=0
-printf '%-20s %12s %6s %6s %10s %s\n' target executions cov ft exec/s result
+printf '%-36s %12s %6s %6s %10s %s\n' target executions cov ft exec/s result
 for t in "${targets[@]}"; do
-    log=target/fuzz/$t.log
+    if [[ $t == *'#'* ]]; then
+        cls=${t%%#*}
+        method=${t#*#}
+        label=${cls##*.}.$method
+    else
+        cls=WireJazzerTest
+        method=$t
+        label=$t
+    fi
+    # The test class's source names its module and fully qualified name.
+    src=$(find . -path ./target -prune -o -path "*/src/test/java/*" -name "${cls##*.}.java" -print |
+        grep -F "/$(tr . / <<<"$cls").java" | head -1)
+    if [ -z "$src" ]; then
+        printf '%-36s %12s %6s %6s %10s %s\n' "$label" - - - - "FAILED (no test class $cls)"
+        failed=1
+        continue
+    fi
+    module=$(cut -d/ -f2 <<<"$src")
+    fqcn=$(sed -E 's#^.*/src/test/java/##; s#\.java$##; s#/#.#g' <<<"$src")
+    log=target/fuzz/$label.log
     # The libFuzzer arguments after the fake argv[0] (jazzer.internal.arg.0) come last and so override the
     # @FuzzTest's maxDuration (-max_total_time).
-    JAZZER_FUZZ=1 ./mvnw -B -pl fips-dataplane -am test -Djcstress.skip=true \
-        -Dtest="$test_class#$t" -Dsurefire.failIfNoSpecifiedTests=false \
+    JAZZER_FUZZ=1 ./mvnw -B -pl "$module" -am test -Djcstress.skip=true \
+        -Dtest="$fqcn#$method" -Dsurefire.failIfNoSpecifiedTests=false \
         -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_total_time="$secs" >"$log" 2>&1
     rc=$?
     done_line=$(grep -a -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
@@ -36,6 +57,6 @@ for t in "${targets[@]}"; do
     ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$done_line")
     eps=$(sed -nE 's/.* exec\/s: ([0-9]+).*/\1/p' <<<"$done_line")
     if [ $rc -eq 0 ]; then result=ok; else result="FAILED (rc $rc, see $log)"; failed=1; fi
-    printf '%-20s %12s %6s %6s %10s %s\n' "$t" "${execs:--}" "${cov:--}" "${ft:--}" "${eps:--}" "$result"
+    printf '%-36s %12s %6s %6s %10s %s\n' "$label" "${execs:--}" "${cov:--}" "${ft:--}" "${eps:--}" "$result"
 done
 exit $failed

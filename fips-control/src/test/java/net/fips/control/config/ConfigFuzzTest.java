@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Random and mutated YAML never gets anything but a ConfigException out of the loader. */
 class ConfigFuzzTest {
-    private static final String SEED_DOC = """
+    static final String SEED_DOC = """
             node:
               identity: { persistent: true }
               rekey: { enabled: true, after_secs: 120 }
@@ -44,17 +44,29 @@ class ConfigFuzzTest {
         int accepted = 0;
         for (int i = 0; i < 2000; i++) {
             final String text = i % 4 == 0 ? random(rnd) : mutate(rnd, SEED_DOC);
-            try {
-                loader.load(text, "fuzz");
+            if (check(loader, text, "iteration " + i)) {
                 accepted++;
-            } catch (final ConfigException e) {
-                assertFalse(e.problems().isEmpty());
-            } catch (final RuntimeException | StackOverflowError e) {
-                fail("iteration " + i + " leaked " + e + " for input:\n" + text, e);
             }
         }
         // Some mutations must still be valid configs, or the mutator only tests the YAML syntax layer.
         assertFalse(accepted == 0, "no mutated config was accepted");
+    }
+
+    /**
+     * Loads one document: true if accepted, false if refused with a {@link ConfigException} that names its
+     * problems; anything else fails. Shared with {@link ConfigJazzerTest}.
+     */
+    static boolean check(final ConfigLoader loader, final String text, final String what) {
+        try {
+            loader.load(text, "fuzz");
+            return true;
+        } catch (final ConfigException e) {
+            assertFalse(e.problems().isEmpty());
+            return false;
+        } catch (final RuntimeException | StackOverflowError e) {
+            fail(what + " leaked " + e + " for input:\n" + text, e);
+            return false;
+        }
     }
 
     private static String random(final Random rnd) {

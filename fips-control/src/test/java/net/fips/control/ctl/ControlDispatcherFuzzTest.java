@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /** Random and mutated requests never make the dispatcher throw; every answer is a well-formed envelope. */
 class ControlDispatcherFuzzTest {
 
-    private static final List<String> SEEDS = List.of(
+    static final List<String> SEEDS = List.of(
             "{\"command\":\"show_status\"}",
             "{\"command\":\"connect\",\"params\":{\"npub\":\"npub1qqqq\",\"address\":\"1.2.3.4:2121\","
                     + "\"transport\":\"udp\"}}",
@@ -43,10 +43,18 @@ class ControlDispatcherFuzzTest {
                 }
                 text = sb.toString();
             }
-            final ObjectNode r = d.dispatch(text);
-            final String status = r.path("status").asText();
-            assertTrue(status.equals("ok") && r.has("data") && !r.has("message")
-                    || status.equals("error") && r.path("message").isTextual() && !r.has("data"), text);
+            check(d, text);
         }
+    }
+
+    /**
+     * Dispatches one request and checks that the answer is a well-formed envelope: {@code ok} with data and no
+     * message, or {@code error} with a text message and no data. Shared with {@link ControlDispatcherJazzerTest}.
+     */
+    static void check(final ControlDispatcher d, final String text) {
+        final ObjectNode r = d.dispatch(text);
+        final String status = r.path("status").asText();
+        assertTrue(status.equals("ok") && r.has("data") && !r.has("message")
+                || status.equals("error") && r.path("message").isTextual() && !r.has("data"), text);
     }
 }

@@ -31,7 +31,11 @@ class DnsFuzzTest {
             FipsNameResolver.hostsThenNpub(() -> HostAliases.of(Map.of("gateway", NPUB_B))), 300, p -> { });
     private final Map<DnsResponder.Kind, Integer> kinds = new EnumMap<>(DnsResponder.Kind.class);
 
-    private void feed(final byte[] b) {
+    /**
+     * Feeds one query to the responder and checks the outcome: a typed drop with no bytes, or a reply that decodes,
+     * keeps the query's id and carries QR|AA and NOERROR or NXDOMAIN. Shared with {@link DnsJazzerTest}.
+     */
+    void feed(final byte[] b) {
         final DnsResponder.Result r;
         try {
             r = responder.respond(b, 0, b.length);

@@ -24,15 +24,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 class NoiseFuzzTest {
     private static final int ITERATIONS = 700;
 
-    private interface Reader {
+    interface Reader {
         void read(HandshakeState hs, byte[] msg) throws NoiseException;
     }
 
     /** A handshake positioned just before one read, plus the genuine message for that read. */
-    private record Target(HandshakeState reader, byte[] genuine) {
+    record Target(HandshakeState reader, byte[] genuine) {
     }
 
-    private static Target target(final Pattern pattern, final int message, final Random rnd) throws NoiseException {
+    static Target target(final Pattern pattern, final int message, final Random rnd) throws NoiseException {
         final Pair p = Pair.of(pattern, rnd);
         final byte[] m1 = p.init().writeMessage1();
         if (message == 1) {
@@ -47,7 +47,7 @@ class NoiseFuzzTest {
         return new Target(p.resp(), p.init().writeMessage3());
     }
 
-    private static Reader reader(final int message) {
+    static Reader reader(final int message) {
         return switch (message) {
             case 1 -> HandshakeState::readMessage1;
             case 2 -> HandshakeState::readMessage2;
@@ -84,6 +84,26 @@ class NoiseFuzzTest {
         return m;
     }
 
+    /**
+     * Offers one input to a read: true if accepted; false if refused with a {@link NoiseException} that leaves the
+     * reader's progress and handshake hash unchanged; anything else fails. Shared with {@link NoiseJazzerTest}.
+     */
+    static boolean check(final HandshakeState reader, final Reader read, final byte[] input, final String what) {
+        final Progress before = reader.progress();
+        final byte[] hBefore = reader.handshakeHash();
+        try {
+            read.read(reader, input);
+            return true;
+        } catch (final NoiseException e) {
+            assertEquals(before, reader.progress());
+            assertArrayEquals(hBefore, reader.handshakeHash());
+            return false;
+        } catch (final RuntimeException | Error e) {
+            fail(what + " threw " + e + " for " + NoiseTestKeys.HEX.formatHex(input), e);
+            return false;
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Pattern.class)
     void everyReaderRefusesGarbageWithACheckedError(final Pattern pattern) throws Exception {
@@ -96,20 +116,12 @@ class NoiseFuzzTest {
             Target t = target(pattern, message, rnd);
             for (int i = 0; i < ITERATIONS; i++) {
                 final byte[] input = mutate(t.genuine(), rnd);
-                final Progress before = t.reader().progress();
-                final byte[] hBefore = t.reader().handshakeHash();
-                try {
-                    read.read(t.reader(), input);
+                if (check(t.reader(), read, input, pattern + " read message " + message)) {
                     accepted++;
                     // Accepted mutants are the unauthenticated ones: XK msg1, or an ephemeral's prefix parity.
                     t = target(pattern, message, rnd);
-                } catch (final NoiseException e) {
+                } else {
                     refused++;
-                    assertEquals(before, t.reader().progress());
-                    assertArrayEquals(hBefore, t.reader().handshakeHash());
-                } catch (final RuntimeException | Error e) {
-                    fail(pattern + " read message " + message + " threw " + e + " for "
-                            + NoiseTestKeys.HEX.formatHex(input), e);
                 }
             }
             // The last state, whatever it went through, still takes the genuine message.

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class ControlFuzzTest {
     private static final int ITERATIONS = 20_000;
-    private static final String[] SEEDS = {
+    static final String[] SEEDS = {
         "250 OK\r\n",
         "250-status/bootstrap-phase=NOTICE BOOTSTRAP PROGRESS=0 TAG=starting SUMMARY=\"Starting\"\r\n250 OK\r\n",
         "250+config-text=\r\nControlPort 1\r\n..x\r\n.\r\n250 OK\r\n",
@@ -44,29 +44,46 @@ class ControlFuzzTest {
             } else {
                 b = mutate(SEEDS[rnd.nextInt(SEEDS.length)].getBytes(StandardCharsets.UTF_8), rnd);
             }
-            final ControlReplyParser p = new ControlReplyParser();
-            int pos = 0;
-            try {
-                while (pos < b.length) {
-                    final ByteBuffer in = ByteBuffer.wrap(b, pos, Math.min(b.length - pos, 1 + rnd.nextInt(16)));
-                    final ControlReply r = p.offer(in);
-                    pos = in.position();
-                    if (r != null) {
-                        replies++;
-                        assertTrue(r.code() >= 0 && r.code() <= 999);
-                        assertNotNull(r.message());
-                        r.lines().forEach(l -> assertNotNull(l.content()));
-                        r.value("status/bootstrap-phase");
-                    }
-                }
-            } catch (final TorControlException e) {
+            final int n = feed(b, rnd);
+            if (n < 0) {
                 errors++;
-                assertEquals(TorControlException.Kind.PROTOCOL, e.kind());
-            } catch (final RuntimeException e) {
-                fail("unexpected " + e + " for " + HexFormat.of().formatHex(b), e);
+            } else {
+                replies += n;
             }
         }
         assertTrue(replies > 100 && errors > 100, replies + " replies, " + errors + " errors");
+    }
+
+    /**
+     * Offers {@code b} to a fresh parser in random fragments of 1-16 bytes and checks each reply (code 0-999, a
+     * message, every line's content, the bootstrap-phase lookup): the number of replies, or -1 when the parser
+     * refused the bytes with a PROTOCOL {@link TorControlException}; anything else fails. Shared with
+     * {@link ControlJazzerTest}.
+     */
+    static int feed(final byte[] b, final Random rnd) {
+        final ControlReplyParser p = new ControlReplyParser();
+        int replies = 0;
+        int pos = 0;
+        try {
+            while (pos < b.length) {
+                final ByteBuffer in = ByteBuffer.wrap(b, pos, Math.min(b.length - pos, 1 + rnd.nextInt(16)));
+                final ControlReply r = p.offer(in);
+                pos = in.position();
+                if (r != null) {
+                    replies++;
+                    assertTrue(r.code() >= 0 && r.code() <= 999);
+                    assertNotNull(r.message());
+                    r.lines().forEach(l -> assertNotNull(l.content()));
+                    r.value("status/bootstrap-phase");
+                }
+            }
+        } catch (final TorControlException e) {
+            assertEquals(TorControlException.Kind.PROTOCOL, e.kind());
+            return -1;
+        } catch (final RuntimeException e) {
+            fail("unexpected " + e + " for " + HexFormat.of().formatHex(b), e);
+        }
+        return replies;
     }
 
     @Test

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * any bytes give a packet length, NEED_MORE or a violation, never an exception or a read outside the window.
  */
 class FmpStreamFramerTest {
-    private static final int MTU = 1400;
+    static final int MTU = 1400;
 
     static byte[] established(final int payloadLen, final int fill) {
         final byte[] p = new byte[32 + payloadLen];
@@ -129,6 +129,20 @@ class FmpStreamFramerTest {
         assertEquals(FmpStreamFramer.BAD_VERSION, v[0]);
     }
 
+    /**
+     * {@link FmpStreamFramer#next} with its contract checked: a packet length within the window and the MTU,
+     * {@code NEED_MORE}, or one of the violation codes. Shared with {@link FmpStreamFramerJazzerTest}.
+     */
+    static int next(final MemorySegment seg, final long off, final int avail, final int mtu) {
+        final int len = FmpStreamFramer.next(seg, off, avail, mtu);
+        if (len > 0) {
+            assertTrue(len <= avail && len <= mtu, "len " + len + " avail " + avail + " mtu " + mtu);
+        } else if (len < 0) {
+            assertTrue(len >= FmpStreamFramer.BAD_LENGTH, "code " + len);
+        }
+        return len;
+    }
+
     /** Random and mutated streams: never an exception, lengths always within the window and the MTU. */
     @Test
     void fuzz() {
@@ -150,13 +164,11 @@ class FmpStreamFramerTest {
             }
             final int avail = r.nextInt(1600);
             final int mtu = 1280 + r.nextInt(200);
-            final int len = FmpStreamFramer.next(seg, 100, avail, mtu);
+            final int len = next(seg, 100, avail, mtu);
             if (len > 0) {
                 packets++;
-                assertTrue(len <= avail && len <= mtu, "len " + len + " avail " + avail + " mtu " + mtu);
             } else if (len < 0) {
                 violations++;
-                assertTrue(len >= FmpStreamFramer.BAD_LENGTH);
             }
         }
         assertTrue(packets > 100 && violations > 100, packets + " packets, " + violations + " violations");

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class Socks5FuzzTest {
     private static final int ITERATIONS = 20_000;
     private static final HexFormat HEX = HexFormat.of();
-    private static final byte[][] REPLY_SEEDS = {
+    static final byte[][] REPLY_SEEDS = {
         HEX.parseHex("0502" + "0100" + "05000001 7f000001 1f90".replace(" ", "")),
         HEX.parseHex("0500" + "05000004 00000000000000000000000000000001 0050".replace(" ", "")),
         HEX.parseHex("0502" + "0100" + "05000003 09 626f756e642e6e6574 1234".replace(" ", "")),
@@ -58,7 +58,12 @@ class Socks5FuzzTest {
         assertTrue(ends.getOrDefault(Socks5Handshake.Status.NEED_MORE, 0) > 0, ends.toString());
     }
 
-    private static Socks5Handshake.Status feed(final Socks5Handshake hs, final byte[] b, final Random rnd) {
+    /**
+     * Runs a handshake against the proxy bytes {@code b}, delivered in random fragments of 1-8 bytes, and checks the
+     * end: no exception, an incomplete message consumed whole, a FAILED end with its reason, a CONNECTED end with a
+     * valid port. Shared with {@link Socks5JazzerTest}.
+     */
+    static Socks5Handshake.Status feed(final Socks5Handshake hs, final byte[] b, final Random rnd) {
         final ByteBuffer out = ByteBuffer.allocate(Socks5Handshake.MAX_REQUEST_BYTES);
         Socks5Handshake.Status st;
         try {
