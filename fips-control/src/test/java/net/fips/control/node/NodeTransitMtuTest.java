@@ -105,8 +105,17 @@ class NodeTransitMtuTest {
             }
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
         }
-        await(10_000, () -> b.dataPlane().counter(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED) >= 1,
-                () -> "B drops it: " + describe(b));
+        // The packets sent while the session came up may all have been answered at A (no route yet) rather than
+        // queued: keep sending one every 500 ms until B has dropped one.
+        final long dropDeadline = System.nanoTime() + 10_000_000_000L;
+        while (b.dataPlane().counter(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED) < 1) {
+            assertTrue(System.nanoTime() - dropDeadline < 0, () -> "B drops it: " + describe(b));
+            if (System.nanoTime() - nextSend >= 0) {
+                a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idC.nodeAddr(), big++, 1300));
+                nextSend = System.nanoTime() + 500_000_000L;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
         await(5_000, () -> ask(b, "show_routing").path("error_signals").path("mtu_exceeded").asLong() >= 1,
                 () -> "B signals A: " + ask(b, "show_routing"));
         final JsonNode fwd = ask(b, "show_status").get("forwarding");
