@@ -3,7 +3,6 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
@@ -31,8 +30,6 @@ import net.fips.ffm.linux.TunIoctl;
  * On its own thread the agent blocks in poll while the device is empty; {@link #wakeup()} ends the wait.
  */
 final class TunRxAgent implements Agent {
-    private static final ValueLayout.OfShort HOST_SHORT =
-            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.nativeOrder());
     /** Header + the largest IPv6 packet without a jumbogram (40 + 65535), so a read is never truncated. */
     private static final int FRAME_CAPACITY = TunIoctl.VIRTIO_NET_HDR_SIZE + TcpOffload.IPV6_HEADER + 65535;
     private static final int VNET = TunIoctl.VIRTIO_NET_HDR_SIZE;
@@ -168,38 +165,22 @@ final class TunRxAgent implements Agent {
             counters.increment(DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
             return;
         }
-        final int flags = Byte.toUnsignedInt(frame.get(ValueLayout.JAVA_BYTE, TunIoctl.VNET_FLAGS_OFFSET));
-        final int gso = Byte.toUnsignedInt(frame.get(ValueLayout.JAVA_BYTE, TunIoctl.VNET_GSO_TYPE_OFFSET))
-                & ~TunIoctl.VIRTIO_NET_HDR_GSO_ECN;
-        if (gso == TunIoctl.VIRTIO_NET_HDR_GSO_NONE) {
-            if ((flags & TunIoctl.VIRTIO_NET_HDR_F_NEEDS_CSUM) != 0
-                    && !TcpOffload.completeChecksum(frame, VNET, len,
-                            Short.toUnsignedInt(frame.get(HOST_SHORT, TunIoctl.VNET_CSUM_START_OFFSET)),
-                            Short.toUnsignedInt(frame.get(HOST_SHORT, TunIoctl.VNET_CSUM_OFFSET_OFFSET)))) {
-                counters.increment(DataPlaneCounter.DROP_TUN_OFFLOAD);
-                return;
-            }
-            if (len > capacity) {
-                counters.increment(DataPlaneCounter.DROP_TUN_OFFLOAD);
-                return;
-            }
+        final int hdrLen = TcpOffload.vnetFrame(frame, len, capacity);
+        if (hdrLen == TcpOffload.VNET_DROP) {
+            // bad checksum offsets, too large, TCPv4 (never routed into the mesh), UDP, extension headers
+            counters.increment(DataPlaneCounter.DROP_TUN_OFFLOAD);
+            return;
+        }
+        if (hdrLen == TcpOffload.VNET_PLAIN) {
             MemorySegment.copy(frame, VNET, pool.slotSegment(slot), SlotDescriptor.DEFAULT_DATA_OFFSET, len);
             dispatch(len);
             return;
         }
-        final int mss = Short.toUnsignedInt(frame.get(HOST_SHORT, TunIoctl.VNET_GSO_SIZE_OFFSET));
-        final int hdrLen = gso == TunIoctl.VIRTIO_NET_HDR_GSO_TCPV6
-                ? TcpOffload.tcpv6HeaderLength(frame, VNET, len) : -1;
-        if (hdrLen < 0 || mss == 0 || hdrLen + mss > capacity) {
-            // TCPv4 (never routed into the mesh), UDP, extension headers, or a segment larger than a slot
-            counters.increment(DataPlaneCounter.DROP_TUN_OFFLOAD);
-            return;
-        }
         superLen = len;
         superHdrLen = hdrLen;
-        superMss = mss;
+        superMss = TcpOffload.vnetGsoSize(frame);
         superNext = 0;
-        superCount = TcpOffload.segmentCount(len, hdrLen, mss);
+        superCount = TcpOffload.segmentCount(len, hdrLen, superMss);
         counters.increment(DataPlaneCounter.TUN_SUPER_SEGMENTS);
         continueSplit();
     }

@@ -347,16 +347,30 @@ public final class EthernetTransport implements Transport {
     private void onFrame(final FrameReceiveBatch b, final int i) {
         final MmsgVector vec = rxVec;
         final MemorySegment name = vec.nameBuffer(i);
-        final int type = PacketSockets.packetType(name);
-        if (type == PacketSockets.PACKET_OTHERHOST || type == PacketSockets.PACKET_OUTGOING) {
+        onFrame(b, i, PacketSockets.packetType(name), (vec.flags(i) & Linux.MSG_TRUNC) != 0, vec.messageLength(i),
+                PacketSockets.sourceMac(name));
+    }
+
+    /**
+     * Classifies one received frame (what {@code recvmmsg} reported for entry {@code i}): a data frame is recorded
+     * in the batch, a beacon goes to discovery, everything else is counted and dropped. Package-private so the
+     * fuzz test drives it without a socket.
+     *
+     * @param packetType the {@code sll_pkttype} of the frame
+     * @param truncated  whether the kernel cut the frame ({@code MSG_TRUNC})
+     * @param len        the bytes received into {@code b}'s slot {@code i}, from 3 bytes before its offset
+     * @param sourceMac  the sender's MAC
+     */
+    void onFrame(final FrameReceiveBatch b, final int i, final int packetType, final boolean truncated,
+                 final int len, final long sourceMac) {
+        if (packetType == PacketSockets.PACKET_OTHERHOST || packetType == PacketSockets.PACKET_OUTGOING) {
             counters.framesOtherHost++;
             return;
         }
-        if ((vec.flags(i) & Linux.MSG_TRUNC) != 0) {
+        if (truncated) {
             counters.framesTooLong++;
             return;
         }
-        final int len = vec.messageLength(i);
         final MemorySegment seg = b.segment[i];
         final long frame = b.offset[i] - EthernetFrame.DATA_HEADER_SIZE;
         if (len < 1) {
@@ -374,12 +388,12 @@ public final class EthernetTransport implements Transport {
                 counters.framesTooShort++;
                 return;
             }
-            b.record(i, payload, PacketSockets.sourceMac(name));
+            b.record(i, payload, sourceMac);
             counters.framesRecv++;
             counters.bytesRecv += payload;
         } else if (kind == EthernetFrame.TYPE_BEACON) {
             counters.beaconsRecv++;
-            onBeacon(seg, frame, len, PacketSockets.sourceMac(name));
+            onBeacon(seg, frame, len, sourceMac);
         } else {
             counters.framesUnknownType++;
         }

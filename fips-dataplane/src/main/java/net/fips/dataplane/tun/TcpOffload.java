@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 import net.fips.dataplane.ipv6.InetChecksum;
+import net.fips.ffm.linux.TunIoctl;
 
 /**
  * The per-packet arithmetic of the TUN offloads, static and allocation-free over native memory: splitting an IPv6
@@ -56,6 +57,9 @@ public final class TcpOffload {
 
     static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** The virtio-net header's fields are in the host's byte order (a little-endian virtio 1.0 device on x86). */
+    private static final ValueLayout.OfShort HOST_SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.nativeOrder());
 
     private TcpOffload() {
     }
@@ -131,6 +135,47 @@ public final class TcpOffload {
     /** @return the unfolded sum of the IPv6 pseudo-header for TCP with {@code upperLength} bytes */
     public static long pseudoHeaderSum(final MemorySegment seg, final long off, final int upperLength) {
         return InetChecksum.add(seg, off + 8, 32, 0) + (upperLength >>> 16) + (upperLength & 0xFFFF) + NH_TCP;
+    }
+
+    /** {@link #vnetFrame}: a plain packet, its partial checksum (if the header asked for one) now complete. */
+    public static final int VNET_PLAIN = 0;
+    /** {@link #vnetFrame}: a frame the offload path does not take (counted as a TUN offload drop). */
+    public static final int VNET_DROP = -1;
+
+    /**
+     * Classifies one frame read from the device in virtio-net header mode (transports.md §7) and completes its
+     * checksum where the header asks for that: a packet without GSO (with {@code NEEDS_CSUM} its checksum is
+     * completed in place) that fits a slot, a {@code GSO_TCPV6} super-segment that {@link #writeSegment} can split
+     * into segments of {@code gso_size} payload bytes that each fit a slot, or a drop (TCPv4, UDP, extension headers,
+     * bad checksum offsets, {@code gso_size} 0, a packet or segment larger than a slot).
+     *
+     * @param frame    the {@code struct virtio_net_hdr} at offset 0, the packet right behind it
+     * @param len      the packet's length (the bytes read less the header), at least 1
+     * @param capacity the largest packet a slot takes
+     * @return {@link #VNET_PLAIN}, {@link #VNET_DROP}, or for a super-segment its IPv6 + TCP header length (&gt; 0)
+     */
+    public static int vnetFrame(final MemorySegment frame, final int len, final int capacity) {
+        final int vnet = TunIoctl.VIRTIO_NET_HDR_SIZE;
+        final int flags = Byte.toUnsignedInt(frame.get(ValueLayout.JAVA_BYTE, TunIoctl.VNET_FLAGS_OFFSET));
+        final int gso = Byte.toUnsignedInt(frame.get(ValueLayout.JAVA_BYTE, TunIoctl.VNET_GSO_TYPE_OFFSET))
+                & ~TunIoctl.VIRTIO_NET_HDR_GSO_ECN;
+        if (gso == TunIoctl.VIRTIO_NET_HDR_GSO_NONE) {
+            if ((flags & TunIoctl.VIRTIO_NET_HDR_F_NEEDS_CSUM) != 0
+                    && !completeChecksum(frame, vnet, len,
+                            Short.toUnsignedInt(frame.get(HOST_SHORT, TunIoctl.VNET_CSUM_START_OFFSET)),
+                            Short.toUnsignedInt(frame.get(HOST_SHORT, TunIoctl.VNET_CSUM_OFFSET_OFFSET)))) {
+                return VNET_DROP;
+            }
+            return len > capacity ? VNET_DROP : VNET_PLAIN;
+        }
+        final int mss = vnetGsoSize(frame);
+        final int hdrLen = gso == TunIoctl.VIRTIO_NET_HDR_GSO_TCPV6 ? tcpv6HeaderLength(frame, vnet, len) : -1;
+        return hdrLen < 0 || mss == 0 || hdrLen + mss > capacity ? VNET_DROP : hdrLen;
+    }
+
+    /** @return the {@code gso_size} of the virtio-net header at offset 0 of {@code frame} */
+    public static int vnetGsoSize(final MemorySegment frame) {
+        return Short.toUnsignedInt(frame.get(HOST_SHORT, TunIoctl.VNET_GSO_SIZE_OFFSET));
     }
 
     /**

@@ -47,6 +47,17 @@ class WireJazzerTest {
             Map.entry("lookupRequest", "LookupRequest"), Map.entry("lookupResponse", "LookupResponse"),
             Map.entry("ipv6ShimDecompress", "Ipv6Shim.decompress"));
 
+    /**
+     * The other decoders and flyweights of {@link WireFuzzTest} (headers, MMP reports, error signals, coordinates,
+     * data packets, ...): each is small and fast, so they share one target, {@link #otherDecoders}, whose first input
+     * byte picks the decoder (modulo this list's size).
+     */
+    static final List<String> OTHER = List.of("FmpPrefix", "FmpEstablishedHeader", "FmpInnerHeader",
+            "SessionDatagramHeader", "FspPrefix", "FspHeader", "FspInnerHeader", "PortHeader", "Coords", "Disconnect",
+            "Heartbeat", "MmpSenderReport.link", "MmpSenderReport.session", "MmpReceiverReport.link",
+            "MmpReceiverReport.session", "FspErrorSignal", "CoordsRequired", "PathBroken", "MtuExceeded",
+            "PathMtuNotification", "FspCpCoords", "DataPacket", "Ipv6Shim.compress");
+
     /** Runs {@link WireFuzzTest}'s checks on one input; the embedding offset is derived from the input. */
     private static void check(final String target, final byte[] in) {
         WireFuzzTest.run(TARGETS.get(target), in, new Random(Arrays.hashCode(in)));
@@ -107,6 +118,15 @@ class WireJazzerTest {
         check("Ipv6Shim.decompress", in);
     }
 
+    /** Every decoder in {@link #OTHER}: {@code in[0]} picks it, the rest is its input. */
+    @FuzzTest
+    void otherDecoders(final byte[] in) {
+        if (in.length == 0) {
+            return;
+        }
+        check(OTHER.get((in[0] & 0xFF) % OTHER.size()), Arrays.copyOfRange(in, 1, in.length));
+    }
+
     /**
      * Writes the seed corpus: for each fuzz test, up to three distinct encodings (by the codec's own encoder) of the
      * values that the vector inputs decode to. Run once by hand when a target is added.
@@ -140,6 +160,20 @@ class WireJazzerTest {
                 }
             }
             assertTrue(n > 0, m.getKey() + ": no seed");
+        }
+        // otherDecoders: per decoder, the first vector input it accepts, behind the byte that picks it
+        final Path other = Files.createDirectories(base.resolve("otherDecoders"));
+        for (int k = 0; k < OTHER.size(); k++) {
+            final WireFuzzTest.Target t = TARGETS.get(OTHER.get(k));
+            for (final byte[] c : corpus) {
+                if (t.decoder().decode(MemorySegment.ofArray(c), 0, c.length).isOk()) {
+                    final byte[] seed = new byte[c.length + 1];
+                    seed[0] = (byte) k;
+                    System.arraycopy(c, 0, seed, 1, c.length);
+                    Files.write(other.resolve("seed-" + k), seed);
+                    break;
+                }
+            }
         }
     }
 }
