@@ -147,20 +147,34 @@ class JsonTextTest {
                 }
                 input = sb.toString().getBytes(StandardCharsets.UTF_8);
             }
-            try {
-                final JsonNode tree = JsonText.parse(input);
+            if (check(input)) {
                 accepted++;
-                // Whatever it accepts, Jackson reads as the same tree, and its text is a fixed point (not the
-                // same tree: an overflowing number comes back as the string "Infinity", as with Jackson).
-                assertEquals(ControlJson.MAPPER.readTree(input), tree);
-                final String text = JsonText.compact(tree);
-                assertEquals(text, JsonText.compact(JsonText.parse(text.getBytes(StandardCharsets.UTF_8))));
-            } catch (final JsonText.JsonTextException e) {
-                assertTrue(e.getMessage() != null && !e.getMessage().isEmpty());
-            } catch (final RuntimeException | StackOverflowError e) {
-                fail("unexpected " + e + " for " + new String(input, StandardCharsets.UTF_8), e);
             }
         }
         assertTrue(accepted > 100, "the mutations leave some valid documents: " + accepted);
+    }
+
+    /**
+     * The parser's contract for one input (shared with {@link JsonTextJazzerTest}): a tree that Jackson reads the
+     * same, whose compact text is a fixed point, or a {@link JsonText.JsonTextException} with a message; nothing else.
+     *
+     * @return whether the input was accepted
+     */
+    static boolean check(final byte[] input) throws Exception {
+        try {
+            final JsonNode tree = JsonText.parse(input);
+            // Whatever it accepts, Jackson reads as the same tree, and its text is a fixed point (not the
+            // same tree: an overflowing number comes back as the string "Infinity", as with Jackson).
+            assertEquals(ControlJson.MAPPER.readTree(input), tree);
+            final String text = JsonText.compact(tree);
+            assertEquals(text, JsonText.compact(JsonText.parse(text.getBytes(StandardCharsets.UTF_8))));
+            return true;
+        } catch (final JsonText.JsonTextException e) {
+            assertTrue(e.getMessage() != null && !e.getMessage().isEmpty());
+            return false;
+        } catch (final RuntimeException | StackOverflowError e) {
+            fail("unexpected " + e + " for " + new String(input, StandardCharsets.UTF_8), e);
+            return false;
+        }
     }
 }

@@ -45,7 +45,7 @@ class OperatorTextFuzzTest {
         return b.toString();
     }
 
-    private static void onlyIllegalArgument(final String what, final String input, final Consumer<String> parser) {
+    static void onlyIllegalArgument(final String what, final String input, final Consumer<String> parser) {
         try {
             parser.accept(input);
         } catch (final IllegalArgumentException e) {

@@ -34,7 +34,7 @@ class IdentityDecodingFuzzTest {
             new EnumMap<>(IdentityFormatException.Problem.class);
     private int accepted;
 
-    private void feed(final String s) {
+    void feed(final String s) {
         final Decoder[] decoders = {
             Bech32::decode, Nip19::decodeNpub, Nip19::decodeNsec, Nip19::decodeSecret, Nip19::decodePublicHex,
             PeerIdentity::parse, NodeIdentity::parse, NodeAddrs::parse,
