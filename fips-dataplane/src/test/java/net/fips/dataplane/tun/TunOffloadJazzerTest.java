@@ -134,6 +134,13 @@ class TunOffloadJazzerTest {
      */
     @FuzzTest
     void coalesce(final byte[] in) {
+        // native memory per execution, freed at its end (an arena shared by the executions would only grow)
+        try (Arena a = Arena.ofConfined()) {
+            coalesceIn(in, a);
+        }
+    }
+
+    private void coalesceIn(final byte[] in, final Arena arena) {
         final TcpOffloadTest.Recorder out = new TcpOffloadTest.Recorder();
         final TunCoalescer c = new TunCoalescer(out, arena);
         final List<byte[]> sent = new ArrayList<>();
@@ -180,7 +187,7 @@ class TunOffloadJazzerTest {
                 assertArrayEquals(new byte[VNET], h, "a plain write has a zero header");
                 got.add(w);
             } else {
-                got.addAll(split(h, w));
+                got.addAll(split(h, w, arena));
             }
         }
         assertEquals(sent.size(), got.size(), "one packet out per packet in");
@@ -194,7 +201,7 @@ class TunOffloadJazzerTest {
     }
 
     /** A coalesced super-segment as the kernel takes it: completes the checksum, then splits it by gso_size. */
-    private List<byte[]> split(final byte[] h, final byte[] w) {
+    private static List<byte[]> split(final byte[] h, final byte[] w, final Arena arena) {
         assertEquals(TunIoctl.VIRTIO_NET_HDR_GSO_TCPV6, h[TunIoctl.VNET_GSO_TYPE_OFFSET]);
         assertEquals(TunIoctl.VIRTIO_NET_HDR_F_NEEDS_CSUM, h[TunIoctl.VNET_FLAGS_OFFSET]);
         assertTrue(w.length <= TunCoalescer.MAX_TOTAL, "a super-segment stays within 64 KiB");
