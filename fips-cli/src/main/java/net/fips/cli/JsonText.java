@@ -420,7 +420,12 @@ final class JsonText {
         }
     }
 
-    /** Appends {@code s} as a JSON string with Jackson's escapes: the two-letter ones, else {@code \\u00XX}. */
+    /**
+     * Appends {@code s} as a JSON string with Jackson's escapes: the two-letter ones, else {@code \\u00XX}; and a
+     * lone surrogate (from a {@code \\uD800}-style escape, which {@link #parse} accepts as Jackson does) as
+     * {@code \\uXXXX}, where Jackson writes the bare char: no UTF-8 encoder can write that (the console would print
+     * {@code ?}), so the text would not say what the reply held.
+     */
     static void quote(final StringBuilder sb, final String s) {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
@@ -436,6 +441,9 @@ final class JsonText {
                 default -> {
                     if (c < 0x20) {
                         sb.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+                    } else if (Character.isSurrogate(c) && !pairedSurrogate(s, i)) {
+                        sb.append("\\u").append(HEX[c >> 12]).append(HEX[c >> 8 & 0xF]).append(HEX[c >> 4 & 0xF])
+                                .append(HEX[c & 0xF]);
                     } else {
                         sb.append(c);
                     }
@@ -443,5 +451,12 @@ final class JsonText {
             }
         }
         sb.append('"');
+    }
+
+    /** @return whether the surrogate at {@code s[i]} is half of a well-formed pair */
+    private static boolean pairedSurrogate(final String s, final int i) {
+        final char c = s.charAt(i);
+        return Character.isHighSurrogate(c) ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+                : i > 0 && Character.isHighSurrogate(s.charAt(i - 1));
     }
 }

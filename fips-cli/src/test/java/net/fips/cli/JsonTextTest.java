@@ -120,6 +120,18 @@ class JsonTextTest {
         assertThrows(JsonText.JsonTextException.class, () -> JsonText.parse(new byte[] {(byte) 0xFF}));
     }
 
+    /** Found by JsonTextJazzerTest: a lone surrogate was written bare, which UTF-8 turns into '?'. */
+    @Test
+    void loneSurrogatesAreWrittenEscapedSoTheTextSaysWhatTheReplyHeld() throws Exception {
+        final byte[] reply = "[\"a\\ude00b\",\"\\ud83d\",\"\\ud83d\\ude00\"]".getBytes(StandardCharsets.UTF_8);
+        final JsonNode tree = JsonText.parse(reply);
+        assertEquals("a\ude00b", tree.get(0).asText());
+        assertEquals("[\"a\\uDE00b\",\"\\uD83D\",\"\ud83d\ude00\"]", JsonText.compact(tree),
+                "lone halves escaped, a pair written as the character");
+        assertEquals(tree, JsonText.parse(JsonText.compact(tree).getBytes(StandardCharsets.UTF_8)));
+        assertTrue(check(reply));
+    }
+
     @Test
     void fuzzedInputIsATreeOrAJsonTextException() throws Exception {
         final Random rnd = new Random(0x50f7);
