@@ -17,7 +17,8 @@ import net.fips.dataplane.wire.NodeAddr;
  * {@link LinkConductor}; dials go through the {@link Dialer} it gives. Control thread only.
  */
 final class Redials {
-    private static final System.Logger LOG = System.getLogger(Redials.class.getName());
+    /** The conductor's logger: these lines kept their logger name when they moved here. */
+    private static final System.Logger LOG = System.getLogger(LinkConductor.class.getName());
 
     /** Starts a dial (the conductor's {@code initiate}). */
     @FunctionalInterface
