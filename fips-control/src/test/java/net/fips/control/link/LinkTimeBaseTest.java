@@ -61,7 +61,7 @@ class LinkTimeBaseTest {
     /** The conductor's session start for {@code other} and the data plane's are the same instant. */
     private static void assertOneTimeBase(final Node self, final Node other) {
         final PeerLink peer = self.conductor.peer(other.id.nodeAddr());
-        assertEquals(self.side.onlyLink().sessionStart, peer.keyEpochStartNanos,
+        assertEquals(self.side.onlyLink().keyEpochStart, peer.keyEpochStartNanos,
                 self.side.name + ": control and data plane session starts");
     }
 
