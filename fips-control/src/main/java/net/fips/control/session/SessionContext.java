@@ -1,6 +1,10 @@
 package net.fips.control.session;
 
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Random;
 
@@ -31,12 +35,12 @@ final class SessionContext {
     final IdentityCache identities;
     final SessionListener listener;
     final Random random;
-    /** The sessions by remote node_addr (any state). */
-    final HashMap<NodeAddr, FspSession> table = new HashMap<>();
     private final NodeIdentity identity;
     private final byte[] startupEpoch;
     private final EphemeralSource ephemerals;
     private final long[] counters = new long[SessionCounter.values().length];
+    /** The sessions by remote node_addr (any state). */
+    private final HashMap<NodeAddr, FspSession> table = new HashMap<>();
 
     SessionContext(final SessionConfig config, final NodeIdentity identity, final byte[] startupEpoch,
             final SessionHost host, final IdentityCache identities, final SessionListener listener,
@@ -52,6 +56,43 @@ final class SessionContext {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.ephemerals = Objects.requireNonNull(ephemerals, "ephemerals");
         this.random = Objects.requireNonNull(random, "random");
+    }
+
+    /** @return the session with {@code remote} in any state, or null */
+    FspSession session(final NodeAddr remote) {
+        return table.get(remote);
+    }
+
+    boolean hasSession(final NodeAddr remote) {
+        return table.containsKey(remote);
+    }
+
+    void addSession(final FspSession s) {
+        table.put(s.remote, s);
+    }
+
+    /** @return the removed session, or null when there was none */
+    FspSession removeSession(final NodeAddr remote) {
+        return table.remove(remote);
+    }
+
+    /** @return the sessions, for iteration that may remove the current one */
+    Iterator<FspSession> sessionIterator() {
+        return table.values().iterator();
+    }
+
+    /** @return a live, read-only view of the sessions */
+    Collection<FspSession> sessions() {
+        return Collections.unmodifiableCollection(table.values());
+    }
+
+    /** @return the remote addresses of every session (a copy) */
+    List<NodeAddr> remotes() {
+        return List.copyOf(table.keySet());
+    }
+
+    int sessionCount() {
+        return table.size();
     }
 
     /** @return the established session with {@code remote}, or null */

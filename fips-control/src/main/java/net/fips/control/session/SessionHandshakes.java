@@ -33,7 +33,7 @@ final class SessionHandshakes {
 
     /** See {@link Sessions#initiate}. */
     Sessions.InitiateResult initiate(final NodeAddr dest, final long nowNanos) {
-        if (ctx.table.containsKey(dest)) {
+        if (ctx.hasSession(dest)) {
             return Sessions.InitiateResult.ALREADY_EXISTS;
         }
         final IdentityCache.Entry id = ctx.identities.lookup(dest, nowNanos);
@@ -55,7 +55,7 @@ final class SessionHandshakes {
         e.hs = s.hs();
         e.peer = id.identity();
         startResend(e, s.setup(), nowNanos);
-        ctx.table.put(dest, e);
+        ctx.addSession(e);
         return Sessions.InitiateResult.STARTED;
     }
 
@@ -70,7 +70,7 @@ final class SessionHandshakes {
             ctx.count(SessionCounter.BAD_HANDSHAKE_LENGTH);
             return;
         }
-        final FspSession existing = ctx.table.get(src);
+        final FspSession existing = ctx.session(src);
         if (existing != null) {
             switch (existing.state) {
                 case INITIATING -> {
@@ -105,7 +105,7 @@ final class SessionHandshakes {
         ctx.count(SessionCounter.ACKS_SENT);
         ctx.host.cacheCoords(src, s.srcCoords());
         if (existing != null) {
-            ctx.table.remove(src);
+            ctx.removeSession(src);
             if (existing.state == SessionState.INITIATING) {
                 ctx.count(SessionCounter.SIMULTANEOUS_BECAME_RESPONDER);
                 ctx.listener.onClosed(src, CloseReason.SIMULTANEOUS_OPEN, now);
@@ -118,7 +118,7 @@ final class SessionHandshakes {
         e.hs = answer.hs();
         e.msg1 = msg1;
         startResend(e, answer.ack(), now);
-        ctx.table.put(src, e);
+        ctx.addSession(e);
     }
 
     void onAck(final NodeAddr src, final byte[] msg, final long now) {
@@ -132,7 +132,7 @@ final class SessionHandshakes {
             ctx.count(SessionCounter.BAD_HANDSHAKE_LENGTH);
             return;
         }
-        final FspSession e = ctx.table.get(src);
+        final FspSession e = ctx.session(src);
         if (e == null) {
             ctx.count(SessionCounter.ACK_UNKNOWN_SESSION);
             return;
@@ -191,7 +191,7 @@ final class SessionHandshakes {
             ctx.count(SessionCounter.BAD_HANDSHAKE_LENGTH);
             return;
         }
-        final FspSession e = ctx.table.get(src);
+        final FspSession e = ctx.session(src);
         if (e == null) {
             ctx.count(SessionCounter.MSG3_UNKNOWN_SESSION);
             return;
@@ -219,7 +219,7 @@ final class SessionHandshakes {
             return;
         }
         if (peer == null) {
-            ctx.table.remove(src);
+            ctx.removeSession(src);
             queue.discard(src);
             ctx.listener.onClosed(src, CloseReason.IDENTITY_MISMATCH, now);
             return;

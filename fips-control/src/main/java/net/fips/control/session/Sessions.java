@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 import net.fips.control.identity.IdentityCache;
@@ -124,7 +123,7 @@ public final class Sessions {
      *     what happened to it (queued, initiated, lookup requested, no identity, dropped)
      */
     public SendResult send(final NodeAddr dest, final byte[] packet, final long nowNanos) {
-        final FspSession e = ctx.table.get(dest);
+        final FspSession e = ctx.session(dest);
         if (e != null) {
             if (e.state == SessionState.ESTABLISHED) {
                 return SendResult.ESTABLISHED;
@@ -172,7 +171,7 @@ public final class Sessions {
      * exists, and restart the coordinate warm-up of an established session.
      */
     public void onRouteFound(final NodeAddr target, final long nowNanos) {
-        final FspSession e = ctx.table.get(target);
+        final FspSession e = ctx.session(target);
         if (e == null) {
             if (queue.has(target)) {
                 initiate(target, nowNanos);
@@ -190,7 +189,7 @@ public final class Sessions {
      * @return the discarded packets, oldest first (empty when none)
      */
     public List<byte[]> onUnreachable(final NodeAddr target, final long nowNanos) {
-        if (ctx.table.containsKey(target)) {
+        if (ctx.hasSession(target)) {
             return List.of();
         }
         return queue.take(target);
@@ -203,7 +202,7 @@ public final class Sessions {
      *     counter is 0 or there is no established session
      */
     public FspCpCoords takeWarmupCoords(final NodeAddr remote) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         if (e == null || e.state != SessionState.ESTABLISHED || e.warmup <= 0) {
             return null;
         }
@@ -213,7 +212,7 @@ public final class Sessions {
 
     /** A DataPacket was sent to or received from {@code remote}: the session is not idle. */
     public void noteDataActivity(final NodeAddr remote, final long nowNanos) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         if (e != null && e.state == SessionState.ESTABLISHED) {
             e.lastData = nowNanos;
         }
@@ -221,7 +220,7 @@ public final class Sessions {
 
     /** The data plane's current send counter for {@code remote} (drives the message-count rekey trigger). */
     public void noteSendCounter(final NodeAddr remote, final long counter) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         if (e != null && e.state == SessionState.ESTABLISHED) {
             e.sendCounter = counter;
         }
@@ -233,7 +232,7 @@ public final class Sessions {
      * @return true when an entry existed
      */
     public boolean remove(final NodeAddr remote, final long nowNanos) {
-        final FspSession e = ctx.table.remove(remote);
+        final FspSession e = ctx.removeSession(remote);
         queue.discard(remote);
         if (e != null) {
             ctx.listener.onClosed(remote, CloseReason.REMOVED, nowNanos);
@@ -316,7 +315,7 @@ public final class Sessions {
             final WireResult<PathMtuNotification> r = PathMtuNotification.decode(plaintext, (int) h.bodyOffset(),
                     (int) h.bodyLength());
             if (r instanceof WireResult.Ok<PathMtuNotification>(final PathMtuNotification n)) {
-                if (ctx.table.containsKey(remote)) {
+                if (ctx.hasSession(remote)) {
                     ctx.listener.onPathMtu(remote, n.pathMtu(), nowNanos);
                 }
             } else {
@@ -355,7 +354,7 @@ public final class Sessions {
     }
 
     private void warmupReaction(final NodeAddr dest, final long now) {
-        final FspSession e = ctx.table.get(dest);
+        final FspSession e = ctx.session(dest);
         if (e == null || e.state != SessionState.ESTABLISHED) {
             return;
         }
@@ -369,7 +368,7 @@ public final class Sessions {
     }
 
     private void resetWarmup(final NodeAddr dest, final long now) {
-        final FspSession e = ctx.table.get(dest);
+        final FspSession e = ctx.session(dest);
         if (e != null && e.state == SessionState.ESTABLISHED) {
             e.warmup = ctx.config.warmupPackets();
             ctx.listener.onWarmupReset(dest, e.warmup, now);
@@ -382,7 +381,7 @@ public final class Sessions {
      * msg3 is still unconfirmed.
      */
     public void onPendingKeysAuthenticated(final NodeAddr remote, final long nowNanos) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         if (e == null || e.state != SessionState.ESTABLISHED) {
             return;
         }
@@ -391,7 +390,7 @@ public final class Sessions {
 
     /** The data plane authenticated an inbound frame with the previous generation: extend its drain. */
     public void onPreviousKeysUsed(final NodeAddr remote, final long nowNanos) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         if (e != null) {
             rekey.onPreviousKeysUsed(e, nowNanos);
         }
@@ -402,11 +401,11 @@ public final class Sessions {
 
     /** Runs resends, timeouts, idle expiry and rekey; call about once a second. */
     public void tick(final long nowNanos) {
-        final Iterator<Map.Entry<NodeAddr, FspSession>> it = ctx.table.entrySet().iterator();
+        final Iterator<FspSession> it = ctx.sessionIterator();
         final List<NodeAddr> closedTimeout = new ArrayList<>();
         final List<NodeAddr> closedIdle = new ArrayList<>();
         while (it.hasNext()) {
-            final FspSession e = it.next().getValue();
+            final FspSession e = it.next();
             if (e.state != SessionState.ESTABLISHED) {
                 if (nowNanos - e.lastActivity > ctx.config.handshakeTimeoutNanos()) {
                     it.remove();
@@ -438,13 +437,13 @@ public final class Sessions {
 
     /** @return the state of the entry for {@code remote}, or null when there is none */
     public SessionState state(final NodeAddr remote) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         return e == null ? null : e.state;
     }
 
     /** @return a view of the entry for {@code remote}, or null */
     public SessionSnapshot snapshot(final NodeAddr remote) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         if (e == null) {
             return null;
         }
@@ -454,7 +453,7 @@ public final class Sessions {
 
     /** @return the remote addresses of every entry (any state), in no particular order */
     public List<NodeAddr> remotes() {
-        return List.copyOf(ctx.table.keySet());
+        return ctx.remotes();
     }
 
     /**
@@ -470,7 +469,7 @@ public final class Sessions {
 
     /** @return details of the entry for {@code remote}, or null */
     public SessionDetail detail(final NodeAddr remote) {
-        final FspSession e = ctx.table.get(remote);
+        final FspSession e = ctx.session(remote);
         if (e == null) {
             return null;
         }
@@ -482,7 +481,7 @@ public final class Sessions {
     /** @return the number of established sessions */
     public int establishedCount() {
         int n = 0;
-        for (final FspSession e : ctx.table.values()) {
+        for (final FspSession e : ctx.sessions()) {
             if (e.state == SessionState.ESTABLISHED) {
                 n++;
             }
@@ -492,7 +491,7 @@ public final class Sessions {
 
     /** @return the number of session entries (any state) */
     public int sessionCount() {
-        return ctx.table.size();
+        return ctx.sessionCount();
     }
 
     /** @return packets queued for {@code dest} */
