@@ -802,8 +802,8 @@ public final class Node implements AutoCloseable {
     public List<InetSocketAddress> transportAddresses() {
         final List<InetSocketAddress> out = new ArrayList<>();
         for (final Transport t : transports) {
-            if (t instanceof UdpTransport u) {
-                out.add(u.localAddress());
+            if (t.drive() == Transport.Drive.DATA_PLANE_AGENTS) {
+                out.add(UdpTransport.agentDriven(t).localAddress());
             } else {
                 InetSocketAddress a = null;
                 if (t.localAddr() != null && t.localAddr().text() != null) {
