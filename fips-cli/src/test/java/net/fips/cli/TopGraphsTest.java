@@ -18,12 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.jline.utils.NonBlocking;
 import org.jline.utils.NonBlockingReader;
 import org.junit.jupiter.api.Test;
 
@@ -174,8 +172,44 @@ class TopGraphsTest {
     }
 
     private static int decode(final String afterEscape) throws IOException {
-        final NonBlockingReader r = NonBlocking.nonBlocking("test", new StringReader(afterEscape));
-        return TopCommand.escape(r);
+        return TopCommand.escape(new KeysReader(afterEscape));
+    }
+
+    /**
+     * The keys typed after an Escape, all there at once: a read past them has expired, as when nothing follows within
+     * the decoder's wait (JLine's own wrapper over a {@code StringReader} reads on a thread of its own, so on a busy
+     * machine its first character could miss the 50 ms wait).
+     */
+    private static final class KeysReader extends NonBlockingReader {
+        private final String keys;
+        private int at;
+
+        KeysReader(final String keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        protected int read(final long timeout, final boolean isPeek) {
+            if (at >= keys.length()) {
+                return READ_EXPIRED;
+            }
+            return isPeek ? keys.charAt(at) : keys.charAt(at++);
+        }
+
+        @Override
+        public int readBuffered(final char[] b, final int off, final int len, final long timeout) {
+            if (at >= keys.length()) {
+                return READ_EXPIRED;
+            }
+            final int n = Math.min(len, keys.length() - at);
+            keys.getChars(at, at + n, b, off);
+            at += n;
+            return n;
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     @Test
