@@ -445,7 +445,7 @@ final class NodeControlApi implements ControlApi {
 
     @Override
     public AclSnapshot showAcl() {
-        return node.acl().snapshot();
+        return AclSnapshot.of(node.acl());
     }
 
     @Override
