@@ -64,11 +64,16 @@ final class ModuleRules {
     static ArchRule cliOnlyThroughControl(final String base, final Set<String> allowed) {
         final DescribedPredicate<JavaClass> belowControl = DescribedPredicate.describe(
                 "are in " + base + ".dataplane.. or " + base + ".ffm.. and not on the allow-list " + allowed,
-                c -> (c.getPackageName().startsWith(base + ".dataplane") || c.getPackageName().startsWith(base + ".ffm"))
+                c -> (inModule(c, base + ".dataplane") || inModule(c, base + ".ffm"))
                         && !allowed.contains(topLevelName(c)));
         return noClasses().that().resideInAPackage(base + ".cli..")
                 .should().dependOnClassesThat(belowControl)
                 .allowEmptyShould(true);
+    }
+
+    private static boolean inModule(final JavaClass c, final String root) {
+        final String p = c.getPackageName();
+        return p.equals(root) || p.startsWith(root + ".");
     }
 
     private static String topLevelName(final JavaClass c) {
