@@ -164,7 +164,7 @@ final class NodeSettings {
      * @throws IllegalArgumentException naming the text when it does not parse or no instance is on that interface
      */
     static Dial ethernetDial(final String text, final List<? extends Transport> transports) {
-        final net.fips.control.ethernet.EthernetAddress e = net.fips.control.ethernet.EthernetAddress.parse(text);
+        final net.fips.control.config.EthernetAddress e = net.fips.control.config.EthernetAddress.parse(text);
         for (int i = 0; i < transports.size(); i++) {
             final Transport t = transports.get(i);
             if (TransportTypes.ETHERNET.equals(t.typeName()) && e.interfaceName().equals(t.interfaceName())) {
