@@ -3,6 +3,7 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.pool.MpscSlotRing;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;

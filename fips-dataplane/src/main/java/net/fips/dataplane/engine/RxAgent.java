@@ -2,6 +2,8 @@ package net.fips.dataplane.engine;
 
 import java.lang.foreign.Arena;
 
+import net.fips.dataplane.agent.Agent;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;

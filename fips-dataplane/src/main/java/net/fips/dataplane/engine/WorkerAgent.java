@@ -11,6 +11,8 @@ import java.util.function.LongSupplier;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.agent.Agent;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.pool.MpscSlotRing;
 import net.fips.dataplane.pool.PacketPool;

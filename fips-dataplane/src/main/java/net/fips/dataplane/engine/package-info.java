@@ -32,7 +32,8 @@
  *
  * <h2>Idling</h2>
  * An idle node uses no CPU. The receive threads block in the kernel (poll). Worker and tx threads back off
- * ({@link net.fips.dataplane.engine.IdleStrategy}: spin, yield, short parks), then park until a producer signals
+ * ({@link net.fips.dataplane.agent.IdleStrategy}: spin, yield, short parks; the agent framework is in
+ * {@code net.fips.dataplane.agent}), then park until a producer signals
  * them: a consumer announces that it is going to sleep, re-checks every queue it owns and parks; a producer
  * publishes its item and unparks the consumer only if it is announced, so a busy path pays a fence and a volatile
  * read per batch (per call for {@code sendDatagram}), not a system call per packet, and traffic with gaps shorter

@@ -1,4 +1,4 @@
-package net.fips.dataplane.engine;
+package net.fips.dataplane.agent;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -18,15 +18,15 @@ import net.fips.ffm.linux.WakeFd;
  * release stores only, which may be reordered after a later load of another variable; hence the explicit fences
  * rather than relying on the announcement field being volatile.
  *
- * <p>Two ways to sleep. Without a descriptor ({@link ThreadingMode#DEDICATED}) the consumer parks and the producer
+ * <p>Two ways to sleep. Without a descriptor (a thread per agent) the consumer parks and the producer
  * unparks it; an unpark that arrives before the park leaves a permit, so the park returns at once. With a
- * {@link WakeFd} ({@link ThreadingMode#COMPACT}, where one signal is shared by every agent of the one data-plane
+ * {@link WakeFd} (the compact threading mode, where one signal is shared by every agent of the one data-plane
  * thread) the consumer blocks in {@code poll} on its sockets, the TUN device and the eventfd, and the producer
  * writes the eventfd; the eventfd stays readable until the consumer reads it, so a write that arrives before the
  * poll makes the poll return at once. The first producer that sees the announcement withdraws it (compare-and-set),
  * so a burst of producers costs one write, not one each.
  */
-final class WakeSignal {
+public final class WakeSignal {
     private static final VarHandle SLEEPER;
 
     static {
@@ -43,12 +43,12 @@ final class WakeSignal {
     private final WakeFd fd;
 
     /** A signal whose consumer parks. */
-    WakeSignal() {
+    public WakeSignal() {
         this(null);
     }
 
     /** @param fd the eventfd the consumer polls together with its descriptors; null: the consumer parks */
-    WakeSignal(final WakeFd fd) {
+    public WakeSignal(final WakeFd fd) {
         this.fd = fd;
     }
 
@@ -56,7 +56,7 @@ final class WakeSignal {
      * Producer, after publishing an item to the consumer (ring offer, queue add): wakes the consumer if it is
      * asleep or about to sleep. Costs a fence and one volatile read when it is awake.
      */
-    void wake() {
+    public void wake() {
         VarHandle.fullFence();
         final Thread t = sleeper;
         if (t != null) {
@@ -69,13 +69,13 @@ final class WakeSignal {
     }
 
     /** Consumer: announces that it will sleep; it must then re-check all its inputs before sleeping. */
-    void prepareToSleep() {
+    public void prepareToSleep() {
         sleeper = Thread.currentThread();
         VarHandle.fullFence();
     }
 
     /** Consumer: withdraws the announcement after sleeping (or after deciding not to sleep). */
-    void awake() {
+    public void awake() {
         sleeper = null;
     }
 }
