@@ -3,9 +3,6 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,21 +65,9 @@ import net.fips.ffm.linux.WakeFd;
  * <p>Command methods are for the one control thread; {@link #sendDatagram} may be called from any thread.
  */
 public final class DataPlane implements DataPlaneCommands, AutoCloseable {
-    /** Unsigned little-endian 32-bit field, as FMP writes them. */
-    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** Little-endian 16-bit field. */
-    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** Unsigned little-endian 64-bit field. */
-    static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
 
     private enum State { NEW, RUNNING, CLOSED }
-
-    /** What every agent shares, fixed at start. */
-    record Shared(DataPlaneContext context, PacketPool pool, Transport[] transports,
-                  TransportDestination[] slotDestination, MemorySegment[] slotSource, IndexTableHolder table,
-                  EventQueue events, ForwardingTableHolder routes) {
-    }
 
     private final DataPlaneContext ctx;
     private final PacketPool pool;
@@ -180,7 +165,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         for (int i = 0; i < slotSource.length; i++) {
             slotSource[i] = pool.slotSegment(i).asSlice(SlotMeta.SOURCE_OFFSET, SlotMeta.SOURCE_MAX_BYTES);
         }
-        final Shared shared = new Shared(ctx, pool, transports, new TransportDestination[pool.capacity()],
+        final EngineShared shared = new EngineShared(ctx, pool, transports, new TransportDestination[pool.capacity()],
                 slotSource, table, events, routes);
         final SpscSlotRing[][] rxToWorker = new SpscSlotRing[t][w];
         final SpscSlotRing[][] workerToTx = new SpscSlotRing[w][t];
@@ -526,7 +511,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     public void sendIpv6(final byte[] packet) {
         checkRunning();
         final byte[] copy = packet.clone();
-        final int worker = SessionPath.workerOfPacket(MemorySegment.ofArray(copy), 0, copy.length, workers.length);
+        final int worker = Pinning.ofPacket(MemorySegment.ofArray(copy), 0, copy.length, workers.length);
         workers[worker].enqueue(new WorkerAgent.SendIpv6(copy));
     }
 
@@ -542,7 +527,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     private WorkerAgent sessionWorker(final NodeAddr remote) {
-        return workers[SessionPath.workerOf(remote, workers.length)];
+        return workers[Pinning.ofNode(remote, workers.length)];
     }
 
     /** Any time, from the control thread; takes effect from each worker's next datagram. */
@@ -599,7 +584,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             throw new IllegalStateException("data plane not running");
         }
         SlotMeta.linkId(pool.slotSegment(slot), linkId);
-        final int worker = workerOf(linkId, callerRings.length);
+        final int worker = Pinning.ofLink(linkId, callerRings.length);
         // release (inside offer): the worker sees the bytes and the metadata before the index
         if (!callerRings[worker].offer(slot)) {
             return false;
@@ -607,9 +592,6 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         workerSignals[worker].wake();
         return true;
     }
-
-    /** {@link SlotMeta} link id marking a caller's slot as an IPv6 packet for the session path. */
-    static final long IPV6_PACKET = Long.MIN_VALUE;
 
     /**
      * Sends an IPv6 packet through the session path as if it had been read from TUN, copying it into a packet
@@ -632,8 +614,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         final MemorySegment seg = pool.slotSegment(slot);
         MemorySegment.copy(src, offset, seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, length);
-        SlotMeta.linkId(seg, IPV6_PACKET);
-        final int worker = SessionPath.workerOfPacket(seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length,
+        SlotMeta.linkId(seg, SlotMeta.IPV6_PACKET);
+        final int worker = Pinning.ofPacket(seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length,
                 callerRings.length);
         // release (inside offer): the worker sees the bytes and the metadata before the index
         if (!callerRings[worker].offer(slot)) {
@@ -803,81 +785,6 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     private WorkerAgent worker(final long linkId) {
-        return workers[workerOf(linkId, workers.length)];
-    }
-
-    /** The worker a link is pinned to. */
-    static int workerOf(final long linkId, final int workers) {
-        return (int) Math.floorMod(linkId, (long) workers);
-    }
-
-    /** Holds the published {@link ForwardingTable}: one writer (the control thread), acquire loads by workers. */
-    static final class ForwardingTableHolder {
-        private static final VarHandle TABLE;
-
-        static {
-            try {
-                TABLE = MethodHandles.lookup().findVarHandle(ForwardingTableHolder.class, "table",
-                        ForwardingTable.class);
-            } catch (final ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        @SuppressWarnings("unused")
-        private ForwardingTable table;
-
-        ForwardingTable get() {
-            return (ForwardingTable) TABLE.getAcquire(this);
-        }
-
-        void set(final ForwardingTable t) {
-            TABLE.setRelease(this, t);
-        }
-    }
-
-    /**
-     * Holds the current {@link IndexTable}. Writers (the control thread adding indices, workers removing them)
-     * are rare and serialise through a compare-and-set loop; readers do one acquire load per frame.
-     */
-    static final class IndexTableHolder {
-        private static final VarHandle TABLE;
-
-        static {
-            try {
-                TABLE = MethodHandles.lookup().findVarHandle(IndexTableHolder.class, "table", IndexTable.class);
-            } catch (final ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        @SuppressWarnings("unused")
-        private IndexTable table = IndexTable.EMPTY;
-
-        IndexTable lvTable() {
-            return (IndexTable) TABLE.getAcquire(this);
-        }
-
-        void add(final long key, final long linkId) {
-            while (true) {
-                final IndexTable t = lvTable();
-                if (TABLE.compareAndSet(this, t, t.with(key, linkId))) {
-                    return;
-                }
-            }
-        }
-
-        /** Removes {@code key} only while it still maps to {@code linkId}. */
-        void remove(final long key, final long linkId) {
-            while (true) {
-                final IndexTable t = lvTable();
-                if (t.get(key) != linkId) {
-                    return;
-                }
-                if (TABLE.compareAndSet(this, t, t.without(key))) {
-                    return;
-                }
-            }
-        }
+        return workers[Pinning.ofLink(linkId, workers.length)];
     }
 }

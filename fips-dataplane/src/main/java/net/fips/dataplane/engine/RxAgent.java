@@ -33,7 +33,7 @@ final class RxAgent implements Agent {
     private int held;
 
     RxAgent(final int transportId, final UdpTransport transport, final PacketPool pool, final SpscSlotRing[] toWorkers,
-            final DataPlane.IndexTableHolder table, final LinkFrameHold hold, final EventQueue events,
+            final IndexTableHolder table, final LinkFrameHold hold, final EventQueue events,
             final Counters counters, final int batchSize, final int receiveTimeoutMs, final WakeSignal[] workerSignals) {
         this.transportId = transportId;
         this.transport = transport;

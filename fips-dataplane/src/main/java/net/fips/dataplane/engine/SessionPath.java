@@ -3,7 +3,6 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.function.LongSupplier;
 
 import net.fips.dataplane.DataPlaneEvent;
@@ -71,10 +70,10 @@ final class SessionPath {
     private static final long PATH_MTU_NOTIFY_INTERVAL_NANOS = 10_000_000_000L;
     /** Room kept free in front of the datagram for the FMP header and inner timestamp, and the slot metadata. */
     private static final int LOWEST_DATAGRAM_OFFSET = (int) SlotMeta.END_OFFSET + 64;
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt U32 = Layouts.U32;
+    private static final ValueLayout.OfShort U16 = Layouts.U16;
+    private static final ValueLayout.OfLong U64_LE = Layouts.U64;
+    private static final ValueLayout.OfLong U64_BE = Layouts.U64_BE;
 
     private final PacketPool pool;
     private final AeadCipher cipher;
@@ -115,29 +114,6 @@ final class SessionPath {
         this.nonce = arena.allocate(AeadCipher.NONCE_BYTES, 8);
         this.trialCopy = arena.allocate(pool.slotStrideBytes(), 64);
         this.hold = new SessionHold(pool, clock);
-    }
-
-    /** The worker a session (or an IPv6 destination with this node prefix) is pinned to. */
-    static int workerOf(final long prefixHi, final long prefixLo, final int workers) {
-        return Math.floorMod(SessionMap.hash(prefixHi, prefixLo), workers);
-    }
-
-    /**
-     * The worker an outbound IPv6 packet goes to: the owner of its destination's session; worker 0 (which counts
-     * and drops it) for a packet that is not IPv6.
-     */
-    static int workerOfPacket(final MemorySegment seg, final long off, final int len, final int workers) {
-        if (Ipv6Packet.checkHeader(seg, off, len) != Ipv6Packet.OK) {
-            return 0;
-        }
-        final long hi = Ipv6Packet.dstHi(seg, off);
-        final long lo = Ipv6Packet.dstLo(seg, off);
-        return workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo), workers);
-    }
-
-    /** The worker of the session with {@code node}. */
-    static int workerOf(final NodeAddr node, final int workers) {
-        return workerOf(node.hi(), SessionMap.prefixLo(node.lo()), workers);
     }
 
     // ------------------------------------------------------------------ outbound

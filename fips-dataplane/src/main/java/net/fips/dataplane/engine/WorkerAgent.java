@@ -135,8 +135,7 @@ final class WorkerAgent implements Agent {
     private static final int TIMESTAMP = FmpInnerHeader.MSG_TYPE_OFFSET;
     private static final int SESSION_DATAGRAM = LinkMessageType.SESSION_DATAGRAM.code();
     private static final int DATAGRAM_HEADER = SessionDatagramHeader.SIZE;
-    private static final ValueLayout.OfLong U64_BE = ValueLayout.JAVA_LONG_UNALIGNED
-            .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong U64_BE = Layouts.U64_BE;
     /** Slots of the routing-error rate limiter (direct-mapped by destination). */
     private static final int ERROR_SLOTS = 1024;
     /** At most one routing error per destination per this interval (the reference's 100 ms). */
@@ -170,7 +169,7 @@ final class WorkerAgent implements Agent {
     private final int[] transportMtu;
     private final TransportDestination[] slotDestination;
     private final MemorySegment[] slotSource;
-    private final DataPlane.IndexTableHolder table;
+    private final IndexTableHolder table;
     private final EventQueue events;
     private final Counters counters;
     private final LocalDelivery delivery;
@@ -190,7 +189,7 @@ final class WorkerAgent implements Agent {
     private int[] released = new int[LinkFrameHold.MAX_FRAMES];
     private int releasedCount;
     private boolean releasing;
-    private final DataPlane.ForwardingTableHolder routes;
+    private final ForwardingTableHolder routes;
     private final NextHop nextHop = new NextHop();
     private final SpscSlotRing[] toWorkers;
     private final SpscSlotRing[] fromWorkers;
@@ -203,7 +202,7 @@ final class WorkerAgent implements Agent {
     private final long[] errorAt = new long[ERROR_SLOTS];
     private final boolean[] errorSet = new boolean[ERROR_SLOTS];
 
-    WorkerAgent(final int id, final DataPlane.Shared shared, final AeadCipher cipher, final SpscSlotRing[] fromRx,
+    WorkerAgent(final int id, final EngineShared shared, final AeadCipher cipher, final SpscSlotRing[] fromRx,
                 final MpscSlotRing fromCallers, final SpscSlotRing[] toTx, final Counters counters,
                 final WakeSignal signal, final WakeSignal[] txSignals, final SpscSlotRing[] toWorkers,
                 final SpscSlotRing[] fromWorkers, final WakeSignal[] workerSignals, final SpscSlotRing fromTun,
@@ -414,8 +413,8 @@ final class WorkerAgent implements Agent {
         final long off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
         final int flags = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, off + FmpEstablishedHeader.FLAGS_OFFSET));
-        final int receiverIdx = seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
-        final long counter = seg.get(DataPlane.U64, off + FmpEstablishedHeader.COUNTER_OFFSET);
+        final int receiverIdx = seg.get(Layouts.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
+        final long counter = seg.get(Layouts.U64, off + FmpEstablishedHeader.COUNTER_OFFSET);
         final int kBit = flags & FmpEstablishedHeader.FLAG_KEY_EPOCH;
 
         if (link.pending != null && kBit != link.kBit) {
@@ -506,10 +505,10 @@ final class WorkerAgent implements Agent {
         }
         final long now = now();
         link.onAuthenticated(now, len, link.current.replay.highest());
-        if (seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET) == link.current.ourIndex) {
+        if (seg.get(Layouts.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET) == link.current.ourIndex) {
             // MMP receiver (§6.3) on the current session's frames: counter, inner timestamp, CE flag.
-            link.mmp.onFrame(seg.get(DataPlane.U64, off + FmpEstablishedHeader.COUNTER_OFFSET),
-                    Integer.toUnsignedLong(seg.get(DataPlane.U32, off + HEADER)),
+            link.mmp.onFrame(seg.get(Layouts.U64, off + FmpEstablishedHeader.COUNTER_OFFSET),
+                    Integer.toUnsignedLong(seg.get(Layouts.U32, off + HEADER)),
                     (seg.get(ValueLayout.JAVA_BYTE, off + FmpEstablishedHeader.FLAGS_OFFSET)
                             & FmpEstablishedHeader.FLAG_CE) != 0, now);
         }
@@ -537,7 +536,7 @@ final class WorkerAgent implements Agent {
             }
             return;
         }
-        final long timestamp = Integer.toUnsignedLong(seg.get(DataPlane.U32, off + HEADER));
+        final long timestamp = Integer.toUnsignedLong(seg.get(Layouts.U32, off + HEADER));
         final byte[] bytes = new byte[messageLength];
         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, message, bytes, 0, messageLength);
         pool.release(slot);
@@ -583,10 +582,10 @@ final class WorkerAgent implements Agent {
             return;
         }
         seg.set(ValueLayout.JAVA_BYTE, m + SessionDatagramHeader.TTL_OFFSET, (byte) (ttl - 1));
-        final int pathMtu = Short.toUnsignedInt(seg.get(DataPlane.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET));
+        final int pathMtu = Short.toUnsignedInt(seg.get(Layouts.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET));
         final int linkMtu = forwarding.linkMtu(peer);
         if (linkMtu < pathMtu) {
-            seg.set(DataPlane.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
+            seg.set(Layouts.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
         }
         // Counted with the forward once it is sealed, as the reference counts route classes of sent packets.
         final int routeClass = nextHop.classifyLast(forwarding, destHi, destLo, peer).ordinal();
@@ -595,7 +594,7 @@ final class WorkerAgent implements Agent {
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
         final int forwardFlags = (fmpFlags & FmpEstablishedHeader.FLAG_CE) | routeClass << 8;
         final long outLinkId = forwarding.linkId(peer);
-        final int worker = DataPlane.workerOf(outLinkId, workerFed.length);
+        final int worker = Pinning.ofLink(outLinkId, workerFed.length);
         if (worker == id) {
             forward(outLinkId, slot, forwardFlags);
             return;
@@ -651,7 +650,7 @@ final class WorkerAgent implements Agent {
                                   final long m, final int len, final int fmpFlags) {
         final long srcHi = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET);
         final long srcLo = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET + 8);
-        final int owner = SessionPath.workerOf(srcHi, SessionMap.prefixLo(srcLo), workerFed.length);
+        final int owner = Pinning.ofSession(srcHi, SessionMap.prefixLo(srcLo), workerFed.length);
         if (owner == id) {
             sessions.deliver(forwarding, slot, m, len, (fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0);
             return;
@@ -685,10 +684,10 @@ final class WorkerAgent implements Agent {
         final long m = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         final int linkMtu = forwarding.linkMtu(peer);
         if (linkMtu < 0xFFFF) {
-            seg.set(DataPlane.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
+            seg.set(Layouts.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
         }
         final long outLinkId = forwarding.linkId(peer);
-        final int worker = DataPlane.workerOf(outLinkId, workerFed.length);
+        final int worker = Pinning.ofLink(outLinkId, workerFed.length);
         if (worker == id) {
             final Link out = link(outLinkId);
             if (out == null) {
@@ -879,7 +878,7 @@ final class WorkerAgent implements Agent {
     private void onOutbound(final int slot) {
         applyPendingCommands();
         final long linkId = SlotMeta.linkId(pool.slotSegment(slot));
-        if (linkId == DataPlane.IPV6_PACKET) {
+        if (linkId == SlotMeta.IPV6_PACKET) {
             onIpv6Outbound(slot);
             return;
         }
@@ -920,7 +919,7 @@ final class WorkerAgent implements Agent {
         final MemorySegment seg = view.slotSegment();
         final long off = view.dataOffset();
         final int timestampMs = (int) ((now() - session.startNanos) / NANOS_PER_MILLI);
-        seg.set(DataPlane.U32, off + HEADER, timestampMs);
+        seg.set(Layouts.U32, off + HEADER, timestampMs);
         FmpEstablishedHeader.write(seg, off, link.kBit | extraFlags, TIMESTAMP + messageLength, session.theirIndex, counter);
         AeadCipher.fipsNonce(nonce, counter);
         cipher.seal(session.sendKey, nonce, seg, off, HEADER, seg, off + HEADER, TIMESTAMP + messageLength);
