@@ -14,31 +14,22 @@ import java.util.function.Function;
 import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
-import net.fips.dataplane.Ipv6Sink;
-import net.fips.dataplane.agent.Agent;
-import net.fips.dataplane.agent.AgentRunner;
-import net.fips.dataplane.agent.BackoffIdleStrategy;
-import net.fips.dataplane.agent.IdleStrategy;
-import net.fips.dataplane.agent.WakeSignal;
-import net.fips.dataplane.tun.TunCoalescer;
-import net.fips.dataplane.tun.TunWriter;
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.SessionStats;
-import net.fips.dataplane.tun.TunDevice;
-import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.agent.Agent;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.pool.MpscSlotRing;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
-import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportDestination;
 import net.fips.dataplane.transport.TransportException;
+import net.fips.dataplane.tun.TunDevice;
 import net.fips.dataplane.udp.UdpTransport;
-import net.fips.ffm.ErrnoException;
-import net.fips.ffm.linux.WakeFd;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The FMP data-plane engine: receive, open, deliver; frame, seal, send, for every established link of the node.
@@ -79,13 +70,10 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private final Map<NodeAddr, FspSession> sessions = new ConcurrentHashMap<>();
     private final Arena tunArena = Arena.ofShared();
     private TunDevice tun;
-    private TunRxAgent tunRx;
     private final List<Counters> counters = new ArrayList<>();
-    private final List<Agent> agents = new ArrayList<>();
-    private final List<AgentRunner> runners = new ArrayList<>();
-    private CompactRunner compactRunner;
     private final Counters controlCounters = new Counters();
-    private RxAgent[] rx;
+    /** The agents, rings and threads, once started. */
+    private AgentSet agentSet;
     private WorkerAgent[] workers;
     private TxAgent[] tx;
     private LoopPort[] ports;
@@ -157,178 +145,19 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         if (state != State.NEW) {
             throw new IllegalStateException("already started");
         }
-        final int t = transportList.size();
-        final int w = ctx.workerCount();
-        final int ring = ctx.ringCapacity();
-        final Transport[] transports = transportList.toArray(new Transport[0]);
-        final MemorySegment[] slotSource = new MemorySegment[pool.capacity()];
-        for (int i = 0; i < slotSource.length; i++) {
-            slotSource[i] = pool.slotSegment(i).asSlice(SlotMeta.SOURCE_OFFSET, SlotMeta.SOURCE_MAX_BYTES);
-        }
-        final EngineShared shared = new EngineShared(ctx, pool, transports, new TransportDestination[pool.capacity()],
-                slotSource, table, events, routes);
-        final SpscSlotRing[][] rxToWorker = new SpscSlotRing[t][w];
-        final SpscSlotRing[][] workerToTx = new SpscSlotRing[w][t];
-        for (int i = 0; i < t; i++) {
-            for (int j = 0; j < w; j++) {
-                rxToWorker[i][j] = new SpscSlotRing(ring);
-                workerToTx[j][i] = new SpscSlotRing(ring);
-            }
-        }
-        // Forwarded datagrams move from the worker of the inbound link to the worker of the outbound one through
-        // one ring per ordered pair, so each flow keeps its order.
-        final SpscSlotRing[][] handoff = new SpscSlotRing[w][w];
-        for (int a = 0; a < w; a++) {
-            for (int b = 0; b < w; b++) {
-                handoff[a][b] = a == b ? null : new SpscSlotRing(ring);
-            }
-        }
-        final boolean dedicated = ctx.threadingMode() == ThreadingMode.DEDICATED;
-        final boolean compact = ctx.threadingMode() == ThreadingMode.COMPACT;
-        final WakeFd compactWake;
-        if (compact) {
-            try {
-                compactWake = WakeFd.open();
-            } catch (final ErrnoException e) {
-                throw new IllegalStateException("no eventfd for the compact data-plane thread: " + e.getMessage(), e);
-            }
-        } else {
-            compactWake = null;
-        }
-        // COMPACT: one thread consumes every ring, so every producer wakes it through the one signal
-        final WakeSignal compactSignal = compact ? new WakeSignal(compactWake) : null;
-        workerSignals = new WakeSignal[w];
-        for (int j = 0; j < w; j++) {
-            workerSignals[j] = compact ? compactSignal : new WakeSignal();
-        }
-        final WakeSignal[] txSignals = new WakeSignal[t];
-        for (int i = 0; i < t; i++) {
-            txSignals[i] = compact ? compactSignal : new WakeSignal();
-        }
-        final SpscSlotRing[] tunToWorker = new SpscSlotRing[w];
-        if (tun != null) {
-            for (int j = 0; j < w; j++) {
-                tunToWorker[j] = new SpscSlotRing(ring);
-            }
-            tunRx = new TunRxAgent(tun, pool, tunToWorker, workerSignals, newCounters(), ctx.batch(),
-                    dedicated ? 1000 : 0);
-        }
-        rx = new RxAgent[t];
-        tx = new TxAgent[t];
-        ports = new LoopPort[t];
-        final LinkFrameHold[] holds = new LinkFrameHold[t];
-        for (int i = 0; i < t; i++) {
-            holds[i] = new LinkFrameHold(pool, ctx.nanoClock());
-        }
-        linkHolds = holds;
-        workers = new WorkerAgent[w];
-        callerRings = new MpscSlotRing[w];
-        for (int i = 0; i < t; i++) {
-            if (transports[i] instanceof UdpTransport udp) {
-                // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
-                rx[i] = new RxAgent(i, udp, pool, rxToWorker[i], table, holds[i], events, newCounters(),
-                        ctx.batch(), dedicated ? 1000 : 0, workerSignals);
-            } else {
-                final SpscSlotRing[] out = new SpscSlotRing[w];
-                for (int j = 0; j < w; j++) {
-                    out[j] = workerToTx[j][i];
-                }
-                ports[i] = new LoopPort(i, transports[i], pool, rxToWorker[i], workerSignals, table, holds[i], events,
-                        newCounters(), out, ring, shared.slotDestination());
-            }
-        }
-        for (int j = 0; j < w; j++) {
-            final SpscSlotRing[] in = new SpscSlotRing[t];
-            for (int i = 0; i < t; i++) {
-                in[i] = rxToWorker[i][j];
-            }
-            callerRings[j] = new MpscSlotRing(ring);
-            final SpscSlotRing[] fromWorkers = new SpscSlotRing[w];
-            for (int a = 0; a < w; a++) {
-                fromWorkers[a] = handoff[a][j];
-            }
-            final Ipv6Sink sink;
-            if (tun != null) {
-                final TunWriter writer = tun.newWriter(tunArena);
-                // header mode: TCP segments of one flow are coalesced into one write (the kernel takes GSO writes
-                // whatever TUNSETOFFLOAD accepted); plain mode: one write per packet
-                sink = writer.vnetHeader() ? new TunCoalescer(writer, tunArena) : writer::write;
-            } else {
-                sink = ctx.ipv6SinkSupplier() == null ? null : ctx.ipv6SinkSupplier().get();
-            }
-            workers[j] = new WorkerAgent(j, shared, ctx.cipherSupplier().get(), in, callerRings[j], workerToTx[j],
-                    newCounters(), workerSignals[j], txSignals, handoff[j], fromWorkers, workerSignals,
-                    tunToWorker[j], sink);
-        }
-        for (int i = 0; i < t; i++) {
-            if (!(transports[i] instanceof UdpTransport udp)) {
-                continue;
-            }
-            final SpscSlotRing[] in = new SpscSlotRing[w];
-            for (int j = 0; j < w; j++) {
-                in[j] = workerToTx[j][i];
-            }
-            tx[i] = new TxAgent(i, udp, pool, in, shared.slotDestination(), newCounters(), ctx.batch(),
-                    txSignals[i]);
-        }
-        for (final RxAgent r : rx) {
-            if (r != null) {
-                agents.add(r);
-            }
-        }
-        if (tunRx != null) {
-            agents.add(tunRx);
-        }
-        agents.addAll(List.of(workers));
-        for (final TxAgent x : tx) {
-            if (x != null) {
-                agents.add(x);
-            }
-        }
-        for (int i = 0; i < t; i++) {
-            if (ports[i] != null) {
-                try {
-                    transports[i].start(ports[i]);
-                } catch (final java.io.IOException e) {
-                    for (int k = 0; k < i; k++) {
-                        if (ports[k] != null) {
-                            transports[k].stop();
-                        }
-                    }
-                    if (compactWake != null) {
-                        compactWake.close();
-                    }
-                    throw new IllegalStateException(transports[i].typeName() + " transport " + i
-                            + " did not start: " + e.getMessage(), e);
-                }
-            }
-        }
+        final AgentSet set = new AgentSet(ctx, pool, transportList.toArray(new Transport[0]), tun, tunArena, table,
+                events, routes, this::newCounters);
+        // Assigned before the transports start: a close() after a failed start clears the holds.
+        linkHolds = set.linkHolds;
+        set.startTransports();
+        agentSet = set;
+        tx = set.tx;
+        ports = set.ports;
+        workers = set.workers;
+        callerRings = set.callerRings;
+        workerSignals = set.workerSignals;
         state = State.RUNNING;
-        if (dedicated) {
-            for (final Agent a : agents) {
-                // The receive agents block in the kernel instead of idling; the others back off, then park until
-                // signalled (the receive agents have no signal: they only back off when the pool is exhausted).
-                final IdleStrategy idle = a instanceof RxAgent || a instanceof TunRxAgent ? new BackoffIdleStrategy()
-                        : ctx.idleStrategySupplier().get();
-                final AgentRunner r = new AgentRunner(a, idle, ctx.idleParkBoundNs(), this::onAgentError);
-                runners.add(r);
-                r.start();
-            }
-        } else if (compact) {
-            final List<Integer> fds = new ArrayList<>();
-            for (final Transport x : transports) {
-                if (x instanceof UdpTransport udp) {
-                    fds.add(udp.fileDescriptor());
-                }
-            }
-            if (tun != null) {
-                fds.add(tun.fileDescriptor());
-            }
-            compactRunner = new CompactRunner(agents, fds.stream().mapToInt(Integer::intValue).toArray(), tunRx,
-                    compactSignal, compactWake, ctx.idleStrategySupplier().get(), ctx.idleParkBoundNs(),
-                    this::onAgentError);
-            compactRunner.start();
-        }
+        set.startThreads(this::onAgentError);
     }
 
     private Counters newCounters() {
@@ -351,11 +180,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         if (ctx.threadingMode() != ThreadingMode.SHARED || state != State.RUNNING) {
             throw new IllegalStateException("doWork() is for a started data plane in SHARED mode");
         }
-        int work = 0;
-        for (final Agent a : agents) {
-            work += a.doWork();
-        }
-        return work;
+        return agentSet.doWork();
     }
 
     // ------------------------------------------------------------------ commands
@@ -704,21 +529,12 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
      *         {@link ThreadingMode#COMPACT}); empty before {@link #start()}
      */
     public synchronized List<String> threadNames() {
-        if (compactRunner != null) {
-            return List.of(CompactRunner.THREAD_NAME);
-        }
-        final List<String> names = new ArrayList<>();
-        if (!runners.isEmpty()) {
-            for (final Agent a : agents) {
-                names.add(a.roleName());
-            }
-        }
-        return names;
+        return agentSet == null ? List.of() : agentSet.threadNames();
     }
 
     /** @return the compact thread's runner, or null when the mode is not {@link ThreadingMode#COMPACT} (tests) */
     CompactRunner compactRunner() {
-        return compactRunner;
+        return agentSet == null ? null : agentSet.compactRunner();
     }
 
     /** @return the first unexpected exception that stopped an agent thread, or null (a bug if ever set) */
@@ -744,29 +560,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         state = State.CLOSED;
         if (wasRunning) {
             // Receive first: the loop transports stop reading (and hand back their slots) before the agents stop.
-            for (int i = 0; i < ports.length; i++) {
-                if (ports[i] != null) {
-                    transportList.get(i).stop();
-                }
-            }
-            if (compactRunner != null) {
-                compactRunner.close();
-            } else if (runners.isEmpty()) {
-                for (final Agent a : agents) {
-                    a.onClose();
-                }
-            } else {
-                for (final AgentRunner r : runners) {
-                    r.close();
-                }
-            }
-        }
-        if (wasRunning) {
-            for (final LoopPort p : ports) {
-                if (p != null) {
-                    p.onClose();
-                }
-            }
+            agentSet.close();
         }
         for (final LinkFrameHold hold : linkHolds) {
             hold.clear();
