@@ -204,7 +204,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         final Link link = new Link(spec.linkId(), transportId, destination, session, spec.sessionStartNanos(),
                 ctx.nanoClock().getAsLong());
         links.put(spec.linkId(), link);
-        install(transportId, spec.ourIndex(), spec.linkId(), held -> new WorkerAgent.AddLink(link, held));
+        install(transportId, spec.ourIndex(), spec.linkId(), held -> new WorkerCommand.AddLink(link, held));
     }
 
     /**
@@ -213,7 +213,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
      * held after ({@link LinkFrameHold#install}).
      */
     private void install(final int transportId, final int ourIndex, final long linkId,
-                         final Function<int[], WorkerAgent.Command> command) {
+                         final Function<int[], WorkerCommand> command) {
         linkHolds[transportId].install(table, IndexTable.key(transportId, ourIndex), ourIndex, linkId,
                 held -> worker(linkId).enqueue(command.apply(held)));
     }
@@ -229,39 +229,39 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         }
         final LinkSession session = new LinkSession(ourIndex, theirIndex, sendKey, recvKey);
         install(link.transportId, ourIndex, linkId,
-                held -> new WorkerAgent.InstallPending(linkId, link.transportId, session, held));
+                held -> new WorkerCommand.InstallPending(linkId, link.transportId, session, held));
     }
 
     @Override
     public void cutover(final long linkId, final long sessionStartNanos) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.Cutover(linkId, sessionStartNanos));
+        worker(linkId).enqueue(new WorkerCommand.Cutover(linkId, sessionStartNanos));
     }
 
     @Override
     public void dropPrevious(final long linkId) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.DropPrevious(linkId));
+        worker(linkId).enqueue(new WorkerCommand.DropPrevious(linkId));
     }
 
     @Override
     public void setLinkCongested(final long linkId, final boolean congested) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.SetCongested(linkId, congested));
+        worker(linkId).enqueue(new WorkerCommand.SetCongested(linkId, congested));
     }
 
     @Override
     public void removeLink(final long linkId) {
         checkRunning();
         if (links.remove(linkId) != null) {
-            worker(linkId).enqueue(new WorkerAgent.RemoveLink(linkId));
+            worker(linkId).enqueue(new WorkerCommand.RemoveLink(linkId));
         }
     }
 
     @Override
     public void sendLinkMessage(final long linkId, final byte[] message) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.SendLinkMessage(linkId, message.clone()));
+        worker(linkId).enqueue(new WorkerCommand.SendLinkMessage(linkId, message.clone()));
     }
 
     @Override
@@ -282,53 +282,53 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         checkRunning();
         final FspSession s = FspSession.of(spec, ctx.nanoClock().getAsLong());
         sessions.put(spec.remote(), s);
-        sessionWorker(spec.remote()).enqueue(new WorkerAgent.AddSession(s));
+        sessionWorker(spec.remote()).enqueue(new WorkerCommand.AddSession(s));
     }
 
     @Override
     public void installSessionPending(final NodeAddr remote, final byte[] sendKey, final byte[] recvKey) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.InstallSessionPending(remote, sendKey.clone(),
+        sessionWorker(remote).enqueue(new WorkerCommand.InstallSessionPending(remote, sendKey.clone(),
                 recvKey.clone()));
     }
 
     @Override
     public void cutoverSession(final NodeAddr remote, final long sessionStartNanos) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.CutoverSession(remote, sessionStartNanos));
+        sessionWorker(remote).enqueue(new WorkerCommand.CutoverSession(remote, sessionStartNanos));
     }
 
     @Override
     public void dropSessionPrevious(final NodeAddr remote) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.DropSessionPrevious(remote));
+        sessionWorker(remote).enqueue(new WorkerCommand.DropSessionPrevious(remote));
     }
 
     @Override
     public void removeSession(final NodeAddr remote) {
         checkRunning();
         sessions.remove(remote);
-        sessionWorker(remote).enqueue(new WorkerAgent.RemoveSession(remote));
+        sessionWorker(remote).enqueue(new WorkerCommand.RemoveSession(remote));
     }
 
     @Override
     public void setSessionWarmup(final NodeAddr remote, final byte[] cpCoords, final int packets) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.SetSessionWarmup(remote,
+        sessionWorker(remote).enqueue(new WorkerCommand.SetSessionWarmup(remote,
                 cpCoords == null ? null : cpCoords.clone(), packets));
     }
 
     @Override
     public void lowerSessionPathMtu(final NodeAddr remote, final int pathMtu) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.LowerSessionPathMtu(remote, pathMtu));
+        sessionWorker(remote).enqueue(new WorkerCommand.LowerSessionPathMtu(remote, pathMtu));
     }
 
     @Override
     public void sendSessionMessage(final NodeAddr remote, final int msgType, final byte[] body,
                                    final boolean withCoords) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.SendSessionMessage(remote, msgType,
+        sessionWorker(remote).enqueue(new WorkerCommand.SendSessionMessage(remote, msgType,
                 body == null ? null : body.clone(), withCoords));
     }
 
@@ -337,13 +337,13 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         checkRunning();
         final byte[] copy = packet.clone();
         final int worker = Pinning.ofPacket(MemorySegment.ofArray(copy), 0, copy.length, workers.length);
-        workers[worker].enqueue(new WorkerAgent.SendIpv6(copy));
+        workers[worker].enqueue(new WorkerCommand.SendIpv6(copy));
     }
 
     @Override
     public void writeIpv6(final byte[] packet) {
         checkRunning();
-        workers[0].enqueue(new WorkerAgent.WriteIpv6(packet.clone()));
+        workers[0].enqueue(new WorkerCommand.WriteIpv6(packet.clone()));
     }
 
     /** @return the live figures of the session with {@code remote}, or null when there is none */

@@ -7,7 +7,6 @@ import java.util.function.LongSupplier;
 
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.Ipv6Sink;
-import net.fips.dataplane.tun.TunCoalescer;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.ipv6.EncapsulationBudget;
 import net.fips.dataplane.ipv6.Icmpv6Errors;
@@ -18,6 +17,8 @@ import net.fips.dataplane.ipv6.TcpMssClamp;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.route.NextHop;
+import net.fips.dataplane.tun.TunCoalescer;
 import net.fips.dataplane.wire.FspFlags;
 import net.fips.dataplane.wire.FspHeader;
 import net.fips.dataplane.wire.FspInnerHeader;
@@ -41,21 +42,8 @@ import net.fips.dataplane.wire.SessionMessageType;
  * <p>Single-threaded: owned by its worker, like the sessions in its {@link SessionMap}.
  */
 final class SessionPath {
-    /** What the worker does with an originated SessionDatagram: route, seal and send it (or hand it over). */
-    interface Originator {
-        /**
-         * @return the table's peer index of the next hop toward the destination, or a negative value without one
-         */
-        int nextHop(ForwardingTable table, long destHi, long destLo, long nowNanos);
-
-        /**
-         * Seals the SessionDatagram in {@code slot} (src = us, path_mtu 65535) for the link to {@code peer} and
-         * sends it, or hands it to that link's worker; the slot is consumed (a drop is counted by the worker).
-         *
-         * @return true when sent or handed over
-         */
-        boolean send(ForwardingTable table, int slot, int peer);
-    }
+    /** {@link #onOutbound}: the slot was consumed. */
+    static final int NOTHING_TO_SEND = -1;
 
     private static final long NANOS_PER_MILLI = 1_000_000L;
     private static final long PREVIOUS_EVENT_INTERVAL_NANOS = 1_000_000_000L;
@@ -83,7 +71,9 @@ final class SessionPath {
     private final Ipv6Sink sink;
     private final TunCoalescer coalescer;
     private long coalescedReported;
-    private final Originator originator;
+    private final NextHop nextHop = new NextHop();
+    /** Session-layer messages sealed during a call, for the worker to send when it returns. */
+    private final SessionOutbox outbox = new SessionOutbox();
     private final SessionMap sessions = new SessionMap();
     private final PtbRateLimiter ptb = new PtbRateLimiter();
     private final PtbRateLimiter unreachableLimiter = new PtbRateLimiter();
@@ -99,8 +89,7 @@ final class SessionPath {
     private final int globalMaxMss;
 
     SessionPath(final PacketPool pool, final AeadCipher cipher, final EventQueue events, final Counters counters,
-                final LongSupplier clock, final Ipv6Sink sink, final Originator originator, final int transportMtu,
-                final Arena arena) {
+                final LongSupplier clock, final Ipv6Sink sink, final int transportMtu, final Arena arena) {
         this.pool = pool;
         this.cipher = cipher;
         this.events = events;
@@ -108,7 +97,6 @@ final class SessionPath {
         this.clock = clock;
         this.sink = sink;
         this.coalescer = sink instanceof TunCoalescer c ? c : null;
-        this.originator = originator;
         this.transportMtu = transportMtu;
         this.globalMaxMss = EncapsulationBudget.maxMss(transportMtu);
         this.nonce = arena.allocate(AeadCipher.NONCE_BYTES, 8);
@@ -119,15 +107,21 @@ final class SessionPath {
     // ------------------------------------------------------------------ outbound
 
     /**
-     * An IPv6 packet (from TUN or {@code sendIpv6}) in {@code slot}; the slot is always consumed.
+     * An IPv6 packet (from TUN or {@code sendIpv6}) in {@code slot}, sealed in place into a SessionDatagram for the
+     * session with its destination (routing-session.md §5.3) and routed. A CoordsWarmup it needs first is queued
+     * in the {@link #outbox()}, to be sent before the packet.
+     *
+     * @return the table's peer index of the next hop: the slot holds the SessionDatagram (src = us, path_mtu 65535)
+     *         for the worker to seal for that link or hand to its worker; or {@link #NOTHING_TO_SEND}: the slot was
+     *         consumed (dropped and counted, or passed to the control plane)
      */
-    void onOutbound(final ForwardingTable table, final int slot) {
+    int onOutbound(final ForwardingTable table, final int slot) {
         final MemorySegment seg = pool.slotSegment(slot);
         final int off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
         if (Ipv6Packet.checkHeader(seg, off, len) != Ipv6Packet.OK) {
             drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final long dstHi = Ipv6Packet.dstHi(seg, off);
         final long dstLo = Ipv6Packet.dstLo(seg, off);
@@ -136,19 +130,19 @@ final class SessionPath {
                 destinationUnreachable(table, seg, off, len);
             }
             drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final FspSession s = sessions.getByPrefix(Ipv6Packet.nodePrefixHi(dstHi, dstLo),
                 Ipv6Packet.nodePrefixLo(dstLo));
         if (s == null) {
             toControl(slot, seg, off, len);
-            return;
+            return NOTHING_TO_SEND;
         }
         if (table == null) {
             // An established session but no routing snapshot yet: nothing can route it (handing it to the control
             // plane would only bring it back here).
             drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final long now = clock.getAsLong();
         // Packet Too Big (§5.8): the transport limit, or the session's smaller path limit.
@@ -159,15 +153,15 @@ final class SessionPath {
         if (len > limit) {
             packetTooBig(seg, off, len, limit, now);
             drop(slot, DataPlaneCounter.DROP_IPV6_TOO_BIG);
-            return;
+            return NOTHING_TO_SEND;
         }
         // §5.3 step 4: no next hop drops the packet, answered with ICMPv6 Destination Unreachable (rate-limited).
         // Deliberate difference from the reference: docs/adr/0011-icmpv6-unreachable-for-unroutable-destinations.md
-        final int peer = originator.nextHop(table, s.remoteHi, s.remoteLo, now);
+        final int peer = nextHop.find(table, s.remoteHi, s.remoteLo, now);
         if (peer < 0) {
             noRoute(table, s, seg, off, len, now);
             drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
-            return;
+            return NOTHING_TO_SEND;
         }
         if (TcpMssClamp.clamp(seg, off, len, maxMss(s)) == TcpMssClamp.CLAMPED) {
             counters.increment(DataPlaneCounter.MSS_CLAMPED);
@@ -175,7 +169,7 @@ final class SessionPath {
         final long body = ShimBody.encodeInPlace(seg, off, len);
         if (body < 0) {
             drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final int bodyLen = len - ShimBody.BODY_SHRINK;
         int cp = 0;
@@ -200,7 +194,7 @@ final class SessionPath {
         }
         if (!sealFsp(s, seg, header, cp > 0 ? FspFlags.CP | s.kFlag : s.kFlag, inner, plainLen)) {
             drop(slot, DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
-            return;
+            return NOTHING_TO_SEND;
         }
         final long datagram = header - DATAGRAM;
         writeDatagramHeader(seg, datagram, s, table);
@@ -208,9 +202,7 @@ final class SessionPath {
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
         s.onSent(now, len);
-        if (originator.send(table, slot, peer)) {
-            counters.increment(DataPlaneCounter.SESSION_PACKETS_OUT);
-        }
+        return peer;
     }
 
     private int maxMss(final FspSession s) {
@@ -283,7 +275,7 @@ final class SessionPath {
             counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
             return;
         }
-        final int peer = knownPeer >= 0 ? knownPeer : originator.nextHop(table, s.remoteHi, s.remoteLo, now);
+        final int peer = knownPeer >= 0 ? knownPeer : nextHop.find(table, s.remoteHi, s.remoteLo, now);
         if (peer < 0) {
             counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
             onNoRoute(s, now);
@@ -324,9 +316,7 @@ final class SessionPath {
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
         s.publish();
-        if (originator.send(table, slot, peer)) {
-            counters.increment(DataPlaneCounter.SESSION_MESSAGES_OUT);
-        }
+        outbox.add(table, slot, peer);
     }
 
     private void toControl(final int slot, final MemorySegment seg, final long off, final int len) {
@@ -796,6 +786,11 @@ final class SessionPath {
             return;
         }
         sendMessage(table, s, msgType, body, withCoords && s.cpLength > 0, clock.getAsLong(), -1);
+    }
+
+    /** @return the messages sealed during the last call, which the worker sends (and clears) when it returns */
+    SessionOutbox outbox() {
+        return outbox;
     }
 
     /** Wipes every session (worker shutdown). */
