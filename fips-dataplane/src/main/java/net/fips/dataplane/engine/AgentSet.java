@@ -87,8 +87,8 @@ final class AgentSet {
         for (int i = 0; i < slotSource.length; i++) {
             slotSource[i] = pool.slotSegment(i).asSlice(SlotMeta.SOURCE_OFFSET, SlotMeta.SOURCE_MAX_BYTES);
         }
-        final EngineShared shared = new EngineShared(ctx, pool, transports, new TransportDestination[pool.capacity()],
-                slotSource, table, events, routes);
+        final EngineShared shared = new EngineShared(ctx, pool, transports,
+                new TransportDestination[pool.capacity()], slotSource, table, events, routes);
         final SpscSlotRing[][] rxToWorker = new SpscSlotRing[t][w];
         final SpscSlotRing[][] workerToTx = new SpscSlotRing[w][t];
         for (int i = 0; i < t; i++) {
@@ -115,7 +115,7 @@ final class AgentSet {
             compactWake = null;
         }
         // COMPACT: one thread consumes every ring, so every producer wakes it through the one signal
-        compactSignal = compact ? new WakeSignal(compactWake) : null;
+        compactSignal = compact ? new WakeSignal(compactWake::wake) : null;
         workerSignals = new WakeSignal[w];
         for (int j = 0; j < w; j++) {
             workerSignals[j] = compact ? compactSignal : new WakeSignal();
@@ -153,8 +153,8 @@ final class AgentSet {
                 for (int j = 0; j < w; j++) {
                     out[j] = workerToTx[j][i];
                 }
-                ports[i] = new LoopPort(i, transports[i], pool, rxToWorker[i], workerSignals, table, linkHolds[i], events,
-                        newCounters.get(), out, ring, shared.slotDestination());
+                ports[i] = new LoopPort(i, transports[i], pool, rxToWorker[i], workerSignals, table, linkHolds[i],
+                        events, newCounters.get(), out, ring, shared.slotDestination());
             }
         }
         for (int j = 0; j < w; j++) {

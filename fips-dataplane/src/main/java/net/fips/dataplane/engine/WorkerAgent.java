@@ -3,7 +3,6 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -22,7 +21,6 @@ import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportDestination;
 import net.fips.dataplane.transport.TransportException;
-import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.wire.FmpEstablishedHeader;
 import net.fips.dataplane.wire.FmpInnerHeader;
 import net.fips.dataplane.wire.LinkMessageType;
@@ -39,17 +37,13 @@ import net.fips.dataplane.wire.SessionDatagramHeader;
  * seal, cutover), {@link Transit} (the transit decision), {@link SessionPath} (the FSP half), and
  * {@link WorkerCommands} (command application).
  *
- * <p>Inbound (crypto-link.md §5.4, §5.11, §5.14): the link's frame is opened ({@link LinkCrypto#open}); consecutive
- * failures are counted; then liveness, roaming, and dispatch on msg_type: SessionDatagrams to the transit decision
- * when a {@link ForwardingTable} is installed (else to the {@link LocalDelivery} hook), other link messages to the
- * control plane as events. A transit datagram is re-sealed in the same slot for the outbound link with the incoming
- * CE flag: here if that link is pinned to this worker, else after a handoff through the SPSC ring to its worker. A
- * datagram for us goes to the worker that owns its sender's session, the same way.
- *
- * <p>Outbound: a caller's link message is sealed in place ({@link LinkCrypto#seal}) and its slot passed to the
- * transport's tx agent. An IPv6 packet (from TUN or a caller) goes the same straight way as a forward: the session
- * path seals it into a SessionDatagram and names the next hop ({@link SessionPath#onOutbound}), and this loop
- * seals it for that link or hands it to the link's worker.
+ * <p>Inbound (crypto-link.md §5.4, §5.11, §5.14): open, count failures, liveness, roaming, then by msg_type:
+ * SessionDatagrams to the transit decision with a {@link ForwardingTable} installed (else the {@link LocalDelivery}
+ * hook), other link messages to the control plane. A forward is re-sealed in its slot for the outbound link, here
+ * or after a handoff to that link's worker; a datagram for us goes to the worker of its sender's session the same
+ * way. Outbound: a link message is sealed in place and passed to the transport's tx agent; an IPv6 packet goes as
+ * straight as a forward: the session path seals it and names the next hop ({@link SessionPath#onOutbound}), this
+ * loop seals it for that link or hands it over.
  */
 final class WorkerAgent implements Agent {
     /** Handoff flag: a datagram for us whose session this worker owns (rather than a forward). */
@@ -65,16 +59,9 @@ final class WorkerAgent implements Agent {
 
     private final int id;
     private final PacketPool pool;
-    private final SpscSlotRing[] fromRx;
-    private final MpscSlotRing fromCallers;
-    private final SpscSlotRing[] toTx;
+    private final WorkerRings rings;
     private final WakeSignal signal;
-    private final WakeSignal[] txSignals;
-    private final boolean[] txFed;
     private final Transport[] transports;
-    /** Per transport: the transports that run their own loop (woken through {@link Transport#wakeup()}), else null. */
-    private final Transport[] loopTransports;
-    private final TransportDestination[] slotDestination;
     private final MemorySegment[] slotSource;
     private final EventQueue events;
     private final Counters counters;
@@ -89,18 +76,10 @@ final class WorkerAgent implements Agent {
     private final Transit transit;
     private final WorkerCommands applier;
     private final int[] drained;
-    /** Held frames handed over with an install, opened once the commands of this round are applied. */
-    private int[] released = new int[LinkFrameHold.MAX_FRAMES];
-    private int releasedCount;
-    private boolean releasing;
+    private final ReleasedFrames released;
     /** Whether {@link #sendSessionMessages()} is running (a command it applies on the way may queue more). */
     private boolean sendingMessages;
     private final ForwardingTableHolder routes;
-    private final SpscSlotRing[] toWorkers;
-    private final SpscSlotRing[] fromWorkers;
-    private final WakeSignal[] workerSignals;
-    private final boolean[] workerFed;
-    private final SpscSlotRing fromTun;
     private final SessionPath sessions;
 
     WorkerAgent(final int id, final EngineShared shared, final AeadCipher cipher, final SpscSlotRing[] fromRx,
@@ -110,18 +89,10 @@ final class WorkerAgent implements Agent {
                 final Ipv6Sink sink) {
         this.id = id;
         this.pool = shared.pool();
-        this.fromRx = fromRx;
-        this.fromCallers = fromCallers;
-        this.toTx = toTx;
-        this.signal = signal;
-        this.txSignals = txSignals;
-        this.txFed = new boolean[toTx.length];
         this.transports = shared.transports();
-        this.loopTransports = new Transport[transports.length];
-        for (int t = 0; t < transports.length; t++) {
-            loopTransports[t] = transports[t] instanceof UdpTransport ? null : transports[t];
-        }
-        this.slotDestination = shared.slotDestination();
+        this.rings = new WorkerRings(fromRx, fromWorkers, fromCallers, fromTun, toTx, txSignals, transports,
+                shared.slotDestination(), toWorkers, workerSignals);
+        this.signal = signal;
         this.slotSource = shared.slotSource();
         this.events = shared.events();
         this.counters = counters;
@@ -130,12 +101,8 @@ final class WorkerAgent implements Agent {
         this.failureLimit = shared.context().decryptFailureLimit();
         this.batch = shared.context().batch();
         this.drained = new int[batch];
+        this.released = new ReleasedFrames(pool);
         this.routes = shared.routes();
-        this.toWorkers = toWorkers;
-        this.fromWorkers = fromWorkers;
-        this.workerSignals = workerSignals;
-        this.workerFed = new boolean[toWorkers.length];
-        this.fromTun = fromTun;
         this.crypto = new LinkCrypto(cipher, pool, transports, shared.table(), events, counters, clock, arena);
         this.transit = new Transit(pool, events, counters, clock);
         if (shared.context().sessionPath()) {
@@ -169,20 +136,7 @@ final class WorkerAgent implements Agent {
 
     @Override
     public boolean hasPendingWork() {
-        if (!commands.isEmpty() || fromCallers.size() > 0 || fromTun != null && !fromTun.isEmpty()) {
-            return true;
-        }
-        for (final SpscSlotRing ring : fromRx) {
-            if (!ring.isEmpty()) {
-                return true;
-            }
-        }
-        for (final SpscSlotRing ring : fromWorkers) {
-            if (ring != null && !ring.isEmpty()) {
-                return true;
-            }
-        }
-        return false;
+        return !commands.isEmpty() || rings.hasInput();
     }
 
     @Override
@@ -190,14 +144,15 @@ final class WorkerAgent implements Agent {
         clock.invalidate();
         int work = drainCommands();
         final int[] drained = this.drained;
-        for (final SpscSlotRing ring : fromRx) {
+        final WorkerRings rings = this.rings;
+        for (final SpscSlotRing ring : rings.fromRx) {
             final int n = ring.drainTo(drained, batch);
             for (int i = 0; i < n; i++) {
                 onInbound(drained[i]);
             }
             work += n;
         }
-        for (final SpscSlotRing ring : fromWorkers) {
+        for (final SpscSlotRing ring : rings.fromWorkers) {
             if (ring == null) {
                 continue;
             }
@@ -207,17 +162,17 @@ final class WorkerAgent implements Agent {
             }
             work += n;
         }
-        int budget = txBudget();
+        int budget = rings.txBudget(batch);
         if (budget > 0) {
-            final int n = fromCallers.drainTo(drained, budget);
+            final int n = rings.fromCallers.drainTo(drained, budget);
             for (int i = 0; i < n; i++) {
                 onOutbound(drained[i]);
             }
             work += n;
             budget -= n;
         }
-        if (budget > 0 && fromTun != null) {
-            final int n = fromTun.drainTo(drained, budget);
+        if (budget > 0 && rings.fromTun != null) {
+            final int n = rings.fromTun.drainTo(drained, budget);
             for (int i = 0; i < n; i++) {
                 onIpv6Outbound(drained[i]);
             }
@@ -227,47 +182,8 @@ final class WorkerAgent implements Agent {
             sessions.expireHeld();
             sessions.flushIpv6();
         }
-        wakeFedTx();
-        wakeFedWorkers();
+        rings.wakeFed();
         return work;
-    }
-
-    private void wakeFedWorkers() {
-        final boolean[] fed = workerFed;
-        for (int w = 0; w < fed.length; w++) {
-            if (fed[w]) {
-                fed[w] = false;
-                workerSignals[w].wake();
-            }
-        }
-    }
-
-    /** Once per cycle rather than per frame: the tx loops' wake-up costs a fence each. */
-    private void wakeFedTx() {
-        final boolean[] fed = txFed;
-        for (int t = 0; t < fed.length; t++) {
-            if (fed[t]) {
-                fed[t] = false;
-                final Transport loop = loopTransports[t];
-                if (loop == null) {
-                    txSignals[t].wake();
-                } else {
-                    loop.wakeup();
-                }
-            }
-        }
-    }
-
-    /**
-     * How many locally originated packets to take this cycle: no more than the fullest tx ring can still hold, so
-     * a fast local sender meets back-pressure (its {@code sendDatagram} returns false) instead of drops here.
-     */
-    private int txBudget() {
-        int budget = batch;
-        for (final SpscSlotRing ring : toTx) {
-            budget = Math.min(budget, ring.capacity() - ring.size());
-        }
-        return budget;
     }
 
     // ------------------------------------------------------------------ inbound
@@ -396,7 +312,7 @@ final class WorkerAgent implements Agent {
         }
         final int forwardFlags = transit.forwardFlags();
         final long outLinkId = forwarding.linkId(peer);
-        final int worker = Pinning.ofLink(outLinkId, workerFed.length);
+        final int worker = Pinning.ofLink(outLinkId, rings.workers());
         if (worker == id) {
             forward(outLinkId, slot, forwardFlags);
             return;
@@ -413,12 +329,10 @@ final class WorkerAgent implements Agent {
      */
     private boolean handOff(final int worker, final int slot, final MemorySegment seg, final int flags) {
         SlotMeta.forwardFlags(seg, flags);
-        // release (inside offer): the other worker sees the bytes and the metadata before the index
-        if (!toWorkers[worker].offer(slot)) {
+        if (!rings.toWorker(worker, slot)) {
             drop(slot, DataPlaneCounter.DROP_HANDOFF_RING_FULL);
             return false;
         }
-        workerFed[worker] = true;
         counters.increment(DataPlaneCounter.HANDOFFS);
         return true;
     }
@@ -476,7 +390,7 @@ final class WorkerAgent implements Agent {
                                   final long m, final int len, final int fmpFlags) {
         final long srcHi = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET);
         final long srcLo = seg.get(U64_BE, m + SessionDatagramHeader.SRC_OFFSET + 8);
-        final int owner = Pinning.ofSession(srcHi, SessionMap.prefixLo(srcLo), workerFed.length);
+        final int owner = Pinning.ofSession(srcHi, SessionMap.prefixLo(srcLo), rings.workers());
         if (owner == id) {
             sessions.deliver(forwarding, slot, m, len, (fmpFlags & FmpEstablishedHeader.FLAG_CE) != 0);
             sendSessionMessages();
@@ -542,7 +456,7 @@ final class WorkerAgent implements Agent {
             seg.set(Layouts.U16, m + SessionDatagramHeader.PATH_MTU_OFFSET, (short) linkMtu);
         }
         final long outLinkId = forwarding.linkId(peer);
-        final int worker = Pinning.ofLink(outLinkId, workerFed.length);
+        final int worker = Pinning.ofLink(outLinkId, rings.workers());
         if (worker == id) {
             final Link out = link(outLinkId);
             if (out == null) {
@@ -585,14 +499,10 @@ final class WorkerAgent implements Agent {
                     : DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
             return false;
         }
-        slotDestination[slot] = link.destination;
-        // release (inside offer): the tx agent sees the sealed bytes, the slot header and the destination
-        if (!toTx[link.transportId].offer(slot)) {
-            slotDestination[slot] = null;
+        if (!rings.toTransport(link, slot)) {
             drop(slot, DataPlaneCounter.DROP_TX_RING_FULL);
             return false;
         }
-        txFed[link.transportId] = true;
         counters.increment(DataPlaneCounter.FRAMES_OUT);
         link.onSent(frame, link.current.sendCounter);
         return true;
@@ -633,7 +543,7 @@ final class WorkerAgent implements Agent {
         if (n > 0) {
             clock.invalidate();
         }
-        if (releasedCount > 0 && !releasing) {
+        if (released.ready()) {
             openReleased();
         }
         return n;
@@ -642,7 +552,7 @@ final class WorkerAgent implements Agent {
     /** Applies one command and does what it leaves to this loop. */
     private void apply(final WorkerCommand command) {
         switch (applier.apply(command)) {
-            case WorkerCommands.RELEASE_HELD -> release(applier.linkId(), applier.held());
+            case WorkerCommands.RELEASE_HELD -> released.add(applier.linkId(), applier.held());
             case WorkerCommands.SEAL_ON_LINK -> seal(applier.link(), applier.slot(), 0);
             case WorkerCommands.SEND_IPV6 -> sendIpv6(routes.get(), applier.slot());
             default -> {
@@ -653,32 +563,20 @@ final class WorkerAgent implements Agent {
         }
     }
 
-    /** Queues frames the receive side held for a link index that an install just brought in. */
-    private void release(final long linkId, final int[] held) {
-        if (releasedCount + held.length > released.length) {
-            released = Arrays.copyOf(released, Math.max(released.length * 2, releasedCount + held.length));
-        }
-        for (final int slot : held) {
-            SlotMeta.linkId(pool.slotSegment(slot), linkId);
-            released[releasedCount++] = slot;
-        }
-    }
-
     /**
      * Opens the released frames in arrival order, after the command that installed their keys and before any frame
      * that found the new index in the table (those wait in the receive ring). Commands applied meanwhile may release
      * more; they are appended and opened in the same pass.
      */
     private void openReleased() {
-        releasing = true;
+        released.startPass();
         try {
-            for (int i = 0; i < releasedCount; i++) {
+            for (int i = 0; i < released.size(); i++) {
                 counters.increment(DataPlaneCounter.LINK_FRAMES_RELEASED);
-                onInbound(released[i]);
+                onInbound(released.get(i));
             }
         } finally {
-            releasedCount = 0;
-            releasing = false;
+            released.endPass();
         }
     }
 
@@ -690,25 +588,7 @@ final class WorkerAgent implements Agent {
     @Override
     public void onClose() {
         drainCommands();
-        for (final SpscSlotRing ring : fromRx) {
-            int s;
-            while ((s = ring.poll()) != SpscSlotRing.EMPTY) {
-                pool.release(s);
-            }
-        }
-        for (final SpscSlotRing ring : fromWorkers) {
-            int h;
-            while (ring != null && (h = ring.poll()) != SpscSlotRing.EMPTY) {
-                pool.release(h);
-            }
-        }
-        int s;
-        while ((s = fromCallers.poll()) != MpscSlotRing.EMPTY) {
-            pool.release(s);
-        }
-        while (fromTun != null && (s = fromTun.poll()) != SpscSlotRing.EMPTY) {
-            pool.release(s);
-        }
+        rings.releaseInput(pool);
         if (sessions != null) {
             sessions.close();
         }

@@ -45,7 +45,7 @@ public class WakeSignalEventFdTest {
         } catch (final ErrnoException e) {
             throw new IllegalStateException(e);
         }
-        signal = new WakeSignal(fd);
+        signal = new WakeSignal(fd::wake);
     }
 
     @Actor
