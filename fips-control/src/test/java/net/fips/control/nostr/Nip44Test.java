@@ -31,7 +31,8 @@ class Nip44Test {
         final byte[] nonce1 = new byte[32];
         nonce1[31] = 1;
         assertEquals("AgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABee0G5VSK0/9YypIObAtDKfYEAjD35uVkHyB0F4DwrcNaCXlCWZKaA"
-                + "rsGrY6M9wnuTMxWfp1RTN9Xga8no+kF5Vsb", Nip44.encrypt(ck, "a".getBytes(StandardCharsets.UTF_8), nonce1));
+                + "rsGrY6M9wnuTMxWfp1RTN9Xga8no+kF5Vsb",
+                Nip44.encrypt(ck, "a".getBytes(StandardCharsets.UTF_8), nonce1));
         assertEquals(449, OFFER.length());
         final byte[] nonce11 = new byte[32];
         Arrays.fill(nonce11, (byte) 0x11);

@@ -34,7 +34,8 @@ class PayloadCodecTest {
                 List.of(new OverlayAdvert.Endpoint("udp", "198.18.0.2:2121"),
                         new OverlayAdvert.Endpoint("tor", "abc.onion:443")), null, null);
         assertEquals("{\"identifier\":\"fips-overlay-v1\",\"version\":1,\"endpoints\":[{\"transport\":\"udp\","
-                + "\"addr\":\"198.18.0.2:2121\"},{\"transport\":\"tor\",\"addr\":\"abc.onion:443\"}]}", direct.toJson());
+                + "\"addr\":\"198.18.0.2:2121\"},{\"transport\":\"tor\",\"addr\":\"abc.onion:443\"}]}",
+                direct.toJson());
         assertEquals(direct, OverlayAdvert.parse(direct.toJson()));
         assertFalse(direct.hasUdpNatEndpoint());
         assertTrue(new OverlayAdvert("x", 1, List.of(new OverlayAdvert.Endpoint("udp", "NAT")), null, null)
