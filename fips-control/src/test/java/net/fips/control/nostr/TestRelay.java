@@ -323,9 +323,7 @@ final class TestRelay implements AutoCloseable {
             n.get("kinds").forEach(k -> kinds.add(k.intValue()));
             f = f.kinds(kinds.toArray(Integer[]::new));
         }
-        final var fields = n.fields();
-        while (fields.hasNext()) {
-            final Map.Entry<String, JsonNode> e = fields.next();
+        for (final Map.Entry<String, JsonNode> e : n.properties()) {
             if (e.getKey().length() == 2 && e.getKey().charAt(0) == '#') {
                 f = f.tag(e.getKey().charAt(1), strings(e.getValue()).toArray(String[]::new));
             }
