@@ -298,6 +298,10 @@ public final class RelayClient implements AutoCloseable {
                             send(reqJson(s));
                         }
                     }
+                    if (ws.isInputClosed()) {
+                        // Closed before we took it as ours: the listener's report was ignored, so report it now.
+                        disconnected(ws);
+                    }
                 });
     }
 
