@@ -503,7 +503,7 @@ class TopViewTest {
         assertTrue(screen(l).contains("  Link MMP: 3   sort: SRTT_MS ascending"), screen(l));
         // The column wraps around.
         TopState wrap = byName;
-        for (int i = 0; i < TopView.PERF_COLUMNS.get(0).size(); i++) {
+        for (int i = 0; i < TopPeerViews.PERF_COLUMNS.get(0).size(); i++) {
             wrap = wrap.onKey('s', null, 0);
         }
         assertEquals(0, wrap.perfColumn(0));
