@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,6 +39,8 @@ class RelayClientTest {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private TestRelay relay;
+    /** What a timed-out wait reports besides its condition: the last connected client's counters and the relay. */
+    private Supplier<String> diagnostics = () -> "";
 
     @BeforeEach
     void startRelay() throws IOException {
@@ -62,16 +65,18 @@ class RelayClientTest {
 
     private RelayClient connected() {
         final RelayClient c = client(relay.url(), RelayScheduler.of(timers), new Backoff(20, 200));
+        diagnostics = () -> " (client " + c.stats() + ", relay connections " + relay.connections() + ", received "
+                + relay.received + ")";
         c.start();
         await(c::isConnected, "client connected");
         return c;
     }
 
-    private static void await(final BooleanSupplier condition, final String what) {
+    private void await(final BooleanSupplier condition, final String what) {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
+                throw new AssertionError("timed out waiting for: " + what + diagnostics.get());
             }
             try {
                 Thread.sleep(5);

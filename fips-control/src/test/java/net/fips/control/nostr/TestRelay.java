@@ -253,8 +253,9 @@ final class TestRelay implements AutoCloseable {
                 try {
                     final NostrEvent e = NostrEvent.fromJson(msg.get(1), true);
                     e.verify();
-                    c.sendText("[\"OK\",\"" + e.id() + "\",true,\"\"]");
+                    // Stored (and fanned out) before the OK, as a relay does: a client may read right after OK.
                     accept(e);
+                    c.sendText("[\"OK\",\"" + e.id() + "\",true,\"\"]");
                 } catch (final NostrFormatException ex) {
                     final String id = msg.get(1).path("id").asText("");
                     c.sendText("[\"OK\",\"" + id + "\",false,\"invalid: " + ex.problem() + "\"]");
