@@ -21,6 +21,8 @@ module net.fips.control {
     // found by ServiceLoader; requiring it makes it (and the jdk.net it needs) part of the graph jlink reads.
     requires org.freedesktop.dbus;
     requires org.freedesktop.dbus.transport.jre;
+    // mDNS for LAN discovery (node.discovery.lan): JmDNS, an automatic module.
+    requires javax.jmdns;
 
     exports net.fips.control.crypto;
     exports net.fips.control.noise;

@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
-import net.fips.control.acl.HostAliases;
+import net.fips.control.identity.Hostnames;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.PeerIdentity;
 
@@ -355,7 +355,7 @@ public final class ConfigLoader {
             }
         }
         final Optional<String> alias = r.optString("alias");
-        if (alias.isPresent() && !HostAliases.isValidHostname(alias.get())) {
+        if (alias.isPresent() && !Hostnames.isValid(alias.get())) {
             r.warn("alias", "\"" + alias.get() + "\" is not a valid hostname (1-63 of A-Z a-z 0-9 -, no leading"
                     + " or trailing -, not starting with npub1); it will not resolve as NAME.fips or in the ACL");
         }
@@ -429,7 +429,7 @@ public final class ConfigLoader {
             }
         } else if ("ethernet".equals(kind)) {
             try {
-                net.fips.control.ethernet.EthernetAddress.parse(addr.get());
+                EthernetAddress.parse(addr.get());
             } catch (final IllegalArgumentException e) {
                 a.error("addr", e.getMessage());
             }

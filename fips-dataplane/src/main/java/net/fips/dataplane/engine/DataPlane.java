@@ -234,7 +234,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         workers = new WorkerAgent[w];
         callerRings = new MpscSlotRing[w];
         for (int i = 0; i < t; i++) {
-            if (transports[i] instanceof UdpTransport udp) {
+            if (transports[i].drive() == Transport.Drive.DATA_PLANE_AGENTS) {
+                final UdpTransport udp = UdpTransport.agentDriven(transports[i]);
                 // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
                 rx[i] = new RxAgent(i, udp, pool, rxToWorker[i], table, holds[i], events, newCounters(),
                         ctx.batch(), dedicated ? 1000 : 0, workerSignals);
@@ -271,9 +272,10 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
                     tunToWorker[j], sink);
         }
         for (int i = 0; i < t; i++) {
-            if (!(transports[i] instanceof UdpTransport udp)) {
+            if (transports[i].drive() != Transport.Drive.DATA_PLANE_AGENTS) {
                 continue;
             }
+            final UdpTransport udp = UdpTransport.agentDriven(transports[i]);
             final SpscSlotRing[] in = new SpscSlotRing[w];
             for (int j = 0; j < w; j++) {
                 in[j] = workerToTx[j][i];
@@ -327,8 +329,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         } else if (compact) {
             final List<Integer> fds = new ArrayList<>();
             for (final Transport x : transports) {
-                if (x instanceof UdpTransport udp) {
-                    fds.add(udp.fileDescriptor());
+                if (x.drive() == Transport.Drive.DATA_PLANE_AGENTS) {
+                    fds.add(UdpTransport.agentDriven(x).fileDescriptor());
                 }
             }
             if (tun != null) {
@@ -696,8 +698,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
      * @throws IllegalArgumentException when there is no such transport or it is not UDP
      */
     public UdpTransport udpTransport(final int transportId) {
-        if (transport(transportId) instanceof UdpTransport u) {
-            return u;
+        final Transport t = transport(transportId);
+        if (t.drive() == Transport.Drive.DATA_PLANE_AGENTS) {
+            return UdpTransport.agentDriven(t);
         }
         throw new IllegalArgumentException("transport " + transportId + " is not UDP");
     }

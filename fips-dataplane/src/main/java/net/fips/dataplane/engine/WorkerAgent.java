@@ -24,7 +24,6 @@ import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportDestination;
 import net.fips.dataplane.transport.TransportException;
-import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.FmpEstablishedHeader;
 import net.fips.dataplane.wire.FmpInnerHeader;
@@ -220,7 +219,7 @@ final class WorkerAgent implements Agent {
         this.loopTransports = new Transport[transports.length];
         this.transportMtu = new int[transports.length];
         for (int t = 0; t < transports.length; t++) {
-            loopTransports[t] = transports[t] instanceof UdpTransport ? null : transports[t];
+            loopTransports[t] = transports[t].drive() == Transport.Drive.OWN_LOOP ? transports[t] : null;
             transportMtu[t] = transports[t].mtu();
         }
         this.slotDestination = shared.slotDestination();

@@ -1,4 +1,4 @@
-package net.fips.control.ethernet;
+package net.fips.control.config;
 
 import java.util.Objects;
 
