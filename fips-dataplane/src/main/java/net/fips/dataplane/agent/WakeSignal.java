@@ -1,10 +1,8 @@
-package net.fips.dataplane.engine;
+package net.fips.dataplane.agent;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
-
-import net.fips.ffm.linux.WakeFd;
 
 /**
  * Lets an idle consumer thread (a worker or a tx loop) park until a producer has handed it something, without
@@ -18,15 +16,15 @@ import net.fips.ffm.linux.WakeFd;
  * release stores only, which may be reordered after a later load of another variable; hence the explicit fences
  * rather than relying on the announcement field being volatile.
  *
- * <p>Two ways to sleep. Without a descriptor ({@link ThreadingMode#DEDICATED}) the consumer parks and the producer
- * unparks it; an unpark that arrives before the park leaves a permit, so the park returns at once. With a
- * {@link WakeFd} ({@link ThreadingMode#COMPACT}, where one signal is shared by every agent of the one data-plane
- * thread) the consumer blocks in {@code poll} on its sockets, the TUN device and the eventfd, and the producer
- * writes the eventfd; the eventfd stays readable until the consumer reads it, so a write that arrives before the
- * poll makes the poll return at once. The first producer that sees the announcement withdraws it (compare-and-set),
- * so a burst of producers costs one write, not one each.
+ * <p>Two ways to sleep. Without a descriptor (a thread per agent) the consumer parks and the producer unparks it;
+ * an unpark that arrives before the park leaves a permit, so the park returns at once. With a descriptor's
+ * {@link Waker} (an eventfd in the compact threading mode, where one signal is shared by every agent of the one
+ * data-plane thread) the consumer blocks in {@code poll} on its sockets, the TUN device and the eventfd, and the
+ * producer writes the eventfd; the eventfd stays readable until the consumer reads it, so a write that arrives
+ * before the poll makes the poll return at once. The first producer that sees the announcement withdraws it
+ * (compare-and-set), so a burst of producers costs one write, not one each.
  */
-final class WakeSignal {
+public final class WakeSignal {
     private static final VarHandle SLEEPER;
 
     static {
@@ -37,18 +35,28 @@ final class WakeSignal {
         }
     }
 
+    /** Makes a consumer's wake-up descriptor readable; it stays readable until the consumer reads it. */
+    @FunctionalInterface
+    public interface Waker {
+        /** Writes the descriptor (safe from any thread). */
+        void wake();
+    }
+
     /** The consumer thread while it is announced as going to sleep, else null. */
     private volatile Thread sleeper;
-    /** The eventfd the consumer polls, or null when it parks. */
-    private final WakeFd fd;
+    /** Writes the descriptor the consumer polls (an eventfd), or null when it parks. */
+    private final Waker fd;
 
     /** A signal whose consumer parks. */
-    WakeSignal() {
+    public WakeSignal() {
         this(null);
     }
 
-    /** @param fd the eventfd the consumer polls together with its descriptors; null: the consumer parks */
-    WakeSignal(final WakeFd fd) {
+    /**
+     * @param fd makes the descriptor the consumer polls together with its others readable (an eventfd's write);
+     *           null: the consumer parks
+     */
+    public WakeSignal(final Waker fd) {
         this.fd = fd;
     }
 
@@ -56,7 +64,7 @@ final class WakeSignal {
      * Producer, after publishing an item to the consumer (ring offer, queue add): wakes the consumer if it is
      * asleep or about to sleep. Costs a fence and one volatile read when it is awake.
      */
-    void wake() {
+    public void wake() {
         VarHandle.fullFence();
         final Thread t = sleeper;
         if (t != null) {
@@ -69,13 +77,13 @@ final class WakeSignal {
     }
 
     /** Consumer: announces that it will sleep; it must then re-check all its inputs before sleeping. */
-    void prepareToSleep() {
+    public void prepareToSleep() {
         sleeper = Thread.currentThread();
         VarHandle.fullFence();
     }
 
     /** Consumer: withdraws the announcement after sleeping (or after deciding not to sleep). */
-    void awake() {
+    public void awake() {
         sleeper = null;
     }
 }

@@ -1,10 +1,11 @@
-package net.fips.dataplane.engine;
+package net.fips.dataplane.agent;
 
 /**
  * One data-plane loop. {@link #doWork()} does a bounded amount of work and returns how much; it blocks only where
- * the agent says so ({@link RxAgent} may wait in the kernel when it runs on its own thread).
+ * the agent says so (a receive agent may wait in the kernel when it runs on its own thread). Run by an
+ * {@link AgentRunner} on a thread of its own, or by another runner together with other agents.
  */
-interface Agent {
+public interface Agent {
     /** @return units of work done (0 = idle) */
     int doWork();
 

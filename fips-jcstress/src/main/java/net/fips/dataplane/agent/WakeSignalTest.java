@@ -1,4 +1,4 @@
-package net.fips.dataplane.engine;
+package net.fips.dataplane.agent;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,11 +1,11 @@
-package net.fips.dataplane.engine;
+package net.fips.dataplane.agent;
 
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * Spin, then yield, then park with an exponentially growing period up to a maximum; a busy agent never leaves the
  * spin phase. Once the period has grown to the maximum the strategy is {@link #isExhausted() exhausted}: the
- * data plane's workers and tx loops then park until signalled ({@link DataPlaneContext#idleParkBoundNs(long)}),
+ * data plane's workers and tx loops then park until signalled (within the data plane's idle park bound),
  * after about a millisecond of idleness with the defaults. Until then no producer pays for a wake-up, so traffic
  * with short gaps is handled as by pure polling. Polling alone, with the default maximum of 1 ms, an idle thread
  * would wake about a thousand times a second (about 1% of a core).

@@ -1,4 +1,4 @@
-package net.fips.dataplane.engine;
+package net.fips.dataplane.agent;
 
 import java.lang.foreign.Arena;
 
@@ -19,7 +19,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LL_Result;
 
 /**
- * The idle hand-shake of the compact data-plane thread ({@link CompactRunner}) over a {@link WakeSignal} with an
+ * The idle hand-shake of the compact data-plane thread ({@code net.fips.dataplane.engine.CompactRunner}) over a {@link WakeSignal} with an
  * eventfd: the consumer announces it will sleep, re-checks its ring and, finding it empty, would block in poll; the
  * producer offers an index and calls {@code wake}, which writes the eventfd if it saw the announcement. The
  * consumer polls only after the producer's {@code wake} has returned, without waiting (timeout 0): the eventfd must
@@ -45,7 +45,7 @@ public class WakeSignalEventFdTest {
         } catch (final ErrnoException e) {
             throw new IllegalStateException(e);
         }
-        signal = new WakeSignal(fd);
+        signal = new WakeSignal(fd::wake);
     }
 
     @Actor

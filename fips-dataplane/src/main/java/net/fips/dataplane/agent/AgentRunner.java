@@ -1,4 +1,4 @@
-package net.fips.dataplane.engine;
+package net.fips.dataplane.agent;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
@@ -12,7 +12,12 @@ import java.util.concurrent.locks.LockSupport;
  * CPU. If input is queued but a cycle could not take it (a full downstream ring), the strategy's timed park is
  * used, since no signal will come for that.
  */
-final class AgentRunner implements Runnable, AutoCloseable {
+public final class AgentRunner implements Runnable, AutoCloseable {
+    /** Park bound: park on the wake signal until a producer signals, however long that takes. */
+    public static final long PARK_UNBOUNDED = Long.MAX_VALUE;
+    /** Park bound: never park on the wake signal; idle through the strategy only. */
+    public static final long PARK_DISABLED = 0;
+
     private final Agent agent;
     private final IdleStrategy idle;
     private final ErrorHandler errors;
@@ -23,16 +28,19 @@ final class AgentRunner implements Runnable, AutoCloseable {
     private Thread thread;
 
     /** Where an agent's unexpected exception goes (it is a bug: the agent stops). */
-    interface ErrorHandler {
+    public interface ErrorHandler {
+        /** Called on the agent's thread with the exception that stopped it. */
         void onError(Agent agent, Throwable error);
     }
 
     /**
-     * @param parkBoundNs longest park on the agent's wake signal ({@link DataPlaneContext#IDLE_PARK_UNBOUNDED}:
-     *                    none); {@link DataPlaneContext#IDLE_PARK_DISABLED}, or an agent without a signal: poll
-     *                    through the idle strategy only
+     * @param agent       the agent to run
+     * @param idle        what the thread does between empty cycles
+     * @param parkBoundNs longest park on the agent's wake signal ({@link #PARK_UNBOUNDED}: none);
+     *                    {@link #PARK_DISABLED}, or an agent without a signal: poll through the idle strategy only
+     * @param errors      where an unexpected exception of the agent goes
      */
-    AgentRunner(final Agent agent, final IdleStrategy idle, final long parkBoundNs, final ErrorHandler errors) {
+    public AgentRunner(final Agent agent, final IdleStrategy idle, final long parkBoundNs, final ErrorHandler errors) {
         this.agent = agent;
         this.idle = idle;
         this.errors = errors;
@@ -40,7 +48,8 @@ final class AgentRunner implements Runnable, AutoCloseable {
         this.parkBoundNs = parkBoundNs;
     }
 
-    void start() {
+    /** Starts the thread, named by the agent's role. */
+    public void start() {
         thread = Thread.ofPlatform().name(agent.roleName()).daemon(true).unstarted(this);
         thread.start();
     }
@@ -90,7 +99,7 @@ final class AgentRunner implements Runnable, AutoCloseable {
             if (agent.hasPendingWork()) {
                 return false;
             }
-            if (parkBoundNs == DataPlaneContext.IDLE_PARK_UNBOUNDED) {
+            if (parkBoundNs == PARK_UNBOUNDED) {
                 LockSupport.park(this);
             } else {
                 LockSupport.parkNanos(this, parkBoundNs);
@@ -115,7 +124,7 @@ final class AgentRunner implements Runnable, AutoCloseable {
     }
 
     /** Waits for {@code latch} through interrupts, then restores the caller's interrupt status if there was one. */
-    static void awaitUninterruptibly(final CountDownLatch latch) {
+    public static void awaitUninterruptibly(final CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
             try {
