@@ -18,7 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
-import net.fips.control.ethernet.EthernetAddress;
+import net.fips.control.config.EthernetAddress;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.metrics.Granularity;

@@ -3,7 +3,6 @@ package net.fips.dataplane.ethernet;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
@@ -25,9 +24,9 @@ import net.fips.dataplane.wire.WireResult;
 import net.fips.ffm.linux.PacketSockets;
 
 /**
- * Coverage-guided fuzzing (Jazzer) of what decodes a received Ethernet frame: {@link EthernetTransport}'s receive
- * classification (the code its event loop runs for each frame {@code recvmmsg} returns, driven here without the
- * socket) with data frames, discovery beacons and anything else, and {@link EthernetFrame#wrap}.
+ * Coverage-guided fuzzing (Jazzer) of what decodes a received Ethernet frame: {@link EthernetReceiver}'s per-frame
+ * classification (the code the transport's event loop runs for each frame {@code recvmmsg} returns, driven here
+ * without the socket) with data frames, discovery beacons and anything else, and {@link EthernetFrame#wrap}.
  *
  * <p>The first input byte picks the packet type and the truncation flag the kernel would report, the next six the
  * source MAC, the rest is the frame. Contract: exactly one outcome per frame, counted (a data frame recorded with
@@ -36,9 +35,7 @@ import net.fips.ffm.linux.PacketSockets;
  * {@link EthernetFrame#wrap}; an accepted beacon re-encodes to the frame's first 34 bytes and a data frame's header
  * to its first 3.
  *
- * <p>The transport is opened for an interface that does not exist ({@link EthernetTransport#openOrAwait}), which
- * still needs an {@code AF_PACKET} socket for a moment (CAP_NET_RAW): without it the target is skipped. A plain test
- * run replays the committed corpus under
+ * <p>A plain test run replays the committed corpus under
  * {@code src/test/resources/net/fips/dataplane/ethernet/EthernetJazzerTestInputs/receive/}; with
  * {@code JAZZER_FUZZ=1} Jazzer fuzzes it, see {@code benchmarks/fuzz.sh}. Seeds: {@link #writeSeeds()}.
  */
@@ -48,25 +45,13 @@ class EthernetJazzerTest {
     private static final List<String> OUTCOMES = List.of("frames_recv", "beacons_recv", "frames_too_short",
             "frames_too_long", "frames_unknown_type", "frames_other_host");
 
-    private static EthernetTransport transport;
-    private static boolean unavailable;
-
+    private final EthernetCounters counters = new EthernetCounters();
+    private final EthernetReceiver receiver = new EthernetReceiver(Arena.ofAuto(), 1, -1, true, counters);
     private final MemorySegment slot = Arena.ofAuto().allocate(OFFSET + CAPACITY, 8);
     private final FrameReceiveBatch batch = new FrameReceiveBatch(1);
 
-    private static synchronized EthernetTransport transport() {
-        if (transport == null && !unavailable) {
-            try {
-                transport = EthernetTransport.openOrAwait(EthernetTransportConfig.of("fz3-noif0").withDiscovery(true));
-            } catch (final EthernetTransportException e) {
-                unavailable = true;
-            }
-        }
-        return transport;
-    }
-
-    private static Map<String, Long> outcomes(final EthernetTransport t) {
-        final Map<String, Long> all = t.stats();
+    private Map<String, Long> outcomes() {
+        final Map<String, Long> all = counters.snapshot();
         final Map<String, Long> m = new HashMap<>();
         for (final String k : OUTCOMES) {
             m.put(k, all.getOrDefault(k, 0L));
@@ -77,8 +62,6 @@ class EthernetJazzerTest {
 
     @FuzzTest
     void receive(final byte[] in) {
-        final EthernetTransport t = transport();
-        assumeTrue(t != null, "no AF_PACKET socket (needs CAP_NET_RAW)");
         if (in.length < 7) {
             return;
         }
@@ -98,10 +81,10 @@ class EthernetJazzerTest {
         batch.slot(0, slot, OFFSET, CAPACITY - EthernetFrame.DATA_HEADER_SIZE);
         batch.offer(1);
         batch.count = 0;
-        t.drainBeacons();
-        final Map<String, Long> before = outcomes(t);
-        t.onFrame(batch, 0, packetType, truncated, frame.length, mac);
-        final Map<String, Long> after = outcomes(t);
+        receiver.drainBeacons();
+        final Map<String, Long> before = outcomes();
+        receiver.onFrame(batch, 0, packetType, truncated, frame.length, mac);
+        final Map<String, Long> after = outcomes();
         int moved = 0;
         String which = null;
         for (final String k : OUTCOMES) {
@@ -113,7 +96,7 @@ class EthernetJazzerTest {
         }
         assertEquals(1, moved, "exactly one outcome per frame");
         final WireResult<EthernetFrame> wrapped = new EthernetFrame().wrap(frame, 0, frame.length);
-        final List<DiscoveredBeacon> beacons = t.drainBeacons();
+        final List<DiscoveredBeacon> beacons = receiver.drainBeacons();
         if (packetType != PacketSockets.PACKET_HOST) {
             assertEquals("frames_other_host", which);
         } else if (truncated) {
