@@ -3,7 +3,8 @@
 
   nodeaddr NPUB                      node_addr (hex) of an npub: SHA-256 of the x-only key, first 16 bytes
   recv PORT SECONDS                  accepts one TCP connection on [::]:PORT, reads to EOF; prints bytes and sha256
-  send HOST PORT BYTES RATE SECONDS  sends BYTES pseudo-random bytes paced at RATE bytes/s; prints bytes and sha256
+  send HOST PORT RATE STOP SECONDS   sends pseudo-random bytes paced at RATE bytes/s until the file STOP exists;
+                                     prints bytes and sha256
   roots SOCK...                      one show_status per control socket; prints "<sock> <node_addr> <root>" per
                                      answering daemon and "<sock> - -" per silent one
   peers SOCK N                       exit 0 when the daemon answers and has at least N authenticated peers
@@ -17,6 +18,7 @@ with the byte count) without a file on disk. Every wait has a deadline.
 
 import hashlib
 import json
+import os
 import random
 import socket
 import sys
@@ -66,7 +68,7 @@ def recv(port, seconds):
     print(n, h.hexdigest(), flush=True)
 
 
-def send(host, port, total, rate, seconds):
+def send(host, port, rate, stop, seconds):
     deadline = time.monotonic() + seconds
     addr = socket.getaddrinfo(host, port, socket.AF_INET6, socket.SOCK_STREAM)[0][4]
     while True:
@@ -82,8 +84,8 @@ def send(host, port, total, rate, seconds):
             time.sleep(0.2)
     gen = random.Random(0x5EED)
     h, sent, start = hashlib.sha256(), 0, time.monotonic()
-    while sent < total:
-        chunk = gen.randbytes(min(16384, total - sent))
+    while not os.path.exists(stop):
+        chunk = gen.randbytes(16384)
         h.update(chunk)
         view = memoryview(chunk)
         while view:
@@ -228,7 +230,7 @@ def main(argv):
     elif cmd == "recv":
         recv(int(args[0]), float(args[1]))
     elif cmd == "send":
-        send(args[0], int(args[1]), int(args[2]), float(args[3]), float(args[4]))
+        send(args[0], int(args[1]), float(args[2]), args[3], float(args[4]))
     elif cmd == "roots":
         roots(args)
     elif cmd == "peers":

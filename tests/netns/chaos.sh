@@ -8,10 +8,11 @@
 # the delay and jitter are left out; the run says which one it applied. The smallest node_addr (the tree root) is
 # given to the first transit killed, so the root dies too.
 #
-# While s sends a checksummed TCP stream (python3 over fips0, paced at RATE bytes/s for about DURATION s) to d, the
+# While s sends a checksummed TCP stream (python3 over fips0, paced at RATE bytes/s until the chaos ends) to d, the
 # transits are killed with SIGKILL one by one (CHURN kills per minute, in the order a b c e ...), each restarted
 # DOWN s after its kill; the next kill waits until the restarted one has its peers back, so at most one transit is
-# down at a time. A ping every 200 ms s -> d and a 0.5 s survey of every daemon's root record, per kill and
+# down at a time. The first two kills (a, the root, then b on the other path) always happen; later ones only while
+# they fit in DURATION. A ping every 200 ms s -> d and a 0.5 s survey of every daemon's root record, per kill and
 # restart, the longest gap between ping replies (outage) and the time until all live daemons name one live root
 # (reconvergence); benchmarks/chaos.sh runs this longer and records the table.
 # Asserts:
@@ -150,21 +151,22 @@ E2E_BG+=($!)
 python3 "$tool" monitor "$E2E_DIR/monitor.log" 0.5 "${socks[@]}" &
 E2E_BG+=($!)
 
-# The transfer: d receives, s sends RATE * DURATION bytes paced over about DURATION s.
-bytes=$((RATE * DURATION))
-e2e_in d python3 "$tool" recv $PORT $((DURATION + 90)) > "$E2E_DIR/recv.out" 2> "$E2E_DIR/recv.err" &
+# The transfer: d receives, s sends at RATE until the chaos is over (the file $stop).
+stop=$E2E_DIR/stop
+limit=$((DURATION + 4 * (START_LIMIT + 60)))
+e2e_in d python3 "$tool" recv $PORT $limit > "$E2E_DIR/recv.out" 2> "$E2E_DIR/recv.err" &
 rpid=$!
 E2E_BG+=($rpid)
 e2e_wait 10 sh -c "ip netns exec '${E2E_NS[d]}' ss -Htln | grep -q ':$PORT\\b'" || e2e_fail "receiver not listening"
-e2e_in s python3 "$tool" send "${E2E_ADDR[d]}" $PORT $bytes "$RATE" $((DURATION + 90)) \
+e2e_in s python3 "$tool" send "${E2E_ADDR[d]}" $PORT "$RATE" "$stop" $limit \
     > "$E2E_DIR/send.out" 2> "$E2E_DIR/send.err" &
 spid=$!
 E2E_BG+=($spid)
-e2e_log "transfer of $bytes bytes s -> d started"
+e2e_log "transfer s -> d started ($RATE B/s)"
 
-# The chaos: kills on schedule (every 60/CHURN s from 5 s in) while a kill, its DOWN s and a restart still fit
-# before DURATION - 5 s; a schedule that fell behind (slow restarts on a loaded machine) drops the kills that no
-# longer fit rather than stretching the run.
+# The chaos: kills on schedule (every 60/CHURN s from 5 s in); after the first two, only while a kill and its DOWN s
+# still fit before DURATION - 5 s: a schedule that fell behind (slow restarts on a loaded machine) drops the kills
+# that no longer fit rather than stretching the run.
 t0=$SECONDS
 interval=$(awk -v c="$CHURN" 'BEGIN { printf "%.3f", 60 / c }')
 kills=0
@@ -172,8 +174,10 @@ slot=0
 while :; do
     at=$(awk -v i="$interval" -v k=$slot 'BEGIN { printf "%d", 5 + k * i }')
     slot=$((slot + 1))
-    [ $((at + DOWN + 5)) -le "$DURATION" ] || break
-    [ $((SECONDS - t0 + DOWN + 5)) -le "$DURATION" ] || break
+    if [ $kills -ge 2 ]; then
+        [ $((at + DOWN + 5)) -le "$DURATION" ] || break
+        [ $((SECONDS - t0 + DOWN + 5)) -le "$DURATION" ] || break
+    fi
     while [ $((SECONDS - t0)) -lt "$at" ]; do sleep 0.2; done   # the schedule itself, not a synchronisation
     v=${transits[kills % ${#transits[@]}]}
     kills=$((kills + 1))
@@ -189,7 +193,7 @@ while :; do
         || e2e_fail "restarted $v did not get its ${degree[$v]} peers back within 30 s"
     e2e_log "  $v back with its ${degree[$v]} peers at +$((SECONDS - t0)) s"
 done
-[ $kills -ge 2 ] || e2e_fail "only $kills kill(s) fit in DURATION $DURATION s (restarts too slow?): want 2 or more"
+touch "$stop"
 
 # 1. The stream arrives whole.
 wait $spid || e2e_fail "sender failed: $(cat "$E2E_DIR/send.err")"
@@ -197,7 +201,7 @@ wait $rpid || e2e_fail "receiver failed: $(cat "$E2E_DIR/recv.err")"
 read -r sent_n sent_h < "$E2E_DIR/send.out"
 read -r recv_n recv_h < "$E2E_DIR/recv.out"
 e2e_log "sent $sent_n bytes sha256 $sent_h; received $recv_n bytes sha256 $recv_h ($((SECONDS - t0)) s)"
-[ "$sent_n" = "$bytes" ] && [ "$recv_n" = "$bytes" ] && [ "$sent_h" = "$recv_h" ] \
+[ "${sent_n:-0}" -gt 0 ] && [ "$sent_n" = "$recv_n" ] && [ "$sent_h" = "$recv_h" ] \
     || e2e_fail "the stream did not arrive whole"
 
 # 2. One root, agreed by every daemon.
