@@ -6,7 +6,8 @@ module net.fips.control {
     requires transitive net.fips.dataplane;
     // libsecp256k1 through FFM (net.fips.ffm.secp256k1): the default secp256k1 backend of the crypto package.
     requires net.fips.ffm;
-    requires org.bouncycastle.provider;
+    // Secp256k1's public methods take and return BouncyCastle curve points (the fallback backend).
+    requires transitive org.bouncycastle.provider;
     requires transitive com.fasterxml.jackson.databind;
     requires org.yaml.snakeyaml;
     // The Prometheus endpoint (node.metrics): the client's data model and its JDK-HttpServer exporter, both
@@ -14,10 +15,14 @@ module net.fips.control {
     requires io.prometheus.metrics.model;
     requires io.prometheus.metrics.exporter.httpserver;
     requires jdk.httpserver;
+    // Nostr relays over WebSocket (net.fips.control.nostr, discovery-gateway.md §1.6).
+    requires transitive java.net.http;
     // BlueZ over D-Bus (transports.ble): dbus-java and its JDK unix-socket transport. The transport module is
     // found by ServiceLoader; requiring it makes it (and the jdk.net it needs) part of the graph jlink reads.
     requires org.freedesktop.dbus;
     requires org.freedesktop.dbus.transport.jre;
+    // mDNS for LAN discovery (node.discovery.lan): JmDNS, an automatic module.
+    requires javax.jmdns;
 
     exports net.fips.control.crypto;
     exports net.fips.control.noise;
@@ -35,6 +40,7 @@ module net.fips.control {
     exports net.fips.control.discovery;
     exports net.fips.control.mesh;
     exports net.fips.control.session;
+    exports net.fips.control.mmp;
     exports net.fips.control.dns;
     exports net.fips.control.metrics;
     exports net.fips.control.ethernet;
@@ -43,5 +49,6 @@ module net.fips.control {
     exports net.fips.control.ble.dbus to org.freedesktop.dbus;
     opens net.fips.control.ble.dbus to org.freedesktop.dbus;
     exports net.fips.control.tor;
+    exports net.fips.control.nostr;
 
 }
