@@ -4,8 +4,8 @@
 # paths (s-a-c-d and s-b-e-d for six nodes) and more through the rungs. Every veth pair is impaired in both
 # directions: netem "delay DELAY jitter JITTER loss LOSS" where the kernel has sch_netem; without it (e.g. a
 # kernel built without CONFIG_NET_SCH_NETEM) a classic-BPF filter on the veth's clsact egress drops LOSS % of the
-# UDP datagrams (the drop is drawn from the frame's last two bytes, the AEAD tag of the encrypted FIPS packet) and
-# the delay and jitter are left out; the run says which one it applied. The smallest node_addr (the tree root) is
+# established-phase FMP frames (drawn from the frame's last two bytes, its AEAD tag; handshake frames pass, as
+# their retransmissions are identical) and the delay and jitter are left out; the run says which one it applied. The smallest node_addr (the tree root) is
 # given to the first transit killed, so the root dies too.
 #
 # While s sends a checksummed TCP stream (python3 over fips0, paced at RATE bytes/s until the chaos ends) to d, the
@@ -106,11 +106,14 @@ for l in "${links[@]}"; do
             e2e_in "$a" tc qdisc add dev "$dev" root netem delay "${DELAY}ms" "${JITTER}ms" loss "${LOSS}%" \
                 || e2e_fail "tc netem on $dev"
         else
-            # IPv4 UDP frames whose last two bytes (big-endian) fall below LOSS % of 65536 are dropped: ldh [12];
-            # jeq 0x800; ldb [23]; jeq 17; ldx len; ldh [x - 2]; jge THR; ret 2 (TC_ACT_SHOT); ret -1 (go on).
+            # Established-phase FMP frames over IPv4 UDP whose last two bytes (the AEAD tag, new for every frame)
+            # fall below LOSS % of 65536 are dropped: ldh [12]; jeq 0x800; ldb [23]; jeq 17; ldb [42] (FMP
+            # version/phase); jeq 0; ldx len; ldh [x - 2]; jge THR; ret 2 (TC_ACT_SHOT); ret -1 (go on). Handshake
+            # frames pass: their retransmissions are identical bytes, so a draw from their content would drop every
+            # copy (seen: a restarted node never got its msg2 for 30 s).
             thr=$(awk -v l="$LOSS" 'BEGIN { printf "%d", l * 65536 / 100 }')
-            prog="9,40 0 0 12,21 0 6 2048,48 0 0 23,21 0 4 17,129 0 0 0,72 0 0 4294967294,53 1 0 $thr"
-            prog+=",6 0 0 2,6 0 0 4294967295"
+            prog="11,40 0 0 12,21 0 8 2048,48 0 0 23,21 0 6 17,48 0 0 42,21 0 4 0,129 0 0 0,72 0 0 4294967294"
+            prog+=",53 1 0 $thr,6 0 0 2,6 0 0 4294967295"
             e2e_in "$a" tc qdisc add dev "$dev" clsact || e2e_fail "tc clsact on $dev"
             e2e_in "$a" tc filter add dev "$dev" egress bpf da bytecode "$prog" \
                 || e2e_fail "tc bpf loss filter on $dev"
@@ -120,8 +123,8 @@ done
 if [ $impair = netem ]; then
     e2e_log "impairment: netem delay ${DELAY}ms jitter ${JITTER}ms loss ${LOSS}% on both ends of ${#links[@]} veths"
 else
-    e2e_log "impairment: kernel has no sch_netem; loss ${LOSS}% of UDP by a BPF filter on both ends of" \
-        "${#links[@]} veths; delay and jitter NOT applied"
+    e2e_log "impairment: kernel has no sch_netem; loss ${LOSS}% of the established FMP frames by a BPF filter" \
+        "on both ends of ${#links[@]} veths (handshakes not dropped); delay and jitter NOT applied"
 fi
 e2e_log "links: ${links[*]}"
 for n in "${tags[@]}"; do
