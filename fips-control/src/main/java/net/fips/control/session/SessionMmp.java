@@ -57,6 +57,9 @@ public final class SessionMmp {
         if (echo < 0) {
             echo = 0;
             dwellMs = 0;
+        } else if (dwellMs < 0) {
+            // The data plane stamped the message after this tick read the clock: it arrived during the tick.
+            dwellMs = 0;
         } else if (dwellMs > 0xFFFF) {
             echo = 0;
             dwellMs = 0xFFFF;

@@ -99,6 +99,11 @@ final class ParentSelection {
         if (amRoot) {
             return bestId;
         }
+        // A parent that now leads to a larger root than another peer offers is left at once (ADR 0026); the
+        // reference would follow it there and leave only on a later evaluation (up to the 60 s re-evaluation).
+        if (current.declaration.root().compareTo(smallestRoot) > 0) {
+            return bestId;
+        }
         // Hold-down and flap dampening.
         if (config.holdDownNanos() != 0 && hasLastParentSwitch
                 && nowNanos - lastParentSwitchNanos < config.holdDownNanos()) {
