@@ -691,6 +691,16 @@ public final class Discovery {
         return recent.size();
     }
 
+    /** @return targets in the transit limiter's table (entries older than 60 s go at the next forward) */
+    public int forwardLimiterSize() {
+        return lastForwarded.size();
+    }
+
+    /** @return targets under a failed-lookup backoff (cleared as a whole when the topology changes) */
+    public int backoffSize() {
+        return backoff.size();
+    }
+
     /** @param requestId a request_id @return true when it is in the request table */
     public boolean hasRecentRequest(final long requestId) {
         return recent.containsKey(requestId);
