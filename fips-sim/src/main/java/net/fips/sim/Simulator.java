@@ -424,6 +424,16 @@ public final class Simulator {
         return byAddr.get(addr);
     }
 
+    /**
+     * Test hook: the link a-b stops carrying anything without either side being told (a fault, not churn: the
+     * invariant checks must report it).
+     */
+    void breakSilently(final int a, final int b) {
+        final Link l = links.get(key(a, b));
+        l.up = false;
+        l.epoch++;
+    }
+
     /** @return true when a-b is up */
     public boolean isUp(final int a, final int b) {
         final Link l = links.get(key(a, b));
