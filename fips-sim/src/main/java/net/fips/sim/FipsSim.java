@@ -132,8 +132,9 @@ public final class FipsSim {
         }
         if (!(hours > 0) || !(present > 0 && present <= 1) || !(events > 0) || !(checkS > 0) || walks < 1
                 || lookups < 0 || reconverge < 1 || heapMin < 0 || loss < 0 || loss >= 1) {
-            throw new IllegalArgumentException("--hours, --present (0, 1], --events-per-hour, --check-s, --walks and"
-                    + " --reconverge-s must be positive, --lookups and --heap-every-min not negative, --loss in [0, 1)");
+            throw new IllegalArgumentException("--hours, --present (0, 1], --events-per-hour, --check-s, --walks"
+                    + " and --reconverge-s must be positive, --lookups and --heap-every-min not negative,"
+                    + " --loss in [0, 1)");
         }
         if (!(quietMin > 0) || !(cycleMin > quietMin)) {
             throw new IllegalArgumentException("--cycle-min must be longer than --quiet-min, both positive");

@@ -479,8 +479,8 @@ public final class Simulator {
 
     /**
      * The convergence predicate of {@code bin/fips-sim}: within every connected component of live links, every
-     * present node has the component's minimum address as root, a parent that is a live peer (itself when root) and depth
-     * = parent depth + 1, and no node has a FilterAnnounce waiting to be sent.
+     * present node has the component's minimum address as root, a parent that is a live peer (itself when root)
+     * and depth = parent depth + 1, and no node has a FilterAnnounce waiting to be sent.
      *
      * @return true when converged
      */

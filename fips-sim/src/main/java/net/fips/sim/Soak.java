@@ -10,19 +10,22 @@ import java.util.Random;
 import java.util.Set;
 
 import net.fips.control.mesh.MeshSettings;
+import net.fips.dataplane.wire.Coords;
 
 /**
  * The simulator soak (issue 18 §5): a random mesh runs for hours of virtual time under churn while invariants are
  * checked throughout.
  *
  * <p>Time is cut into cycles ({@link Config#cycleSecs}). In the first part of a cycle churn events arrive at random
- * (exponential gaps, {@link Config#eventsPerHour} on average): a node joins (an absent one, with empty state), leaves
- * (all its links down; never below a tenth of the nodes under the initial share), restarts (same identity, empty state, links back after 2-10 s), or the mesh is partitioned
- * (the breadth-first half of the present nodes around a random one is cut from the rest) and healed 2-10 minutes
- * later. The last {@link Config#quietSecs} of a cycle are quiet: any cut heals, restarted nodes come back, and once
- * the mesh has {@linkplain Simulator#converged() converged} (within {@link Config#reconvergeLimitSecs}) every present
- * node must reach its sampled destinations (walks, {@link Invariants#walks}) and sampled lookups with fresh
- * discovery must all deliver ({@link Simulator#lookupAndRoute}). Every {@link Config#checkEverySecs}, in both parts,
+ * (exponential gaps, {@link Config#eventsPerHour} on average): a node joins (an absent one, with empty state),
+ * leaves (all its links down; never below a tenth of the nodes under the initial share), restarts (same identity,
+ * empty state, links back after 2-10 s), or the mesh is partitioned (the breadth-first half of the present nodes
+ * around a random one is cut from the rest) and healed 2-10 minutes later. The last {@link Config#quietSecs} of a
+ * cycle are quiet: any cut heals, restarted nodes come back, and once the mesh has
+ * {@linkplain Simulator#converged() converged} (within {@link Config#reconvergeLimitSecs}) every present node must
+ * reach its sampled destinations (walks, {@link Invariants#walks}) and sampled lookups with fresh discovery must all
+ * deliver ({@link Simulator#lookupAndRoute}; a route that fails on the way is discovered once more, as the source
+ * does after a PathBroken). Every {@link Config#checkEverySecs}, in both parts,
  * the walk check (no loops, no dead next hops) and {@link Invariants#bounds} run.
  *
  * <p>With {@link Config#heapEverySecs} &gt; 0 the used heap after a full collection is measured at that virtual
@@ -81,6 +84,10 @@ public final class Soak {
         long reachWalks;
         long lookupsOk;
         long lookups;
+        /** Lookups whose first route failed on the way and were discovered again, as after a PathBroken. */
+        long rediscoveries;
+        /** Of those, the ones whose source held coordinates other than the target's current ones. */
+        long rediscoveriesStale;
         double maxReconvergeSecs;
         final Invariants.WalkTally walks = new Invariants.WalkTally();
         final Invariants.Sizes[] maxSizes = {Invariants.Sizes.ZERO};
@@ -139,12 +146,13 @@ public final class Soak {
                     "soak: events=%d (joins %d, leaves %d, restarts %d, partitions %d) checks=%d walks=%d"
                             + " (delivered %d, no_route %d, stale_loops %d, loops %d, dead_next_hops %d)"
                             + " reconverged=%d max_s=%.1f"
-                            + " reach_walks=%d/%d lookups=%d/%d violations=%d wall_s=%.1f",
+                            + " reach_walks=%d/%d lookups=%d/%d (rediscovered %d, stale %d) violations=%d wall_s=%.1f",
                     events(), joins, leaves, restarts, partitions, checks, walks.total(),
                     walks.count(Invariants.Outcome.DELIVERED), walks.count(Invariants.Outcome.NO_ROUTE),
                     walks.count(Invariants.Outcome.STALE_LOOP), walks.count(Invariants.Outcome.LOOP),
                     walks.count(Invariants.Outcome.DEAD_NEXT_HOP),
-                    reconvergences, maxReconvergeSecs, reachWalksOk, reachWalks, lookupsOk, lookups,
+                    reconvergences, maxReconvergeSecs, reachWalksOk, reachWalks, lookupsOk, lookups, rediscoveries,
+                    rediscoveriesStale,
                     violationCount, wallSeconds));
             if (!heapMib.isEmpty()) {
                 b.append(String.format(Locale.ROOT, " heap_after_gc_mib first=%.1f last=%.1f max=%.1f",
@@ -268,8 +276,9 @@ public final class Soak {
         final Runtime rt = Runtime.getRuntime();
         final double mib = (rt.totalMemory() - rt.freeMemory()) / 1048576.0;
         result.heapMib.add(mib);
-        log("t=%s heap_after_gc_mib=%.1f present=%d sizes_max{%s} violations=%d", hms(sim.loop().now()), mib,
-                present().size(), result.maxSizes[0], result.violationCount);
+        log("t=%s heap_after_gc_mib=%.1f present=%d sizes_max{%s} sim{signature_memo=%d events_queued=%d}"
+                        + " violations=%d", hms(sim.loop().now()), mib, present().size(), result.maxSizes[0],
+                sim.signatures().memoSize(), sim.loop().pending(), result.violationCount);
         nextHeap = sim.loop().now() + config.heapEverySecs() * S;
     }
 
@@ -319,25 +328,50 @@ public final class Soak {
             sim.nodes().get(p[0]).mesh().forgetCoords(sim.nodes().get(p[1]).addr(), sim.loop().now());
         }
         int ok = 0;
+        final List<int[]> retry = new ArrayList<>();
+        int stale = 0;
         for (final Simulator.Route r : sim.lookupAndRoute(pairs, 20 * S)) {
             if (r.ok()) {
                 ok++;
-            } else {
-                result.add(List.of(new Invariants.Violation(sim.loop().now(), "lookup",
-                        r.src() + " -> " + r.dst() + ": " + r.failure())));
+                continue;
+            }
+            // A route that fails on the way is what a transit answers with PathBroken (routing-session §5.5): the
+            // source drops the coordinates and discovers again. The tree may still improve after the convergence
+            // predicate holds (periodic re-evaluation once hold-down and flap dampening let a node switch to a
+            // better parent), so coordinates discovered in this window can be out of date a few seconds later.
+            final Simulator.Node s = sim.nodes().get(r.src());
+            final Simulator.Node d = sim.nodes().get(r.dst());
+            final Coords had = s.mesh().cachedCoords(d.addr(), sim.loop().now());
+            if (had != null && !had.equals(d.mesh().coords())) {
+                stale++;
+            }
+            s.mesh().forgetCoords(d.addr(), sim.loop().now());
+            retry.add(new int[] {r.src(), r.dst()});
+        }
+        if (!retry.isEmpty()) {
+            for (final Simulator.Route r : sim.lookupAndRoute(retry, 20 * S)) {
+                if (r.ok()) {
+                    ok++;
+                } else {
+                    result.add(List.of(new Invariants.Violation(sim.loop().now(), "lookup",
+                            r.src() + " -> " + r.dst() + ": " + r.failure() + " (also after rediscovery)")));
+                }
             }
         }
         result.lookups += pairs.size();
         result.lookupsOk += ok;
+        result.rediscoveries += retry.size();
+        result.rediscoveriesStale += stale;
         final int[] comp = sim.liveComponents();
         final Set<Integer> comps = new HashSet<>();
         for (final int i : present()) {
             comps.add(comp[i]);
         }
         log("t=%s converged %.1f s after the churn ended (+10 s for restarts): present=%d components=%d"
-                        + " reach_walks=%d/%d lookups=%d/%d violations=%d",
+                        + " reach_walks=%d/%d lookups=%d/%d (rediscovered %d, of them with out-of-date coordinates"
+                        + " %d) violations=%d",
                 hms(sim.loop().now()), reconvergedSecs, present().size(), comps.size(),
-                tally.count(Invariants.Outcome.DELIVERED), tally.total(), ok, pairs.size(),
+                tally.count(Invariants.Outcome.DELIVERED), tally.total(), ok, pairs.size(), retry.size(), stale,
                 result.violationCount);
     }
 
