@@ -44,5 +44,10 @@ for group in "${groups[@]}"; do
     echo "   $(find "$pkgdir" -name '*.java' | wc -l) files in $pkgdir"
 done
 
+# The manifest the build checks (GeneratedBindingsManifestTest): one sha256 per generated file of every group, so a
+# hand edit, a stray file or a deleted one fails the tests until this script is run again.
+"$here/manifest.sh" > "$here/generated.sha256"
+echo "== wrote jextract/generated.sha256 ($(wc -l < "$here/generated.sha256") files)"
+
 echo "== generated with:"
 jextract --version 2>&1

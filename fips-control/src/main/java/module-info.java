@@ -6,7 +6,8 @@ module net.fips.control {
     requires transitive net.fips.dataplane;
     // libsecp256k1 through FFM (net.fips.ffm.secp256k1): the default secp256k1 backend of the crypto package.
     requires net.fips.ffm;
-    requires org.bouncycastle.provider;
+    // Secp256k1's public methods take and return BouncyCastle curve points (the fallback backend).
+    requires transitive org.bouncycastle.provider;
     requires transitive com.fasterxml.jackson.databind;
     requires org.yaml.snakeyaml;
     // The Prometheus endpoint (node.metrics): the client's data model and its JDK-HttpServer exporter, both
@@ -35,6 +36,7 @@ module net.fips.control {
     exports net.fips.control.discovery;
     exports net.fips.control.mesh;
     exports net.fips.control.session;
+    exports net.fips.control.mmp;
     exports net.fips.control.dns;
     exports net.fips.control.metrics;
     exports net.fips.control.ethernet;

@@ -4,7 +4,7 @@
  * the control plane.
  */
 module net.fips.dataplane {
-    requires net.fips.ffm;
+    requires transitive net.fips.ffm;
     requires jdk.net;
 
     exports net.fips.dataplane;

@@ -3,7 +3,7 @@
  * the data plane's next-hop decision) over an in-memory link transport on a virtual clock, deterministic for a seed.
  */
 module net.fips.sim {
-    requires net.fips.control;
+    requires transitive net.fips.control;
     // The nodes log through System.Logger; the launcher quietens java.util.logging to warnings.
     requires java.logging;
 

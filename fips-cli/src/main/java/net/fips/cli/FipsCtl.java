@@ -118,14 +118,6 @@ public final class FipsCtl implements Callable<Integer> {
         return spec.commandLine().getErr();
     }
 
-    /**
-     * Sends one request and prints the outcome.
-     *
-     * @param command command name
-     * @param params  parameters, or null
-     * @param table   renders {@code data} as the default table view
-     * @return the exit status
-     */
     /** @return true when output is JSON: --json, or no --table and stdout is not a terminal */
     boolean asJson() {
         if (json && table) {
@@ -134,6 +126,14 @@ public final class FipsCtl implements Callable<Integer> {
         return json || !table && !stdoutIsTerminal.getAsBoolean();
     }
 
+    /**
+     * Sends one request and prints the outcome.
+     *
+     * @param command command name
+     * @param params  parameters, or null
+     * @param table   renders {@code data} as the default table view
+     * @return the exit status
+     */
     int request(final String command, final ObjectNode params, final Function<JsonNode, String> table) {
         return request(command, params, table, false);
     }

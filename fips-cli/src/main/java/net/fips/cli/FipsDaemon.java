@@ -23,8 +23,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import sun.misc.Signal;
-import sun.misc.SignalHandler;
 
 /**
  * The {@code fips} daemon: loads the configuration (operator.md §1.1), starts a {@link Node} and runs in the
@@ -93,8 +91,8 @@ public final class FipsDaemon implements Callable<Integer> {
                 ? "built-in default" : String.join(" + ", loaded.files().stream().map(Path::toString).toList())));
 
         for (final String name : new String[] {"TERM", "INT"}) {
-            warnIfIgnored(name, Signal.handle(new Signal(name), s -> {
-                stopSignal = "SIG" + s.getName();
+            warnIfIgnored(name, Signals.handle(name, s -> {
+                stopSignal = "SIG" + s;
                 stop.countDown();
             }), "it will not stop the daemon");
         }
@@ -105,7 +103,7 @@ public final class FipsDaemon implements Callable<Integer> {
         final CompletableFuture<Node> started = new CompletableFuture<>();
         final java.util.concurrent.ExecutorService reloads = java.util.concurrent.Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().name("fips-reload").daemon().factory());
-        final SignalHandler previousHup = Signal.handle(new Signal("HUP"), s -> {
+        final boolean hupIgnored = Signals.handle("HUP", s -> {
             try {
                 reloads.execute(() -> {
                     final Node running;
@@ -120,7 +118,7 @@ public final class FipsDaemon implements Callable<Integer> {
                 // SIGHUP while stopping: nothing left to reload.
             }
         });
-        warnIfIgnored("HUP", previousHup, "changes to the ACL, hosts file and log level need a restart");
+        warnIfIgnored("HUP", hupIgnored, "changes to the ACL, hosts file and log level need a restart");
         final Node node;
         try {
             node = Node.start(loaded, NodeOptions.defaults().version(Version.VERSION));
@@ -160,8 +158,8 @@ public final class FipsDaemon implements Callable<Integer> {
      * A signal this process inherited as ignored (a start under {@code nohup}, or a supervisor that ignores it) stays
      * ignored: the JVM installs no handler for it, so the daemon would never hear it. Said once, at start.
      */
-    private static void warnIfIgnored(final String name, final SignalHandler previous, final String consequence) {
-        if (previous == SignalHandler.SIG_IGN) {
+    private static void warnIfIgnored(final String name, final boolean ignored, final String consequence) {
+        if (ignored) {
             LOG.warning("SIG" + name + " is ignored by this process (inherited, e.g. from nohup): " + consequence);
         }
     }

@@ -37,7 +37,6 @@ final class Links {
     private Links() {
     }
 
-    /** @return the cipher factory for a mode: {@code link} = the default backend, {@code raw} = no crypto */
     /** @return the data plane's non-zero DROP_* counters as {@code NAME=n ...}, or {@code none} (teardown reports) */
     static String drops(final DataPlane dp) {
         final StringBuilder sb = new StringBuilder();
@@ -49,6 +48,7 @@ final class Links {
         return sb.isEmpty() ? "none" : sb.toString().trim();
     }
 
+    /** @return the cipher factory for a mode: {@code link} = the default backend, {@code raw} = no crypto */
     static Supplier<AeadCipher> ciphers(final String mode) {
         return switch (mode) {
             case "link" -> AeadCiphers::create;

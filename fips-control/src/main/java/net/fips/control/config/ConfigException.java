@@ -12,7 +12,7 @@ public final class ConfigException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final String source;
-    private final List<String> problems;
+    private final transient List<String> problems;
 
     /**
      * @param source   what was being read (a file path, {@code <embedded default>}, {@code environment}, ...)

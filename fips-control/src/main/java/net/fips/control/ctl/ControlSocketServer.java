@@ -198,7 +198,7 @@ public final class ControlSocketServer implements AutoCloseable {
         if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+        try (SocketChannel _ = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
             throw inUse(socket);
         } catch (final ControlSocketException e) {
             throw e;

@@ -417,7 +417,7 @@ final class NodeControlApi implements ControlApi {
             out.putIfAbsent(t.typeName(), 0L);
         }
         for (final var p : snap.peers()) {
-            final int id = (int) p.transportId();
+            final int id = p.transportId();
             if (id >= 0 && id < node.transports().size()) {
                 out.merge(node.transports().get(id).typeName(), 1L, Long::sum);
             }

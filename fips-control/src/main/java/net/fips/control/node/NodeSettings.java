@@ -43,7 +43,6 @@ final class NodeSettings {
                 n.limits().maxPeers(), n.limits().maxConnections());
     }
 
-    /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
     /**
      * The data plane's threading: {@code FIPS_DATAPLANE_THREADING} over {@code node.dataplane.threading}. {@code auto}
      * is {@link ThreadingMode#COMPACT} with one worker ({@link #COMPACT_AUTO_MAX_WORKERS}; the default worker count on
@@ -97,6 +96,7 @@ final class NodeSettings {
         return (int) Math.min(PacketPool.MAX_SLOT_COUNT, Math.max(floor, want));
     }
 
+    /** Saturating multiply: a u64 of seconds from YAML must not wrap into a negative duration. */
     static long times(final long value, final long unit) {
         final long hi = Math.multiplyHigh(value, unit);
         final long lo = value * unit;

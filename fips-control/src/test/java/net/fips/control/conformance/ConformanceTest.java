@@ -69,7 +69,7 @@ class ConformanceTest {
                     + Secp256k1Backends.libsecp256k1UnavailableReason());
         }
 
-        for (final Iterator<Map.Entry<String, JsonNode>> it = manifest.get("files").fields(); it.hasNext();) {
+        for (final Iterator<Map.Entry<String, JsonNode>> it = manifest.get("files").properties().iterator(); it.hasNext();) {
             final Map.Entry<String, JsonNode> entry = it.next();
             final String file = entry.getKey();
             final Map<String, Tally> runs = new LinkedHashMap<>();
@@ -91,7 +91,7 @@ class ConformanceTest {
                 }
             }
             final Tally tally = Tally.merge(file, runs);
-            for (final Iterator<Map.Entry<String, JsonNode>> ks = entry.getValue().get("counts").fields();
+            for (final Iterator<Map.Entry<String, JsonNode>> ks = entry.getValue().get("counts").properties().iterator();
                     ks.hasNext();) {
                 final Map.Entry<String, JsonNode> kind = ks.next();
                 final int want = kind.getValue().asInt();

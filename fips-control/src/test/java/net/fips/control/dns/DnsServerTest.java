@@ -52,7 +52,7 @@ class DnsServerTest {
 
     private static InetAddress loopback() {
         // [::1] where the host has IPv6 loopback, else 127.0.0.1
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.ofLiteral("::1"), 0))) {
+        try (DatagramSocket _ = new DatagramSocket(new InetSocketAddress(InetAddress.ofLiteral("::1"), 0))) {
             return InetAddress.ofLiteral("::1");
         } catch (final IOException e) {
             return InetAddress.ofLiteral("127.0.0.1");

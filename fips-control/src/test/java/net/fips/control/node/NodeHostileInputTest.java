@@ -124,9 +124,13 @@ class NodeHostileInputTest {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws IOException {
             ch.close();
-            thread.join(5000);
+            try {
+                thread.join(5000);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -268,8 +268,12 @@ final class RawPeer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         ch.close();
-        rx.join(5000);
+        try {
+            rx.join(5000);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

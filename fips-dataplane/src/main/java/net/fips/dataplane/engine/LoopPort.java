@@ -155,7 +155,7 @@ final class LoopPort implements TransportPort {
         }
         final MemorySegment seg = pool.slotSegment(slot);
         MemorySegment.copy(packet, 0, seg, ValueLayout.JAVA_BYTE, SlotDescriptor.DEFAULT_DATA_OFFSET, len);
-        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) SlotDescriptor.DEFAULT_DATA_OFFSET);
+        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, SlotDescriptor.DEFAULT_DATA_OFFSET);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, len);
         slotDestination[slot] = dst;
         if (!fromControl.offer(slot)) {

@@ -889,17 +889,17 @@ final class WorkerAgent implements Agent {
         seal(link, slot, 0);
     }
 
+    /** Whether a link message of {@code messageLength} bytes, framed (header, timestamp, tag), fits the link's MTU. */
+    private boolean frameFits(final Link link, final int messageLength) {
+        return HEADER + TIMESTAMP + messageLength + TAG <= transportMtu[link.transportId];
+    }
+
     /**
      * Frames the link message in {@code slot} and hands it to the link's tx agent.
      *
      * @param extraFlags FMP flags to set besides the K bit (CE on a forward)
      * @return true if the frame was queued for sending (otherwise the drop was counted and the slot released)
      */
-    /** Whether a link message of {@code messageLength} bytes, framed (header, timestamp, tag), fits the link's MTU. */
-    private boolean frameFits(final Link link, final int messageLength) {
-        return HEADER + TIMESTAMP + messageLength + TAG <= transportMtu[link.transportId];
-    }
-
     private boolean seal(final Link link, final int slot, final int extraFlags) {
         final PacketView view = this.view.wrap(slot);
         final LinkSession session = link.current;

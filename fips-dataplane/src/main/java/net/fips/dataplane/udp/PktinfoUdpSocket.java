@@ -30,8 +30,9 @@ public final class PktinfoUdpSocket implements AutoCloseable {
     /** {@link Datagram#arrivalIfIndex()} when the kernel did not report the arrival interface. */
     public static final int UNKNOWN_IFINDEX = -1;
 
-    /** One datagram as received. */
     /**
+     * One datagram as received.
+     *
      * @param length         bytes received (cut at the buffer's size)
      * @param source         the sender
      * @param arrivalIfIndex the interface it arrived on, -1 when the kernel did not say

@@ -352,7 +352,7 @@ class TcpTransportTest {
                 .maxInboundConnections(2));
         plane(tb, new Sink());
         final InetSocketAddress at = parse(tb.localAddr());
-        try (SocketChannel c1 = SocketChannel.open(at); SocketChannel c2 = SocketChannel.open(at)) {
+        try (SocketChannel _ = SocketChannel.open(at); SocketChannel _ = SocketChannel.open(at)) {
             await("two accepted", () -> tb.stats().get("connections_accepted") == 2L);
             try (SocketChannel c3 = SocketChannel.open(at)) {
                 await("one rejected", () -> tb.stats().get("connections_rejected") == 1L);
