@@ -61,7 +61,8 @@ class SoakTest {
         assertTrue(r.lookups >= 7 * 40 && r.lookupsOk == r.lookups, r.summary());
         assertTrue(r.walks().count(Invariants.Outcome.DELIVERED) > r.walks().total() / 2, r.summary());
         // Tables saw real use: coordinates of most nodes cached somewhere, lookups remembered by transits.
-        assertTrue(r.maxSizes().coordCache() > 25 && r.maxSizes().recentRequests() > 0, r.maxSizes().toString());
+        assertTrue(r.maxSizes().coordCache() > 25 && r.maxSizes().recentRequests() > 0
+                && r.maxSizes().forwardLimiter() > 0, r.maxSizes().toString());
     }
 
     /** Two neighbours that hand every datagram to each other: the walk check reports a loop. */
