@@ -155,6 +155,18 @@ public final class Invariants {
         return false;
     }
 
+    /** @return how many of the node's live peers it sees with coordinates other than their own */
+    static int staleViews(final Simulator sim, final Simulator.Node node) {
+        int stale = 0;
+        for (final NodeAddr p : sim.livePeers(node.index())) {
+            final Simulator.Node peer = sim.node(p);
+            if (!node.mesh().tree().peerCoords(p).equals(peer.mesh().tree().coordAddrs())) {
+                stale++;
+            }
+        }
+        return stale;
+    }
+
     /** How a walk ended, where, after how many hops. */
     record Walk(Outcome outcome, int at, int hops) {
     }
@@ -207,7 +219,8 @@ public final class Invariants {
                         if (undelivered != null) {
                             undelivered.add(new Violation(now, "unreachable",
                                     n.index() + " -> " + dst + ": no route at node " + w.at() + " after " + w.hops()
-                                            + " hops"));
+                                            + " hops (out-of-date peer coordinates there: "
+                                            + staleViews(sim, nodes.get(w.at())) + ")"));
                         }
                     }
                     case STALE_LOOP -> {
