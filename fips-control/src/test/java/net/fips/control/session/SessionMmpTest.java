@@ -104,4 +104,19 @@ class SessionMmpTest {
         assertNotNull(m.senderReport(f, 20 * MS));
         assertNull(m.senderReport(f, 21 * MS));
     }
+
+    /** A message the data plane stamped after the tick read its clock: dwell 0, not an exception out of the tick. */
+    @Test
+    void aMessageStampedAfterTheTickClockHasNoDwell() {
+        final SessionMmp m = new SessionMmp();
+        final Figures f = new Figures();
+        f.messagesIn = 1;
+        f.highestIn = 0;
+        f.peerTs = 400;
+        f.peerTsNanos = 20 * MS;
+        final byte[] body = m.receiverReport(f, 17 * MS);
+        final MmpReceiverReport r = MmpReceiverReport.decodeSession(body, 0, body.length).valueOrNull();
+        assertEquals(400, r.timestampEcho());
+        assertEquals(0, r.dwellTime());
+    }
 }
