@@ -84,11 +84,12 @@ e2e_in a iperf3 -c "${E2E_NPUB[b]}.fips" -p 5201 -u --bidir -b "$IPERF_RATE" -l 
     > "$E2E_DIR/iperf-client.json" 2>&1 &
 iperf_pid=$!
 E2E_BG+=($iperf_pid)
-pings=$(awk -v d="$DURATION" -v i="$PING_INTERVAL" 'BEGIN { printf "%d", d / i }')
-e2e_in a ping -6 -n -i "$PING_INTERVAL" -W 2 -c "$pings" "${E2E_NPUB[b]}.fips" > "$E2E_DIR/ping.txt" 2>&1 &
+# A deadline (-w) rather than a count: under load the interval stretches, and a count outlived the run (the
+# first hour-long run lost ping's summary that way).
+e2e_in a ping -6 -n -i "$PING_INTERVAL" -W 2 -w "$DURATION" "${E2E_NPUB[b]}.fips" > "$E2E_DIR/ping.txt" 2>&1 &
 ping_pid=$!
 E2E_BG+=($ping_pid)
-e2e_log "traffic: iperf3 UDP --bidir ${IPERF_RATE}bit/s each, ping every ${PING_INTERVAL} s ($pings), ${DURATION} s;" \
+e2e_log "traffic: iperf3 UDP --bidir ${IPERF_RATE}bit/s each, ping every ${PING_INTERVAL} s, ${DURATION} s;" \
     "rekey after ${REKEY_SECS} s; a row per node every ${SAMPLE_SECS} s to $OUT"
 
 echo "t_s,node,rss_kib,heap_used_kib,heap_after_gc_kib,cpu_pct,link_rekeys,session_rekeys" > "$OUT"
@@ -128,6 +129,7 @@ done
 e2e_wait 60 sh -c "! kill -0 $iperf_pid 2>/dev/null && ! kill -0 $ping_pid 2>/dev/null"
 for p in "${E2E_BG[@]}"; do kill -INT "$p" 2>/dev/null; done
 e2e_wait 10 sh -c "grep -q '\"sum_received\"' '$E2E_DIR/iperf-server.json'"
+e2e_wait 10 grep -q 'packets transmitted' "$E2E_DIR/ping.txt"
 cp "$E2E_DIR/iperf-client.json" "$E2E_DIR/iperf-server.json" "$E2E_DIR/ping.txt" "$LOGDIR/" 2>/dev/null
 
 # "packets lost out_of_order" of the stream FILE's side received (rekey.sh reads iperf3 -J the same way).
