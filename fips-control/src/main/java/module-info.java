@@ -15,10 +15,14 @@ module net.fips.control {
     requires io.prometheus.metrics.model;
     requires io.prometheus.metrics.exporter.httpserver;
     requires jdk.httpserver;
+    // Nostr relays over WebSocket (net.fips.control.nostr, discovery-gateway.md §1.6).
+    requires transitive java.net.http;
     // BlueZ over D-Bus (transports.ble): dbus-java and its JDK unix-socket transport. The transport module is
     // found by ServiceLoader; requiring it makes it (and the jdk.net it needs) part of the graph jlink reads.
     requires org.freedesktop.dbus;
     requires org.freedesktop.dbus.transport.jre;
+    // mDNS for LAN discovery (node.discovery.lan): JmDNS, an automatic module.
+    requires javax.jmdns;
 
     exports net.fips.control.crypto;
     exports net.fips.control.noise;
@@ -45,5 +49,6 @@ module net.fips.control {
     exports net.fips.control.ble.dbus to org.freedesktop.dbus;
     opens net.fips.control.ble.dbus to org.freedesktop.dbus;
     exports net.fips.control.tor;
+    exports net.fips.control.nostr;
 
 }

@@ -16,6 +16,7 @@ module net.fips.dataplane {
     exports net.fips.dataplane.ethernet;
     exports net.fips.dataplane.pool;
     exports net.fips.dataplane.engine;
+    exports net.fips.dataplane.agent;
     exports net.fips.dataplane.route;
     exports net.fips.dataplane.tun;
     exports net.fips.dataplane.ipv6;

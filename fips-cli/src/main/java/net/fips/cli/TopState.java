@@ -239,7 +239,7 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
     /** {@code f} moves between the link and session tables, {@code s} cycles the sort column, {@code S} flips it. */
     private TopState perfKey(final int key, final int maxScroll) {
         final List<Integer> sort = new java.util.ArrayList<>(perfSort);
-        final int cols = TopView.PERF_COLUMNS.get(perfPane).size();
+        final int cols = TopPeerViews.PERF_COLUMNS.get(perfPane).size();
         switch (key) {
             case 'f' -> {
                 return withPerf(1 - perfPane, sort);

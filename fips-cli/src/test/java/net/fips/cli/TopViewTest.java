@@ -1,239 +1,39 @@
 package net.fips.cli;
 
+import static net.fips.cli.TopFixtures.MMP;
+import static net.fips.cli.TopFixtures.NPUB_US01;
+import static net.fips.cli.TopFixtures.NPUB_US02;
+import static net.fips.cli.TopFixtures.assertLine;
+import static net.fips.cli.TopFixtures.draw;
+import static net.fips.cli.TopFixtures.graphs;
+import static net.fips.cli.TopFixtures.json;
+import static net.fips.cli.TopFixtures.line;
+import static net.fips.cli.TopFixtures.pollFor;
+import static net.fips.cli.TopFixtures.screen;
+import static net.fips.cli.TopFixtures.state;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.StringReader;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
-import org.jline.utils.NonBlocking;
-import org.jline.utils.NonBlockingReader;
 import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.cli.TopState.GraphsMode;
 import net.fips.cli.TopView.Poll;
 import net.fips.cli.TopView.Source;
 import net.fips.cli.TopView.Tab;
-import net.fips.control.ctl.ControlJson;
 
 /**
- * {@link TopView}, {@link TopGraphs} and {@link TopState} without a terminal: every view drawn from fixed JSON
- * (hand-written in the shapes of operator.md §2.3) at several sizes, the key map, and the escape decoder.
+ * {@link TopView} and its views without a terminal: every view drawn from fixed JSON ({@link TopFixtures}) at several
+ * sizes, selection, the disconnect question, sorting and rates.
  */
 class TopViewTest {
-
-    private static JsonNode json(final String s) {
-        try {
-            return ControlJson.MAPPER.readTree(s);
-        } catch (final IOException e) {
-            throw new IllegalArgumentException(e);
-        }
-    }
-
-    private static final String NPUB_US01 = "npub1qmc3zel98";
-    private static final String NPUB_US02 = "npub10yffksp9u";
-
-    static final JsonNode STATUS = json("""
-            {"version":"0.4.1","npub":"npub1sx42kqkhmu5r","node_addr":"1b4788b7ab7a436a611fc59fb1e34c6e",
-             "ipv6_addr":"fd1b:4788:b7ab:7a43:6a61:1fc5:9fb1:e34c","state":"running","peer_count":2,
-             "session_count":1,"link_count":2,"tun_state":"active","tun_name":"fips0","pid":812,"uptime_secs":3605,
-             "estimated_mesh_size":null,"root":"00031f","is_root":false}""");
-
-    static final JsonNode PEERS = json("""
-            {"peers":[
-             {"node_addr":"7c0a11","npub":"%s","display_name":"test-us01","ipv6_addr":"fd7c:0a11::1",
-              "connectivity":"connected","link_id":3,"is_parent":true,"is_child":false,"has_bloom_filter":true,
-              "filter_sequence":41,"transport_addr":"203.0.113.7:2121","direction":"outbound",
-              "transport_type":"udp","tree_depth":2,"effective_depth":3.18,
-              "stats":{"packets_sent":1200,"packets_recv":1185,"bytes_sent":210000,"bytes_recv":198000},
-              "replay_suppressed":0,"consecutive_decrypt_failures":0,"current_k_bit":false,
-              "mmp":{"mode":"full","srtt_ms":41.2,"loss_rate":0.0,"etx":1.0,"goodput_bps":5200.0,"lqi":null}},
-             {"node_addr":"4a1f9c","npub":"%s","display_name":"test-us02","connectivity":"connected",
-              "link_id":4,"is_parent":false,"is_child":true,"transport_addr":"198.51.100.9:2121",
-              "direction":"inbound","transport_type":"udp","effective_depth":null,
-              "stats":{"packets_sent":10,"packets_recv":12,"bytes_sent":900,"bytes_recv":1000}}]}"""
-            .formatted(NPUB_US01, NPUB_US02));
-
-    static final JsonNode TRANSPORTS = json("""
-            {"transports":[
-             {"transport_id":1,"type":"udp","state":"up","mtu":1472,"local_addr":"0.0.0.0:2121",
-              "stats":{"packets_sent":1210,"bytes_sent":211000,"packets_recv":1197,"bytes_recv":199000,
-                       "send_errors":0,"recv_errors":1,"mtu_exceeded":0,"kernel_drops":null}},
-             {"transport_id":2,"type":"tcp","name":"backbone","state":"configured","mtu":1400,"stats":{}},
-             {"transport_id":3,"type":"tor","state":"starting","mtu":1400,"tor_mode":"onion",
-              "onion_address":"abcdefghijklmnopqrstuvwx.onion","stats":{"frames_sent":5,"frames_recv":null}}]}""");
-
-    static final JsonNode LINKS = json("""
-            {"links":[
-             {"link_id":3,"transport_id":1,"remote_addr":"203.0.113.7:2121","direction":"outbound",
-              "state":"connected","stats":{"packets_sent":1200,"packets_recv":1185,"bytes_sent":210000,
-              "bytes_recv":198000}},
-             {"link_id":4,"transport_id":1,"remote_addr":"198.51.100.9:2121","direction":"inbound",
-              "state":"connected","stats":{"packets_sent":10,"packets_recv":12,"bytes_sent":900,
-              "bytes_recv":1000}}]}""");
-
-    static final JsonNode ROUTING = json("""
-            {"coord_cache_entries":3,"identity_cache_entries":4,
-             "pending_lookups":[{"target":"9e2d77","display_name":"far-node","initiated_ms":1,"last_sent_ms":2,
-                                 "attempt":2,"age_ms":1500}],
-             "pending_tun_destinations":0,"pending_tun_packets":0,"recent_requests":7,
-             "retries":[{"node_addr":"55aa01","display_name":"flaky","retry_count":3,"retry_after_ms":1784473600456,
-                         "auto_reconnect":true}],
-             "forwarding":{"originated_packets":5012,"originated_bytes":null,"delivered_packets":4977,
-              "delivered_bytes":null,"forwarded_packets":200,"forwarded_bytes":null,"received_packets":5180,
-              "received_bytes":null,"drop_no_route_packets":3,"drop_no_route_bytes":null,
-              "ttl_exhausted_packets":0,"ttl_exhausted_bytes":null,"decode_error_packets":0,
-              "decode_error_bytes":null,"drop_mtu_exceeded_packets":0,"drop_mtu_exceeded_bytes":null,
-              "drop_send_error_packets":0,"drop_send_error_bytes":null,"route_direct_peer":150,
-              "route_tree_down":30,"route_tree_up":20,"route_crosslink_descend":0,"route_crosslink_ascend":0,
-              "route_tree_down_cross":0},
-             "discovery":{"req_received":11,"req_forwarded":6,"req_initiated":2,"resp_received":2,
-                          "resp_timed_out":1},
-             "error_signals":{"coords_required":1,"mtu_exceeded":0,"path_broken":0},
-             "congestion":{"ce_forwarded":null,"ce_received":null,"congestion_detected":null,
-                           "kernel_drop_events":0}}""");
-
-    static final JsonNode CACHE = json("""
-            {"count":3,"max_entries":1024,"fill_ratio":0.0029,"default_ttl_ms":300000,"expired":0,"avg_age_ms":12345,
-             "entries":[]}""");
-
-    static final JsonNode SESSIONS = json("""
-            {"sessions":[{"remote_addr":"4a1f9c22","display_name":"test-us02","state":"established",
-             "is_initiator":true,"stats":{"packets_sent":40,"packets_recv":38,"bytes_sent":5100,"bytes_recv":4800},
-             "mmp":{"srtt_ms":88.0,"loss_rate":null}}]}""");
-
-    static final JsonNode TREE = json("""
-            {"my_node_addr":"1b47","root":"00031f","is_root":false,"depth":2,"my_coords":["1b47","7c0a11","00031f"],
-             "parent":"7c0a11","parent_display_name":"test-us01","declaration_sequence":9,"peer_tree_count":1,
-             "peers":[{"node_addr":"7c0a11","display_name":"test-us01","depth":1,"root":"00031f",
-                       "distance_to_us":1}],
-             "stats":{"accepted":5,"parent_switches":1,"received":6}}""");
-
-    static final JsonNode BLOOM = json("""
-            {"own_node_addr":"1b47","is_leaf_only":false,"sequence":12,"leaf_dependent_count":0,
-             "peer_filters":[{"peer":"7c0a11","display_name":"test-us01","has_filter":true,"filter_sequence":41,
-                              "estimated_count":1790.4,"set_bits":5301,"fill_ratio":0.647}],
-             "uptree_fill_ratio":null,"uptree_estimated_count":null,"stats":{"accepted":41}}""");
-
-    static final JsonNode MMP = json("""
-            {"peers":[{"peer":"7c0a11","display_name":"test-us01","mode":"full",
-                       "link_layer":{"loss_rate":0.0,"etx":1.0,"goodput_bps":5200.0,"srtt_ms":41.2}},
-                      {"peer":"4a1f9c","display_name":"test-us02","mode":"full",
-                       "link_layer":{"loss_rate":0.25,"etx":1.8,"goodput_bps":900.0,"srtt_ms":12.0,"lqi":2.1}},
-                      {"peer":"55aa01","display_name":"Flaky","mode":"lite",
-                       "link_layer":{"loss_rate":null,"etx":null,"goodput_bps":null}}],
-             "sessions":[{"remote":"4a1f9c22","display_name":"test-us02","mode":"full",
-                          "session_layer":{"loss_rate":0.0,"etx":1.0,"path_mtu":1420}}]}""");
-
-    /** Ten node series over 4 s, with gaps; mesh_size is all gaps, peer_count is flat. */
-    static final JsonNode NODE_HISTORY = json("""
-            {"granularity_seconds":1,"window_seconds":4,"peer":null,"series":[
-             {"metric":"mesh_size","unit":"nodes","granularity_seconds":1,"values":[null,null,null,null]},
-             {"metric":"tree_depth","unit":"hops","granularity_seconds":1,"values":[2,2,2,2]},
-             {"metric":"peer_count","unit":"peers","granularity_seconds":1,"values":[2,2,2,2]},
-             {"metric":"parent_switches","unit":"events/s","granularity_seconds":1,"values":[0,0,1,0]},
-             {"metric":"bytes_in","unit":"bytes/s","granularity_seconds":1,"values":[0,1000,null,2000]},
-             {"metric":"bytes_out","unit":"bytes/s","granularity_seconds":1,"values":[0,500,700,1200]},
-             {"metric":"packets_in","unit":"packets/s","granularity_seconds":1,"values":[0,1,2,3]},
-             {"metric":"packets_out","unit":"packets/s","granularity_seconds":1,"values":[0,1,2,3]},
-             {"metric":"loss_rate","unit":"fraction","granularity_seconds":1,"values":[0,0,0.5,0]},
-             {"metric":"active_sessions","unit":"sessions","granularity_seconds":1,"values":[1,1,1,1]}]}""");
-
-    static final JsonNode STATS_PEERS = json("""
-            {"peers":[{"npub":"%s","node_addr":"7c0a11","display_name":"test-us01","is_active":true,
-                       "first_seen_secs_ago":600,"last_contact_secs_ago":0},
-                      {"npub":"%s","node_addr":"4a1f9c","display_name":"test-us02","is_active":true,
-                       "first_seen_secs_ago":60,"last_contact_secs_ago":1}],"count":2}"""
-            .formatted(NPUB_US01, NPUB_US02));
-
-    static final JsonNode BY_PEER = json("""
-            {"metric":"srtt_ms","unit":"ms","granularity_seconds":1,"window_seconds":4,"peers":[
-             {"node_addr":"7c0a11","display_name":"test-us01","is_active":true,"values":[40.0,41.0,null,44.0]},
-             {"node_addr":"4a1f9c","display_name":"test-us02","is_active":true,"values":[null,null,null,null]}]}""");
-
-    static final JsonNode PEER_HISTORY = json("""
-            {"granularity_seconds":1,"window_seconds":4,"peer":"%s","series":[
-             {"metric":"srtt_ms","unit":"ms","granularity_seconds":1,"values":[40.0,41.0,null,44.0]},
-             {"metric":"loss_rate","unit":"fraction","granularity_seconds":1,"values":[0,0,0,0]},
-             {"metric":"bytes_in","unit":"bytes/s","granularity_seconds":1,"values":[]}]}"""
-            .formatted(NPUB_US01));
-
-    static final JsonNode LISTENING = json("""
-            {"fips0_addr":"fd1b::1","firewall_active":null,"sockets":[{"proto":"tcp","local_addr":"::","port":22,
-             "process":"sshd(1)","wildcard_bind":true,"filter":"no_firewall"}]}""");
-
-    private static Map<Source, JsonNode> everything() {
-        final Map<Source, JsonNode> m = new EnumMap<>(Source.class);
-        m.put(Source.STATUS, STATUS);
-        m.put(Source.PEERS, PEERS);
-        m.put(Source.TRANSPORTS, TRANSPORTS);
-        m.put(Source.LINKS, LINKS);
-        m.put(Source.ROUTING, ROUTING);
-        m.put(Source.CACHE, CACHE);
-        m.put(Source.SESSIONS, SESSIONS);
-        m.put(Source.TREE, TREE);
-        m.put(Source.BLOOM, BLOOM);
-        m.put(Source.MMP, MMP);
-        m.put(Source.HISTORY, NODE_HISTORY);
-        m.put(Source.LISTENING, LISTENING);
-        m.put(Source.STATS_PEERS, STATS_PEERS);
-        return m;
-    }
-
-    /** Everything, with the Graphs answer the state asks for. */
-    private static Poll pollFor(final TopState s) {
-        final Map<Source, JsonNode> m = everything();
-        final TopGraphs.Request r = TopGraphs.request(s, STATS_PEERS);
-        m.put(Source.GRAPHS, switch (s.graphsMode()) {
-            case NODE -> NODE_HISTORY;
-            case METRIC_BY_PEER -> BY_PEER;
-            case PEER_BY_METRIC -> PEER_HISTORY;
-        });
-        return new Poll(m, r.key(), null, 1);
-    }
-
-    private static List<String> draw(final TopState s, final int w, final int h) {
-        return TopView.draw(pollFor(s), Map.of(), s, w, h, "12:00:00").lines();
-    }
-
-    private static TopState state(final Tab tab) {
-        return TopState.initial().withTab(tab);
-    }
-
-    private static TopState graphs(final GraphsMode mode) {
-        TopState s = state(Tab.GRAPHS);
-        while (s.graphsMode() != mode) {
-            s = s.onKey('m', null, 0);
-        }
-        return s;
-    }
-
-    private static String screen(final List<String> lines) {
-        return String.join("\n", lines);
-    }
-
-    private static void assertLine(final String regex, final String line) {
-        assertTrue(line.matches(regex), "'" + line + "' does not match " + regex);
-    }
-
-    private static int index(final List<String> lines, final String prefix) {
-        return lines.indexOf(lines.stream().filter(l -> l.strip().startsWith(prefix)).findFirst().orElseThrow());
-    }
-
-    private static String line(final List<String> lines, final String prefix) {
-        return lines.stream().map(String::strip).filter(l -> l.startsWith(prefix)).findFirst()
-                .orElseThrow(() -> new AssertionError("no line starting with '" + prefix + "' in\n"
-                        + screen(lines)));
-    }
 
     @Test
     void everyViewFitsEverySizeWithoutWrapping() {
@@ -503,172 +303,10 @@ class TopViewTest {
         assertTrue(screen(l).contains("  Link MMP: 3   sort: SRTT_MS ascending"), screen(l));
         // The column wraps around.
         TopState wrap = byName;
-        for (int i = 0; i < TopView.PERF_COLUMNS.get(0).size(); i++) {
+        for (int i = 0; i < TopPeerViews.PERF_COLUMNS.get(0).size(); i++) {
             wrap = wrap.onKey('s', null, 0);
         }
         assertEquals(0, wrap.perfColumn(0));
-    }
-
-    @Test
-    void graphsNodeModePlotsEveryNodeMetric() {
-        final List<String> l = draw(graphs(GraphsMode.NODE), 40, 80);
-        assertTrue(l.get(2).startsWith("mode: node   window: 10m @ 1s"), l.get(2));
-        // All gaps: no min, max or last, and a blank plot.
-        final int mesh = index(l, "mesh_size");
-        assertTrue("  mesh_size [nodes]   min -   max -   last -   samples 4 (4 gaps)".startsWith(l.get(mesh)),
-                l.get(mesh));
-        assertEquals("", l.get(mesh + 1).strip());
-        // bytes_in 0, 1000, gap, 2000 over 38 columns: 10, 9, 10 and 9 columns, the gap blank.
-        final int bytes = index(l, "bytes_in");
-        final List<String> wide = draw(graphs(GraphsMode.NODE), 132, 80);
-        assertEquals("  bytes_in [bytes/s]   min 0.00   max 2.0k   last 2.0k   samples 4 (1 gaps)",
-                wide.get(bytes));
-        final String top = l.get(bytes + 1);
-        final String bottom = l.get(bytes + 3);
-        assertEquals(40, bottom.length());
-        assertEquals("  " + "▁".repeat(10) + "█".repeat(9) + " ".repeat(10) + "█".repeat(9), bottom);
-        assertEquals("  " + " ".repeat(29) + "█".repeat(9), top);
-        // A flat series rests on the lowest block.
-        final int peers = index(l, "peer_count");
-        assertEquals("  " + "▁".repeat(38), l.get(peers + 3));
-        // Waiting: a Graphs answer for another window is not drawn.
-        final TopState tenMin = graphs(GraphsMode.NODE);
-        final TopState oneHour = tenMin.onKey(TopState.RIGHT, null, 0);
-        assertEquals("1h", oneHour.windowName());
-        final String waiting = screen(TopView.draw(pollFor(tenMin), Map.of(), oneHour, 80, 20, "t").lines());
-        assertTrue(waiting.contains("window: 1h @ 1s") && waiting.contains("(waiting for data)"), waiting);
-    }
-
-    @Test
-    void graphsByPeerModesSelectAPeerOrAMetric() {
-        final TopState byPeer = graphs(GraphsMode.METRIC_BY_PEER);
-        final List<String> l = draw(byPeer, 100, 40);
-        assertTrue(l.get(2).startsWith("mode: metric-by-peer [srtt_ms]   window: 10m @ 1s"), l.get(2));
-        assertLine("PEER▲\\s+MIN\\s+MAX\\s+LAST\\s+N\\s+\\[ms\\]   sort: name ascending", line(l, "PEER"));
-        assertLine("> test-us01\\s+40\\.0\\s+44\\.0\\s+44\\.0\\s+4\\s+\\S.*", line(l, "> test-us01"));
-        assertLine("test-us02\\s+-\\s+-\\s+-\\s+4\\s*", line(l, "test-us02"));
-        assertTrue(screen(l).contains("  test-us01 srtt_ms [ms]   min 40.0   max 44.0   last 44.0   samples 4"));
-        final TopState second = byPeer.onKey(TopState.DOWN, pollFor(byPeer), 0);
-        assertEquals(1, second.graphPeer());
-        assertEquals(1, second.onKey(TopState.DOWN, pollFor(byPeer), 0).graphPeer(), "clamped");
-        assertTrue(line(draw(second, 100, 40), "> test-us02").length() > 0);
-        // s / S sort the list: by last value descending, the peer without samples last; the selection is a row.
-        final TopState byLast = byPeer.onKey('s', null, 0).onKey('s', null, 0).onKey('s', null, 0)
-                .onKey('S', null, 0);
-        final List<String> sorted = draw(byLast, 100, 40);
-        assertTrue(screen(sorted).contains("LAST▼") && screen(sorted).contains("sort: last descending"));
-        final int us01 = index(sorted, "> test-us01");
-        assertEquals(us01 + 1, index(sorted, "test-us02"));
-        final TopState byName = byLast.onKey('s', null, 0).onKey('s', null, 0);
-        assertEquals(0, byName.graphSort() / 2, "wraps to name");
-        final List<String> reversed = draw(byName, 100, 40);
-        assertTrue(index(reversed, "> test-us02") < index(reversed, "test-us01"), screen(reversed));
-        assertTrue(screen(reversed).contains("  test-us02 srtt_ms [ms]   min -"), "the detail follows the row");
-        final TopState loss = byPeer.onKey('n', null, 0);
-        assertEquals("loss_rate", loss.peerMetric());
-        assertEquals("ecn_ce", byPeer.onKey('N', null, 0).peerMetric());
-        final TopGraphs.Request r = TopGraphs.request(loss, STATS_PEERS);
-        assertEquals("show_stats_history_all_peers", r.command());
-        assertEquals("{\"window\":\"10m\",\"granularity\":\"1s\",\"metric\":\"loss_rate\"}", r.params().toString());
-
-        final TopState onePeer = graphs(GraphsMode.PEER_BY_METRIC);
-        final List<String> p = draw(onePeer, 100, 40);
-        assertTrue(p.get(2).startsWith("mode: peer-by-metric [test-us01]"), p.get(2));
-        assertTrue(screen(p).contains("  srtt_ms [ms]   min 40.0   max 44.0   last 44.0   samples 4 (1 gaps)"));
-        assertTrue(screen(p).contains("  bytes_in [bytes/s]   min -   max -   last -   samples 0\n  (no samples)"));
-        final TopGraphs.Request pr = TopGraphs.request(onePeer, STATS_PEERS);
-        assertEquals("show_stats_all_history", pr.command());
-        assertEquals(NPUB_US01, pr.params().path("peer").asText());
-        final TopState next = onePeer.onKey('n', pollFor(onePeer), 0);
-        assertEquals(NPUB_US02, TopGraphs.request(next, STATS_PEERS).params().path("peer").asText());
-        assertEquals(0, next.onKey('n', pollFor(onePeer), 0).graphPeer(), "wraps");
-        assertNull(TopGraphs.request(onePeer, json("{\"peers\":[],\"count\":0}")), "no peer to ask for");
-        final String none = screen(TopView.draw(new Poll(Map.of(Source.STATS_PEERS, json("{\"peers\":[]}")), null,
-                null, 0), Map.of(), onePeer, 80, 10, "t").lines());
-        assertTrue(none.contains("No peers tracked in the stats history yet."), none);
-    }
-
-    @Test
-    void plotScalesToTheSeriesAndLeavesGapsBlank() {
-        final double nan = Double.NaN;
-        assertEquals(List.of("▁▅ █"), TopGraphs.plot(new double[] {0, 1, nan, 2}, 4, 1));
-        assertEquals(List.of(" ▁ █", "▁█ █"), TopGraphs.plot(new double[] {0, 1, nan, 2}, 4, 2));
-        assertEquals(List.of("▁▁▁"), TopGraphs.plot(new double[] {5, 5, 5}, 3, 1));
-        assertEquals(List.of("   "), TopGraphs.plot(new double[] {nan, nan, nan}, 3, 1));
-        assertEquals(List.of(""), TopGraphs.plot(new double[0], 3, 1));
-        assertEquals("[1.5, 3.5]", java.util.Arrays.toString(TopGraphs.buckets(new double[] {1, 2, 3, 4}, 2)));
-        assertEquals("[1.0, NaN]", java.util.Arrays.toString(TopGraphs.buckets(new double[] {1, nan, nan, nan}, 2)));
-        assertEquals("[1.0, 1.0, 2.0, 2.0]", java.util.Arrays.toString(TopGraphs.buckets(new double[] {1, 2}, 4)));
-        assertEquals("-", TopGraphs.compact(nan));
-        assertEquals("0.25", TopGraphs.compact(0.25));
-        assertEquals("41.2", TopGraphs.compact(41.2));
-        assertEquals("2.0k", TopGraphs.compact(2048));
-        assertEquals("1.5M", TopGraphs.compact(1.5e6));
-    }
-
-    @Test
-    void keysSwitchViewsAndCycleTheGraphsChoices() {
-        TopState s = TopState.initial();
-        for (final Tab expected : List.of(Tab.PEERS, Tab.TRANSPORTS, Tab.SESSIONS, Tab.TREE, Tab.FILTERS,
-                Tab.PERFORMANCE, Tab.ROUTING, Tab.GRAPHS, Tab.NODE)) {
-            s = s.onKey('\t', null, 0);
-            assertEquals(expected, s.tab());
-        }
-        assertEquals(Tab.GRAPHS, s.onKey(TopState.BACK_TAB, null, 0).tab());
-        for (final Tab t : Tab.values()) {
-            assertEquals(t, s.onKey('1' + t.ordinal(), null, 0).tab());
-        }
-        assertEquals(Tab.GRAPHS, s.onKey('g', null, 0).tab());
-        // Scrolling stays within what the view has.
-        final TopState r = state(Tab.ROUTING);
-        assertEquals(3, r.onKey(TopState.DOWN, null, 3).onKey(TopState.DOWN, null, 3).onKey(TopState.DOWN, null, 3)
-                .onKey(TopState.DOWN, null, 3).scroll());
-        assertEquals(0, r.onKey(TopState.UP, null, 3).scroll());
-        assertEquals(10, r.onKey(TopState.PAGE_DOWN, null, 40).scroll());
-        assertEquals(40, r.onKey(TopState.END, null, 40).onKey(TopState.END, null, 40).scroll());
-        assertEquals(0, r.onKey(TopState.END, null, 40).onKey(TopState.HOME, null, 40).scroll());
-        assertEquals(0, r.onKey(TopState.END, null, 40).onKey('\t', null, 40).scroll(), "a new view starts on top");
-        // Graphs: windows and modes cycle both ways.
-        TopState g = state(Tab.GRAPHS);
-        final List<String> windows = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            windows.add(g.windowName() + "@" + g.granularity());
-            g = g.onKey(TopState.RIGHT, null, 0);
-        }
-        assertEquals(List.of("10m@1s", "1h@1s", "24h@1m", "1m@1s"), windows);
-        assertEquals("1m", state(Tab.GRAPHS).onKey(TopState.LEFT, null, 0).windowName());
-        assertEquals(GraphsMode.METRIC_BY_PEER, g.onKey('m', null, 0).graphsMode());
-        assertEquals(GraphsMode.NODE, g.onKey('m', null, 0).onKey('m', null, 0).onKey('m', null, 0).graphsMode());
-        // Help swallows keys until closed.
-        final TopState help = s.onKey('?', null, 0);
-        assertTrue(help.help());
-        assertEquals(help, help.onKey('\t', null, 0));
-        assertFalse(help.onKey(TopState.ESCAPE, null, 0).help());
-        assertFalse(help.onKey('?', null, 0).help());
-    }
-
-    private static int decode(final String afterEscape) throws IOException {
-        final NonBlockingReader r = NonBlocking.nonBlocking("test", new StringReader(afterEscape));
-        return TopCommand.escape(r);
-    }
-
-    @Test
-    void escapeSequencesDecodeToKeys() throws IOException {
-        assertEquals(TopState.UP, decode("[A"));
-        assertEquals(TopState.DOWN, decode("[B"));
-        assertEquals(TopState.RIGHT, decode("[C"));
-        assertEquals(TopState.LEFT, decode("OD"));
-        assertEquals(TopState.BACK_TAB, decode("[Z"));
-        assertEquals(TopState.PAGE_UP, decode("[5~"));
-        assertEquals(TopState.PAGE_DOWN, decode("[6~"));
-        assertEquals(TopState.HOME, decode("[H"));
-        assertEquals(TopState.HOME, decode("[1~"));
-        assertEquals(TopState.END, decode("[4~"));
-        assertEquals(TopState.END, decode("OF"));
-        assertEquals(TopState.ESCAPE, decode(""));
-        assertEquals(TopState.DELETE, decode("[3~"));
-        assertEquals(0, decode("[2~"), "Insert: no action");
-        assertEquals(TopState.UP, decode("[1;5A"), "Ctrl-Up: the modifier is ignored");
     }
 
     @Test

@@ -1,6 +1,5 @@
 package net.fips.control.acl;
 
-import net.fips.control.ctl.AclSnapshot;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
@@ -119,9 +118,14 @@ public final class AclWatcher {
         return current.decide(peer);
     }
 
-    /** @return the {@code show_acl} view of the ACL in force */
-    public AclSnapshot snapshot() {
-        return current.snapshot(allowFile, denyFile);
+    /** @return the allow file's path ({@code peers.allow}) */
+    public Path allowFile() {
+        return allowFile;
+    }
+
+    /** @return the deny file's path ({@code peers.deny}) */
+    public Path denyFile() {
+        return denyFile;
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
+import net.fips.control.identity.Hostnames;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.PeerIdentity;
 
@@ -36,19 +37,7 @@ public final class HostAliases {
      * @return whether it can be an alias
      */
     public static boolean isValidHostname(final String name) {
-        if (name == null || name.isEmpty() || name.length() > 63 || name.startsWith("-") || name.endsWith("-")) {
-            return false;
-        }
-        if (name.regionMatches(true, 0, "npub1", 0, 5)) {
-            return false;
-        }
-        for (int i = 0; i < name.length(); i++) {
-            final char c = name.charAt(i);
-            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-')) {
-                return false;
-            }
-        }
-        return true;
+        return Hostnames.isValid(name);
     }
 
     /**

@@ -1,6 +1,5 @@
 package net.fips.control.acl;
 
-import net.fips.control.ctl.AclSnapshot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -292,17 +291,6 @@ public final class PeerAcl {
     /** @return denied npubs after alias resolution, sorted, deduplicated */
     public List<String> denyEntries() {
         return List.copyOf(deny.npubs);
-    }
-
-    /**
-     * @param allowFile the allow file path to report
-     * @param denyFile  the deny file path to report
-     * @return the {@code show_acl} view
-     */
-    public AclSnapshot snapshot(final Path allowFile, final Path denyFile) {
-        return new AclSnapshot(allowFile.toString(), denyFile.toString(), !isEmpty(), effectiveMode(),
-                defaultDecision(), allow.all, deny.all, allowFileEntries(), denyFileEntries(), allowEntries(),
-                denyEntries());
     }
 
     @Override

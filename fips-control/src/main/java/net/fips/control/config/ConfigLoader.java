@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
-import net.fips.control.acl.HostAliases;
+import net.fips.control.identity.Hostnames;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.PeerIdentity;
 
@@ -110,7 +110,8 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, tor, ble), files,
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, tor, ble,
+                NostrConfig.from(node.nostr())), files,
                 warnings, env);
     }
 
@@ -354,7 +355,7 @@ public final class ConfigLoader {
             }
         }
         final Optional<String> alias = r.optString("alias");
-        if (alias.isPresent() && !HostAliases.isValidHostname(alias.get())) {
+        if (alias.isPresent() && !Hostnames.isValid(alias.get())) {
             r.warn("alias", "\"" + alias.get() + "\" is not a valid hostname (1-63 of A-Z a-z 0-9 -, no leading"
                     + " or trailing -, not starting with npub1); it will not resolve as NAME.fips or in the ACL");
         }
@@ -428,7 +429,7 @@ public final class ConfigLoader {
             }
         } else if ("ethernet".equals(kind)) {
             try {
-                net.fips.control.ethernet.EthernetAddress.parse(addr.get());
+                EthernetAddress.parse(addr.get());
             } catch (final IllegalArgumentException e) {
                 a.error("addr", e.getMessage());
             }

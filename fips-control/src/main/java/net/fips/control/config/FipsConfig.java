@@ -5,8 +5,9 @@ import java.util.Objects;
 
 /**
  * A whole, checked {@code fips.yaml}: the parts of the reference schema this node implements, as immutable
- * values with every default filled in. Sections it does not implement (TCP, Ethernet, Nym and BLE transports, Nostr and LAN
- * discovery, gateway) are checked for unknown keys and types but not kept.
+ * values with every default filled in. Sections it does not implement (Nym transports, LAN discovery, gateway) are
+ * checked for unknown keys and types but not kept; Nostr discovery's settings are kept ({@link NostrConfig}) though
+ * the node does not run it yet.
  *
  * @param node       {@code node.*}
  * @param tun        {@code tun.*}
@@ -18,10 +19,11 @@ import java.util.Objects;
  * @param peers      {@code peers[]}
  * @param tcp        {@code transports.tcp} instances
  * @param tor        {@code transports.tor} instances; empty means no Tor transport
+ * @param nostr      {@code node.discovery.nostr} / {@code node.rendezvous.nostr} (parsed; not run by the node yet)
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
         List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp, List<TorConfig> tor,
-        List<BleConfig> ble) {
+        List<BleConfig> ble, NostrConfig nostr) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -31,12 +33,20 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(node, "node");
         Objects.requireNonNull(tun, "tun");
         Objects.requireNonNull(dns, "dns");
+        Objects.requireNonNull(nostr, "nostr");
         udp = List.copyOf(udp);
         ethernet = List.copyOf(ethernet);
         ble = List.copyOf(ble);
         peers = List.copyOf(peers);
         tcp = List.copyOf(tcp);
         tor = List.copyOf(tor);
+    }
+
+    /** A config with the Nostr defaults. */
+    public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
+                      final List<EthernetConfig> ethernet, final List<PeerConfig> peers, final List<TcpConfig> tcp,
+                      final List<TorConfig> tor, final List<BleConfig> ble) {
+        this(node, tun, dns, udp, ethernet, peers, tcp, tor, ble, NostrConfig.DEFAULTS);
     }
 
     /** A config with UDP transports only. */

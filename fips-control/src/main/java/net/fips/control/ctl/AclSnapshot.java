@@ -1,10 +1,14 @@
 package net.fips.control.ctl;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+import net.fips.control.acl.AclWatcher;
+import net.fips.control.acl.PeerAcl;
 
 /**
  * The {@code data} object of {@code show_acl}: the peer ACL as last loaded. Every key is always present.
@@ -47,5 +51,27 @@ public record AclSnapshot(
         denyFileEntries = denyFileEntries == null ? List.of() : List.copyOf(denyFileEntries);
         allowEntries = allowEntries == null ? List.of() : List.copyOf(allowEntries);
         denyEntries = denyEntries == null ? List.of() : List.copyOf(denyEntries);
+    }
+
+    /**
+     * The {@code show_acl} view of an ACL (built here, not in the acl package, so that acl does not depend on ctl).
+     *
+     * @param acl       the ACL
+     * @param allowFile the allow file path to report
+     * @param denyFile  the deny file path to report
+     * @return the view
+     */
+    public static AclSnapshot of(final PeerAcl acl, final Path allowFile, final Path denyFile) {
+        return new AclSnapshot(allowFile.toString(), denyFile.toString(), !acl.isEmpty(), acl.effectiveMode(),
+                acl.defaultDecision(), acl.allowAll(), acl.denyAll(), acl.allowFileEntries(), acl.denyFileEntries(),
+                acl.allowEntries(), acl.denyEntries());
+    }
+
+    /**
+     * @param watcher the watcher
+     * @return the {@code show_acl} view of the ACL in force
+     */
+    public static AclSnapshot of(final AclWatcher watcher) {
+        return of(watcher.current(), watcher.allowFile(), watcher.denyFile());
     }
 }

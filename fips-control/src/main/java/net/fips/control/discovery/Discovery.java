@@ -23,7 +23,7 @@ import net.fips.dataplane.wire.WireResult;
  * by flooding a LookupRequest along peers whose bloom filters claim the target and carrying the target's signed
  * answer back along the reverse path.
  *
- * <p>Roles, all in this one object:
+ * <p>Roles (this object owns all three; the transit and target parts are in {@link LookupTransit}):
  * <ul>
  * <li><b>originator</b>: {@link #lookup} starts a lookup (already pending, backoff and filter pre-checks; the
  * request goes only to tree peers whose filter contains the target), {@link #tick} runs the retry ladder
@@ -91,17 +91,6 @@ public final class Discovery {
         }
     }
 
-    private static final class Recent {
-        final NodeAddr fromPeer;
-        final long at;
-        boolean responseForwarded;
-
-        Recent(final NodeAddr fromPeer, final long at) {
-            this.fromPeer = fromPeer;
-            this.at = at;
-        }
-    }
-
     private static final class Backoff {
         long suppressUntil;
         int failures;
@@ -116,11 +105,10 @@ public final class Discovery {
     private final ProofSigner signer;
     private final ProofVerifier verifier;
     private final Random random;
+    private final LookupTransit transit;
 
     private final long[] counters = new long[DiscoveryCounter.values().length];
     private final LinkedHashMap<NodeAddr, Pending> pending = new LinkedHashMap<>();
-    private final HashMap<Long, Recent> recent = new HashMap<>();
-    private final HashMap<NodeAddr, Long> lastForwarded = new HashMap<>();
     private final HashMap<NodeAddr, Backoff> backoff = new HashMap<>();
 
     /**
@@ -146,6 +134,7 @@ public final class Discovery {
         this.signer = Objects.requireNonNull(signer, "signer");
         this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.random = Objects.requireNonNull(random, "random");
+        this.transit = new LookupTransit(config, mesh, signer, this::count);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -378,153 +367,7 @@ public final class Discovery {
      * @param nowNanos caller's clock
      */
     public void handleLookupRequest(final NodeAddr from, final byte[] msg, final long nowNanos) {
-        count(DiscoveryCounter.REQUESTS_RECEIVED);
-        final WireResult<LookupRequest> r = LookupRequest.decode(msg, 0, msg.length);
-        if (!(r instanceof WireResult.Ok<LookupRequest>(final LookupRequest req))) {
-            count(DiscoveryCounter.REQUESTS_MALFORMED);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "Malformed LookupRequest from {0}: {1}", from.shortHex(), r.errorOrNull());
-            }
-            return;
-        }
-        purgeExpiredRequests(nowNanos);
-        final long id = req.requestId();
-        if (req.origin().equals(mesh.self())) {
-            // Our own request, bounced back by a transit (it does not exclude the peer it came from): recording it
-            // would make its response look like one to relay, and the lookup would never complete (ADR 0025).
-            count(DiscoveryCounter.REQUESTS_DUPLICATE);
-            return;
-        }
-        if (recent.containsKey(id)) {
-            count(DiscoveryCounter.REQUESTS_DUPLICATE);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "Duplicate LookupRequest {0} from {1}, dropping", Long.toUnsignedString(id),
-                        from.shortHex());
-            }
-            return;
-        }
-        if (recent.size() >= config.maxRecentRequests()) {
-            count(DiscoveryCounter.REQUESTS_TABLE_FULL);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "Discovery request table full ({0,number,#}), dropping LookupRequest",
-                        recent.size());
-            }
-            return;
-        }
-        recent.put(id, new Recent(from, nowNanos));
-
-        if (req.target().equals(mesh.self())) {
-            count(DiscoveryCounter.REQUESTS_FOR_US);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "We are the lookup target of request {0} from origin {1}, responding",
-                        Long.toUnsignedString(id), req.origin().shortHex());
-            }
-            sendResponse(req, from);
-            return;
-        }
-        if (req.ttl() == 0) {
-            count(DiscoveryCounter.REQUESTS_TTL_EXPIRED);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "LookupRequest {0} TTL exhausted", Long.toUnsignedString(id));
-            }
-            return;
-        }
-        if (!forwardAllowed(req.target(), nowNanos)) {
-            count(DiscoveryCounter.REQUESTS_RATE_LIMITED);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "Forward rate limited, suppressing LookupRequest {0} for {1}",
-                        Long.toUnsignedString(id), req.target().shortHex());
-            }
-            return;
-        }
-        forward(req);
-    }
-
-    private void forward(final LookupRequest req) {
-        final NodeAddr target = req.target();
-        final List<DiscoveryPeer> peers = mesh.peers();
-        boolean anyTree = false;
-        for (final DiscoveryPeer p : peers) {
-            if (p.treePeer() && p.mayReach(target)) {
-                anyTree = true;
-                break;
-            }
-        }
-        final LookupRequest next = new LookupRequest(req.requestId(), target, req.origin(), req.ttl() - 1,
-                req.minMtu(), req.originCoords());
-        byte[] encoded = null;
-        int sent = 0;
-        for (final DiscoveryPeer p : peers) {
-            if (p.treePeer() == anyTree && p.mayReach(target)) {
-                if (encoded == null) {
-                    encoded = next.encode();
-                }
-                mesh.sendLinkMessage(p.addr(), encoded);
-                sent++;
-            }
-        }
-        if (sent == 0) {
-            count(DiscoveryCounter.REQUESTS_NO_ROUTE);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "No eligible peers to forward LookupRequest {0}",
-                        Long.toUnsignedString(req.requestId()));
-            }
-            return;
-        }
-        count(DiscoveryCounter.REQUESTS_FORWARDED);
-        if (!anyTree) {
-            count(DiscoveryCounter.REQUESTS_FORWARDED_FALLBACK);
-        }
-        if (debug()) {
-            LOG.log(Level.DEBUG, "Forwarding LookupRequest {0} for {1}{2}: ttl={3} peers={4}",
-                    Long.toUnsignedString(req.requestId()), target.shortHex(), anyTree ? "" : " via non-tree fallback",
-                    next.ttl(), sent);
-        }
-    }
-
-    /** The per-target transit limiter: true (and the target stamped) when a forward is allowed now. */
-    private boolean forwardAllowed(final NodeAddr target, final long nowNanos) {
-        final long interval = secsToNanos(config.forwardMinIntervalSecs());
-        final Long last = lastForwarded.get(target);
-        if (last != null && nowNanos - last < interval) {
-            return false;
-        }
-        lastForwarded.put(target, nowNanos);
-        lastForwarded.values().removeIf(t -> nowNanos - t >= FORWARD_MAX_AGE_NANOS);
-        return true;
-    }
-
-    private void purgeExpiredRequests(final long nowNanos) {
-        final long expiry = secsToNanos(config.recentExpirySecs());
-        recent.values().removeIf(e -> nowNanos - e.at > expiry);
-    }
-
-    private void sendResponse(final LookupRequest req, final NodeAddr nextHop) {
-        if (!mesh.isPeer(nextHop)) {
-            // The request's from_peer went away (only in a race: it was just received from it).
-            count(DiscoveryCounter.RESPONSES_NO_ROUTE);
-            return;
-        }
-        final Coords coords = ownCoords();
-        final byte[] proof;
-        try {
-            proof = signer.sign(LookupResponse.proofBytes(req.requestId(), req.target(), coords));
-        } catch (final RuntimeException e) {
-            LOG.log(Level.WARNING, "Could not sign LookupResponse proof", e);
-            return;
-        }
-        if (proof == null || proof.length != LookupResponse.PROOF_SIZE) {
-            LOG.log(Level.WARNING, "Signer returned no 64-byte proof; LookupResponse not sent");
-            return;
-        }
-        final int pathMtu = fold(PATH_MTU_START, mesh.linkMtu(nextHop));
-        final LookupResponse resp = new LookupResponse(req.requestId(), req.target(), pathMtu, coords, proof);
-        count(DiscoveryCounter.RESPONSES_SENT);
-        if (debug()) {
-            LOG.log(Level.DEBUG, "Sending LookupResponse {0} to {1}: path_mtu={2,number,#}",
-                    Long.toUnsignedString(req.requestId()), nextHop.shortHex(), pathMtu);
-        }
-        mesh.sendLinkMessage(nextHop, resp.encode());
+        transit.handleRequest(from, msg, nowNanos);
     }
 
     /**
@@ -545,36 +388,7 @@ public final class Discovery {
             }
             return;
         }
-        final Recent rec = recent.get(resp.requestId());
-        if (rec != null) {
-            if (rec.responseForwarded) {
-                count(DiscoveryCounter.RESPONSES_DUPLICATE);
-                if (debug()) {
-                    LOG.log(Level.DEBUG, "Response already forwarded for request {0}, dropping",
-                            Long.toUnsignedString(resp.requestId()));
-                }
-                return;
-            }
-            rec.responseForwarded = true;
-            if (!mesh.isPeer(rec.fromPeer)) {
-                // The reverse path is broken: the peer the request came from is gone. As the reference, no greedy
-                // fallback at a transit (its send simply fails); unlike it, we count the loss (resp_no_route).
-                count(DiscoveryCounter.RESPONSES_NO_ROUTE);
-                if (debug()) {
-                    LOG.log(Level.DEBUG, "Cannot relay LookupResponse {0}: from_peer {1} is gone",
-                            Long.toUnsignedString(resp.requestId()), rec.fromPeer.shortHex());
-                }
-                return;
-            }
-            final int pathMtu = fold(resp.pathMtu(), mesh.linkMtu(rec.fromPeer));
-            count(DiscoveryCounter.RESPONSES_RELAYED);
-            if (debug()) {
-                LOG.log(Level.DEBUG, "Reverse-path forwarding LookupResponse {0} for {1} to {2}: path_mtu={3,number,#}",
-                        Long.toUnsignedString(resp.requestId()), resp.target().shortHex(), rec.fromPeer.shortHex(),
-                        pathMtu);
-            }
-            mesh.sendLinkMessage(rec.fromPeer,
-                    (pathMtu == resp.pathMtu() ? resp : resp.withPathMtu(pathMtu)).encode());
+        if (transit.relay(resp)) {
             return;
         }
         accept(resp, nowNanos);
@@ -623,24 +437,19 @@ public final class Discovery {
     }
 
     private Coords ownCoords() {
-        final Coords c = mesh.selfCoords();
-        return c == null || c.isEmpty() ? Coords.of(mesh.self()) : c;
+        return LookupTransit.ownCoords(mesh);
     }
 
     /** Seconds to nanoseconds, saturating (configured durations are u64 in the reference). */
-    private static long secsToNanos(final long secs) {
+    static long secsToNanos(final long secs) {
         return secs >= Long.MAX_VALUE / NANOS_PER_SEC ? Long.MAX_VALUE : secs * NANOS_PER_SEC;
-    }
-
-    private static int fold(final int pathMtu, final int linkMtu) {
-        return linkMtu > 0 ? Math.min(pathMtu, linkMtu) : pathMtu;
     }
 
     private static boolean debug() {
         return LOG.isLoggable(Level.DEBUG);
     }
 
-    private void count(final DiscoveryCounter c) {
+    void count(final DiscoveryCounter c) {
         counters[c.ordinal()]++;
     }
 
@@ -668,7 +477,7 @@ public final class Discovery {
 
     /** @return an immutable view for publishing to reader threads */
     public DiscoverySnapshot snapshot() {
-        return new DiscoverySnapshot(stats(), pendingLookups(), recent.size());
+        return new DiscoverySnapshot(stats(), pendingLookups(), transit.recentCount());
     }
 
     /** @param target a node @return true while a lookup for it is pending */
@@ -688,7 +497,7 @@ public final class Discovery {
 
     /** @return how many request_ids are remembered (expired ones linger until the next request purges them) */
     public int recentRequestCount() {
-        return recent.size();
+        return transit.recentCount();
     }
 
     /** @return targets in the transit limiter's table (entries older than 60 s go at the next forward) */
@@ -703,7 +512,7 @@ public final class Discovery {
 
     /** @param requestId a request_id @return true when it is in the request table */
     public boolean hasRecentRequest(final long requestId) {
-        return recent.containsKey(requestId);
+        return transit.hasRecent(requestId);
     }
 
     /** @return the settings */

@@ -2,6 +2,7 @@ package net.fips.control.ethernet;
 
 import java.util.Objects;
 
+import net.fips.control.config.EthernetAddress;
 import net.fips.control.identity.PeerIdentity;
 
 /**

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
+import net.fips.control.config.EthernetAddress;
 import net.fips.control.config.EthernetConfig;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.PeerIdentity;

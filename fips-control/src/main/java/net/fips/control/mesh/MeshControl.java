@@ -1,6 +1,5 @@
 package net.fips.control.mesh;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +10,6 @@ import java.util.function.Consumer;
 import net.fips.control.bloom.BloomRouting;
 import net.fips.control.discovery.Discovery;
 import net.fips.control.discovery.DiscoveryListener;
-import net.fips.control.discovery.DiscoveryPeer;
 import net.fips.control.discovery.MeshView;
 import net.fips.control.discovery.PathMtuClamp;
 import net.fips.control.discovery.ProofSigner;
@@ -33,11 +31,8 @@ import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.route.NextHop;
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
-import net.fips.dataplane.wire.CoordsRequired;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.NodeAddr;
-import net.fips.dataplane.wire.MtuExceeded;
-import net.fips.dataplane.wire.PathBroken;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.TreeAnnounce;
 
@@ -54,7 +49,6 @@ import net.fips.dataplane.wire.TreeAnnounce;
  */
 public final class MeshControl implements LinkListener {
     private static final System.Logger LOG = System.getLogger(MeshControl.class.getName());
-    private static final int PATH_MTU_MAX = 0xFFFF;
 
     /** Publishes a forwarding table to the data plane (the daemon: {@code DataPlane::setForwardingTable}). */
     @FunctionalInterface
@@ -66,44 +60,20 @@ public final class MeshControl implements LinkListener {
         void publish(ForwardingTable table);
     }
 
-    /** A direct peer as the routing layers need it. */
-    static final class PeerState {
-        final PeerIdentity identity;
-        long linkId;
-        int transportId;
-        int linkMtu;
-        double cost = Double.NaN;
-        /** ETX from the link's ReceiverReports; the initial 1.0 until measured. */
-        double etx = 1.0;
-        /** SRTT in µs, or -1 before the first sample. */
-        long srttMicros = -1;
-        /** A link message arrived on the current link since its promotion. */
-        boolean heard;
-        /** The link stopped answering while we sent (fast failover): no next hop, no parent. */
-        boolean suspect;
-
-        PeerState(final PeerIdentity identity) {
-            this.identity = identity;
-        }
-    }
-
-    /** Counters of the error signals this node sent as a transit (show_routing {@code error_signals}). */
-    enum ErrorCounter { COORDS_REQUIRED, PATH_BROKEN, NO_ROUTE_BACK, MTU_EXCEEDED }
-
     private final NodeIdentity identity;
     private final NodeAddr self;
     private final MeshSettings settings;
     private final MeshLinks links;
     private final TablePublisher publisher;
     private final java.util.function.IntUnaryOperator transportMtu;
-    private final Map<NodeAddr, PeerState> peers = new LinkedHashMap<>();
+    private final Map<NodeAddr, MeshPeer> peers = new LinkedHashMap<>();
     private final SpanningTree tree;
     private final BloomRouting bloom;
     private final CoordCache cache;
     private final IdentityCache identities;
     private final Discovery discovery;
     private final NextHop router = new NextHop();
-    private final long[] errorCounters = new long[ErrorCounter.values().length];
+    private final ErrorSignals errors;
     private DiscoveryListener sessionHook = DiscoveryListener.NONE;
     private ForwardingTable table;
     private boolean dirty = true;
@@ -133,6 +103,7 @@ public final class MeshControl implements LinkListener {
         this.now = nowNanos;
         this.cache = new CoordCache(settings.coordCacheSize(), settings.coordCacheTtlSecs() * 1_000_000_000L);
         this.identities = new IdentityCache(settings.identityCacheSize());
+        this.errors = new ErrorSignals(self, settings.defaultTtl(), links, router, cache, this::table);
         final TreeEffects treeEffects = new TreeEffects() {
             @Override
             public boolean sendTreeAnnounce(final NodeAddr peer, final TreeAnnounce announce) {
@@ -185,36 +156,7 @@ public final class MeshControl implements LinkListener {
                 wall, treeEffects);
         this.bloom = new BloomRouting(self, settings.bloom(), tree::isTreePeer, tree::parentOrNull,
                 (peer, fa) -> links.send(peer, fa.encode()), wall.unixMillis(), settings.leafOnly());
-        final MeshView view = new MeshView() {
-            @Override
-            public NodeAddr self() {
-                return self;
-            }
-
-            @Override
-            public Coords selfCoords() {
-                return new Coords(tree.coordAddrs());
-            }
-
-            @Override
-            public List<DiscoveryPeer> peers() {
-                final List<DiscoveryPeer> out = new ArrayList<>(peers.size());
-                for (final PeerState p : peers.values()) {
-                    if (p.suspect) {
-                        // fast failover: lookups avoid a suspect link as packets do
-                        continue;
-                    }
-                    final NodeAddr a = p.identity.nodeAddr();
-                    out.add(new DiscoveryPeer(a, tree.isTreePeer(a), bloom.inboundFilter(a), p.linkMtu));
-                }
-                return out;
-            }
-
-            @Override
-            public void sendLinkMessage(final NodeAddr peer, final byte[] msg) {
-                links.send(peer, msg);
-            }
-        };
+        final MeshView view = new DiscoveryView(self, tree, bloom, peers, links);
         this.discovery = new Discovery(settings.discovery(), view, identities, (target, coords, mtu, at) -> {
             cache.insert(target, coords, mtu, at);
             dirty = true;
@@ -251,9 +193,9 @@ public final class MeshControl implements LinkListener {
     public void onPeerUp(final PeerIdentity peer, final long linkId, final int transportId, final long nowNanos) {
         advance(nowNanos);
         final NodeAddr a = peer.nodeAddr();
-        PeerState p = peers.get(a);
+        MeshPeer p = peers.get(a);
         if (p == null) {
-            p = new PeerState(peer);
+            p = new MeshPeer(peer);
             peers.put(a, p);
         }
         p.linkId = linkId;
@@ -295,7 +237,7 @@ public final class MeshControl implements LinkListener {
     @Override
     public void onPeerSuspect(final PeerIdentity peer, final boolean suspect, final long nowNanos) {
         advance(nowNanos);
-        final PeerState p = peers.get(peer.nodeAddr());
+        final MeshPeer p = peers.get(peer.nodeAddr());
         if (p == null || p.suspect == suspect) {
             return;
         }
@@ -321,7 +263,7 @@ public final class MeshControl implements LinkListener {
         if (type == null) {
             return;
         }
-        final PeerState ps = peers.get(from);
+        final MeshPeer ps = peers.get(from);
         if (!ps.heard) {
             ps.heard = true;
             // The first message proves the peer installed the link: send our TreeAnnounce and filter once more.
@@ -359,7 +301,7 @@ public final class MeshControl implements LinkListener {
     @Override
     public void onRttSample(final PeerIdentity peer, final long srttMicros, final int samples, final long nowNanos) {
         advance(nowNanos);
-        final PeerState p = peers.get(peer.nodeAddr());
+        final MeshPeer p = peers.get(peer.nodeAddr());
         if (p == null) {
             return;
         }
@@ -371,7 +313,7 @@ public final class MeshControl implements LinkListener {
     @Override
     public void onEtx(final PeerIdentity peer, final double etx, final long nowNanos) {
         advance(nowNanos);
-        final PeerState p = peers.get(peer.nodeAddr());
+        final MeshPeer p = peers.get(peer.nodeAddr());
         if (p == null || !(etx >= 1.0) || etx == p.etx) {
             return;
         }
@@ -382,7 +324,7 @@ public final class MeshControl implements LinkListener {
     }
 
     /** Link cost = ETX × (1 + SRTT_ms / 100); ETX is 1.0 until the link's reports measured it. */
-    private void updateCost(final PeerState p) {
+    private void updateCost(final MeshPeer p) {
         final double cost = TreeCoordinates.linkCost(p.etx, p.srttMicros / 1000.0);
         if (cost != p.cost) {
             p.cost = cost;
@@ -427,38 +369,8 @@ public final class MeshControl implements LinkListener {
                     warm(o.dest(), o.destCoords(), now);
                 }
             }
-            case DataPlaneEvent.RoutingError e -> sendErrorSignal(e.src(), e.dest(), e.kind());
-            case DataPlaneEvent.ForwardMtuExceeded e ->
-                    sendError(e.src(), new MtuExceeded(e.dest(), self, e.mtu()).encode(), ErrorCounter.MTU_EXCEEDED);
-        }
-    }
-
-    private void sendErrorSignal(final NodeAddr origin, final NodeAddr dest,
-                                 final DataPlaneEvent.RoutingErrorKind kind) {
-        // As the reference: PathBroken whenever the cache holds unexpired coordinates for dest now, whatever the
-        // worker's (possibly older) table view saw; the kind only says which the worker expected.
-        final Coords known = cache.get(dest, now);
-        final byte[] fsp;
-        if (known != null) {
-            fsp = new PathBroken(dest, self, known).encode();
-        } else {
-            fsp = new CoordsRequired(dest, self).encode();
-        }
-        sendError(origin, fsp, known != null ? ErrorCounter.PATH_BROKEN : ErrorCounter.COORDS_REQUIRED);
-    }
-
-    /** Sends the error signal {@code fsp} from us to {@code origin}, counted as {@code sent} once on a link. */
-    private void sendError(final NodeAddr origin, final byte[] fsp, final ErrorCounter sent) {
-        final NextHop.Route r = router.route(table(), origin, now);
-        if (!r.found()) {
-            // No cascading errors: an error signal that cannot be routed is dropped (routing-session §4.5).
-            errorCounters[ErrorCounter.NO_ROUTE_BACK.ordinal()]++;
-            return;
-        }
-        // As the reference's SessionDatagram::new: path_mtu starts at u16::MAX; only later hops fold it.
-        final SessionDatagram dg = new SessionDatagram(settings.defaultTtl(), PATH_MTU_MAX, self, origin, fsp);
-        if (links.send(r.peer().addr(), dg.encode())) {
-            errorCounters[sent.ordinal()]++;
+            case DataPlaneEvent.RoutingError e -> errors.routingError(e.src(), e.dest(), e.kind(), now);
+            case DataPlaneEvent.ForwardMtuExceeded e -> errors.mtuExceeded(e.src(), e.dest(), e.mtu(), now);
         }
     }
 
@@ -507,7 +419,7 @@ public final class MeshControl implements LinkListener {
     private ForwardingTable buildTable() {
         final ForwardingTable.Builder b = ForwardingTable.builder(self, new Coords(tree.coordAddrs()));
         final NodeAddr parent = tree.parentOrNull();
-        for (final PeerState p : peers.values()) {
+        for (final MeshPeer p : peers.values()) {
             if (p.suspect) {
                 continue;
             }
@@ -659,13 +571,7 @@ public final class MeshControl implements LinkListener {
      *     back
      */
     public long errorSignals(final String kind) {
-        return switch (kind) {
-            case "coords_required" -> errorCounters[ErrorCounter.COORDS_REQUIRED.ordinal()];
-            case "path_broken" -> errorCounters[ErrorCounter.PATH_BROKEN.ordinal()];
-            case "mtu_exceeded" -> errorCounters[ErrorCounter.MTU_EXCEEDED.ordinal()];
-            case "no_route_back" -> errorCounters[ErrorCounter.NO_ROUTE_BACK.ordinal()];
-            default -> 0;
-        };
+        return errors.count(kind);
     }
 
     /** @return the direct peers' identities, in promotion order */
@@ -680,7 +586,7 @@ public final class MeshControl implements LinkListener {
     }
 
     /** @param each called with every peer's address and link id */
-    void forEachPeer(final Consumer<PeerState> each) {
+    void forEachPeer(final Consumer<MeshPeer> each) {
         peers.values().forEach(each);
     }
 }

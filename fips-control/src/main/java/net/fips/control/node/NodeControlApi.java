@@ -431,10 +431,9 @@ final class NodeControlApi implements ControlApi {
         for (int i = 0; i < node.transports().size(); i++) {
             final Transport t = node.transports().get(i);
             if (t instanceof net.fips.dataplane.tor.TorTransport tor) {
-                final net.fips.control.tor.TorMonitoring m = node.torMonitoring(i);
                 out.add(new TransportSnapshot(i, t.typeName(), stateOf(t.state()), t.mtu(), t.instanceName(),
                         t.localAddr() == null ? null : t.localAddr().toString(), tor.mode(), tor.onionAddress(),
-                        m == null ? null : m.toJson(), t.stats()));
+                        node.transportMonitoring(i), t.stats()));
                 continue;
             }
             out.add(new TransportSnapshot(i, t.typeName(), stateOf(t.state()), t.mtu(), t.instanceName(),
@@ -445,7 +444,7 @@ final class NodeControlApi implements ControlApi {
 
     @Override
     public AclSnapshot showAcl() {
-        return node.acl().snapshot();
+        return AclSnapshot.of(node.acl());
     }
 
     @Override

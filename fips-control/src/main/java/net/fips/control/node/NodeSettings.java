@@ -1,6 +1,5 @@
 package net.fips.control.node;
 
-import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +14,6 @@ import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportTypes;
 import net.fips.dataplane.udp.UdpAddresses;
-import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportException;
 
 /** Maps {@code node.*} onto the link layer's settings and picks the transport for a peer address. */
@@ -166,7 +164,7 @@ final class NodeSettings {
      * @throws IllegalArgumentException naming the text when it does not parse or no instance is on that interface
      */
     static Dial ethernetDial(final String text, final List<? extends Transport> transports) {
-        final net.fips.control.ethernet.EthernetAddress e = net.fips.control.ethernet.EthernetAddress.parse(text);
+        final net.fips.control.config.EthernetAddress e = net.fips.control.config.EthernetAddress.parse(text);
         for (int i = 0; i < transports.size(); i++) {
             final Transport t = transports.get(i);
             if (TransportTypes.ETHERNET.equals(t.typeName()) && e.interfaceName().equals(t.interfaceName())) {
@@ -192,8 +190,9 @@ final class NodeSettings {
     static int instanceFor(final String name, final InetSocketAddress address,
                            final List<? extends Transport> transports) {
         for (int i = 0; i < transports.size(); i++) {
-            if (transports.get(i) instanceof UdpTransport u && name.equals(u.instanceName())
-                    && (u.isIpv6() || address.getAddress() instanceof Inet4Address)) {
+            final Transport t = transports.get(i);
+            if (TransportTypes.UDP.equals(t.typeName()) && name.equals(t.instanceName())
+                    && t.datagramReaches(address)) {
                 return i;
             }
         }
@@ -203,8 +202,8 @@ final class NodeSettings {
     /** @return the first UDP transport that can send to {@code address}, or -1 */
     static int transportFor(final InetSocketAddress address, final List<? extends Transport> transports) {
         for (int i = 0; i < transports.size(); i++) {
-            if (transports.get(i) instanceof UdpTransport u
-                    && (u.isIpv6() || address.getAddress() instanceof Inet4Address)) {
+            final Transport t = transports.get(i);
+            if (TransportTypes.UDP.equals(t.typeName()) && t.datagramReaches(address)) {
                 return i;
             }
         }

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import net.fips.control.ctl.AclSnapshot;
+
 /** Reload on change, polled from the control thread's tick; malformed reloads keep the old ACL. */
 class AclWatcherTest {
     @TempDir
@@ -73,10 +75,10 @@ class AclWatcherTest {
     void fileRemovalReopens() throws Exception {
         Files.writeString(allow, "ALL\n");
         final AclWatcher w = watcher();
-        assertTrue(w.snapshot().allowAll());
+        assertTrue(AclSnapshot.of(w).allowAll());
         Files.delete(allow);
         assertEquals(AclWatcher.Outcome.RELOADED, w.pollForChanges().outcome());
-        assertEquals("default_open", w.snapshot().effectiveMode());
+        assertEquals("default_open", AclSnapshot.of(w).effectiveMode());
     }
 
     @Test
@@ -124,8 +126,8 @@ class AclWatcherTest {
         assertEquals(AclWatcher.Outcome.RELOADED, r.outcome());
         assertEquals(List.of(), r.problems());
         assertEquals(AclDecision.ALLOWLIST_MATCH, w.decide(PeerAclTest.peer(1)));
-        assertEquals(List.of(PeerAclTest.A), w.snapshot().allowEntries());
-        assertEquals(List.of("node-a"), w.snapshot().allowFileEntries());
+        assertEquals(List.of(PeerAclTest.A), AclSnapshot.of(w).allowEntries());
+        assertEquals(List.of("node-a"), AclSnapshot.of(w).allowFileEntries());
 
         // Removing the alias is not malformed: the entry just stops resolving.
         Files.delete(hosts);

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
-import net.fips.control.ethernet.EthernetAddress;
+import net.fips.control.config.EthernetAddress;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.metrics.Granularity;
 import net.fips.dataplane.ble.L2capFamily;

@@ -155,7 +155,7 @@ class PeerAclTest {
     void snapshotMatchesShowAclShape(@TempDir final Path dir) throws Exception {
         final Path allow = dir.resolve("peers.allow");
         final Path deny = dir.resolve("peers.deny");
-        final AclSnapshot open = PeerAcl.load(allow, deny, HostAliases.EMPTY).acl().snapshot(allow, deny);
+        final AclSnapshot open = AclSnapshot.of(PeerAcl.load(allow, deny, HostAliases.EMPTY).acl(), allow, deny);
         assertEquals(new AclSnapshot(allow.toString(), deny.toString(), false, "default_open", "allow", false, false,
                 List.of(), List.of(), List.of(), List.of()), open);
         assertEquals(List.of("allow_file", "deny_file", "enforcement_active", "effective_mode", "default_decision",
@@ -166,7 +166,7 @@ class PeerAclTest {
         Files.writeString(allow, "test-us01\n");
         Files.writeString(deny, "ALL\n");
         final PeerAcl.Loaded l = PeerAcl.load(allow, deny, HostAliases.of(Map.of("test-us01", A)));
-        final AclSnapshot s = l.acl().snapshot(allow, deny);
+        final AclSnapshot s = AclSnapshot.of(l.acl(), allow, deny);
         assertTrue(s.enforcementActive());
         assertEquals("allow_then_deny_all", s.effectiveMode());
         assertEquals("deny", s.defaultDecision());

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import net.fips.control.config.EthernetAddress;
 import net.fips.control.config.EthernetConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.ethernet.DiscoveredBeacon;

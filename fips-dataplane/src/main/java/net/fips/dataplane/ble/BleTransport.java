@@ -1,12 +1,9 @@
 package net.fips.dataplane.ble;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,27 +15,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
-import net.fips.dataplane.pool.PacketPool;
-import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.transport.ConnectionState;
 import net.fips.dataplane.transport.DiscoveredPeer;
+import net.fips.dataplane.transport.LoopThread;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportDestination;
 import net.fips.dataplane.transport.TransportException;
 import net.fips.dataplane.transport.TransportPort;
 import net.fips.dataplane.wire.NodeAddr;
-import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
-import net.fips.ffm.linux.CallState;
-import net.fips.ffm.linux.IoVec;
-import net.fips.ffm.linux.Linux;
-import net.fips.ffm.linux.PollFds;
-import net.fips.ffm.linux.Syscalls;
 import net.fips.ffm.linux.WakeFd;
 
 /**
- * The BLE transport (transports.md §5) as a {@link Transport} of the data plane: one event-loop thread polls the
+ * The BLE transport (transports.md §5) as a {@link Transport} of the data plane: one event-loop thread
+ * ({@link BleLoop}) polls the
  * listener, every connect in progress, every connection in its key exchange and every pooled connection. Each
  * connection (outbound, probe or accepted) first exchanges {@link PubkeyHello}s within the exchange deadline and
  * passes the {@link TieBreak}; pooled connections carry one FMP packet per SDU, read straight into pool slots with
@@ -50,8 +41,6 @@ import net.fips.ffm.linux.WakeFd;
 public final class BleTransport implements Transport {
     /** Discovered peers held until drained; more are dropped. */
     static final int MAX_DISCOVERED = 256;
-    private static final int BATCH = 64;
-    private static final int MAX_POLL_MS = 1_000;
 
     /**
      * @param instanceName      instance name or null
@@ -64,41 +53,6 @@ public final class BleTransport implements Transport {
      */
     public record Settings(String instanceName, int maxConnections, int mtu, long connectTimeoutMs,
             long exchangeTimeoutMs, boolean acceptConnections, boolean autoConnect) {
-    }
-
-    private enum Phase { CONNECTING, EXCHANGE, POOLED }
-
-    private static final class Sock {
-        final String address;
-        final int fd;
-        final boolean outbound;
-        Phase phase;
-        long deadline;
-        int mtu;
-        long order;
-        byte[] peerKey;
-        final MemorySegment source;
-        int sourceLength;
-
-        Sock(final String address, final int fd, final boolean outbound, final Arena arena) {
-            this.address = address;
-            this.fd = fd;
-            this.outbound = outbound;
-            this.source = arena.allocate(TransportPort.SOURCE_MAX_BYTES);
-        }
-    }
-
-    private record Dest(TransportAddr addr, String text, byte[] source) implements TransportDestination {
-        @Override
-        public TransportAddr transportAddr() {
-            return addr;
-        }
-
-        @Override
-        public boolean sameEndpoint(final MemorySegment src, final long offset, final int length) {
-            return length == source.length && MemorySegment.mismatch(src, offset, offset + length,
-                    MemorySegment.ofArray(source), 0, length) < 0;
-        }
     }
 
     private final SeqPacketFamily family;
@@ -118,9 +72,7 @@ public final class BleTransport implements Transport {
     private volatile boolean stopping;
     private volatile int transportId = -1;
     private WakeFd wake;
-    private Thread loop;
-    /** The pool, by address; the loop thread's only. */
-    private final Map<String, Sock> pooled = new HashMap<>();
+    private final LoopThread loop = new LoopThread();
 
     /** The counters of transports.md §1.8 this transport keeps, in {@code show_transports} order. */
     enum Counter {
@@ -153,8 +105,63 @@ public final class BleTransport implements Transport {
         }
     }
 
-    private void count(final Counter c) {
+    /** Adds one to {@code c} (any thread). */
+    void count(final Counter c) {
         counters[c.ordinal()].incrementAndGet();
+    }
+
+    /** Adds {@code n} to {@code c} (any thread). */
+    void add(final Counter c, final long n) {
+        counters[c.ordinal()].addAndGet(n);
+    }
+
+    /** @return whether {@link #stop()} was called (the loop ends) */
+    boolean stopping() {
+        return stopping;
+    }
+
+    SeqPacketFamily family() {
+        return family;
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    byte[] ownKey() {
+        return ownKey;
+    }
+
+    NodeAddr ownAddr() {
+        return ownAddr;
+    }
+
+    PeerKeys keys() {
+        return keys;
+    }
+
+    LongSupplier nanoClock() {
+        return nanoClock;
+    }
+
+    /** @return the published connection states by address text */
+    Map<String, ConnectionState> states() {
+        return states;
+    }
+
+    /** @return the published per-link MTUs by address text */
+    Map<String, Integer> linkMtus() {
+        return linkMtus;
+    }
+
+    /** @return addresses other threads asked to connect */
+    Queue<String> connectRequests() {
+        return connectRequests;
+    }
+
+    /** @return addresses other threads asked to close */
+    Queue<String> closeRequests() {
+        return closeRequests;
     }
 
     // ---------------------------------------------------------------- metadata
@@ -228,7 +235,7 @@ public final class BleTransport implements Transport {
         } catch (final IllegalArgumentException | IndexOutOfBoundsException e) {
             throw new TransportException("not a BLE address: " + text + " (" + e.getMessage() + ")");
         }
-        return new Dest(address, text, java.util.Arrays.copyOf(src, n));
+        return new BleDestination(address, text, java.util.Arrays.copyOf(src, n));
     }
 
     @Override
@@ -243,7 +250,8 @@ public final class BleTransport implements Transport {
         connect(address.toString());
     }
 
-    private void connect(final String address) {
+    /** Queues a connect to {@code address} unless connected, connecting or stopping (any thread). */
+    void connect(final String address) {
         if (stopping) {
             return;
         }
@@ -303,23 +311,16 @@ public final class BleTransport implements Transport {
             }
             throw e;
         }
-        loop = Thread.ofPlatform().name("fips-ble" + (settings.instanceName() == null ? ""
-                : "-" + settings.instanceName())).daemon(true).unstarted(() -> run(port, listenFd));
+        final BleLoop body = new BleLoop(this, port, listenFd, wake);
         state = State.UP;
-        loop.start();
+        loop.start("fips-ble" + (settings.instanceName() == null ? "" : "-" + settings.instanceName()), body);
     }
 
     @Override
     public synchronized void stop() {
         stopping = true;
         wakeup();
-        if (loop != null) {
-            try {
-                loop.join(5_000);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loop.join();
         state = State.DOWN;
     }
 
@@ -331,319 +332,8 @@ public final class BleTransport implements Transport {
         }
     }
 
-    // ---------------------------------------------------------------- the loop (one thread)
-
-    private void run(final TransportPort port, final int listenFd) {
-        final int cap = settings.maxConnections() * 2 + 16;
-        final List<Sock> socks = new ArrayList<>(cap);
-        final Map<String, Sock> pooled = this.pooled;
-        long order = 0;
-        try (Arena arena = Arena.ofConfined()) {
-            final CallState cs = CallState.allocate(arena);
-            final PollFds pfd = new PollFds(arena, cap + 2);
-            final IoVec iov = new IoVec(arena);
-            final MemorySegment scratch = arena.allocate(64);
-            final MemorySegment addr = arena.allocate(Math.max(family.sockaddrSize(), 128), 8);
-            final MemorySegment addrLen = arena.allocate(4, 4);
-            final int[] slots = new int[BATCH];
-            final PacketPool pool = port.pool();
-            final int recvCap = (int) Math.min(pool.maxMtuBytes(),
-                    pool.slotSegment(0).byteSize() - TransportPort.DATA_OFFSET);
-            final Sock[] polled = new Sock[cap + 2];
-            while (!stopping) {
-                // 1. requests from other threads
-                String a;
-                while ((a = closeRequests.poll()) != null) {
-                    final Sock s = pooled.remove(a);
-                    if (s != null) {
-                        drop(socks, s, null);
-                    }
-                }
-                while ((a = connectRequests.poll()) != null) {
-                    if (pooled.containsKey(a) || socks.size() >= cap) {
-                        if (!pooled.containsKey(a)) {
-                            states.put(a, ConnectionState.FAILED);
-                        }
-                        continue;
-                    }
-                    try {
-                        final int fd = family.connect(a);
-                        final Sock s = new Sock(a, fd, true, arena);
-                        s.phase = Phase.CONNECTING;
-                        s.deadline = nanoClock.getAsLong() + settings.connectTimeoutMs() * 1_000_000L;
-                        socks.add(s);
-                    } catch (final ErrnoException | IllegalArgumentException e) {
-                        states.put(a, ConnectionState.FAILED);
-                    }
-                }
-                // 2. outbound frames
-                int n;
-                while ((n = port.drainOutbound(slots, BATCH)) > 0) {
-                    for (int i = 0; i < n; i++) {
-                        final Dest d = (Dest) port.takeDestination(slots[i]);
-                        final Sock s = d == null ? null : pooled.get(d.text());
-                        final MemorySegment seg = pool.slotSegment(slots[i]);
-                        final int off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
-                        final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
-                        if (s == null) {
-                            count(Counter.SEND_ERRORS);
-                            if (d != null) {
-                                connect(d.text());
-                            }
-                        } else if (len > s.mtu) {
-                            count(Counter.MTU_EXCEEDED);
-                        } else {
-                            iov.set(seg, off, len);
-                            final long rc = Syscalls.writev(cs, s.fd, iov.segment(), 1);
-                            if (rc == len) {
-                                count(Counter.PACKETS_SENT);
-                                counters[Counter.BYTES_SENT.ordinal()].addAndGet(len);
-                            } else {
-                                count(Counter.SEND_ERRORS);
-                                if (rc != -Errno.EAGAIN) {
-                                    pooled.remove(s.address, s);
-                                    drop(socks, s, null);
-                                }
-                            }
-                        }
-                        port.release(slots[i]);
-                    }
-                }
-                // 3. poll
-                final long now = nanoClock.getAsLong();
-                long timeout = MAX_POLL_MS;
-                int np = 0;
-                pfd.set(np, wake.fd(), Linux.POLLIN);
-                polled[np++] = null;
-                if (listenFd >= 0) {
-                    pfd.set(np, listenFd, Linux.POLLIN);
-                    polled[np++] = null;
-                }
-                for (int i = 0; i < socks.size(); i++) { // indexed: no iterator per pass
-                    final Sock s = socks.get(i);
-                    pfd.set(np, s.fd, s.phase == Phase.CONNECTING ? Linux.POLLOUT : Linux.POLLIN);
-                    polled[np++] = s;
-                    if (s.phase != Phase.POOLED) {
-                        timeout = Math.min(timeout, Math.max(0, (s.deadline - now + 999_999) / 1_000_000));
-                    }
-                }
-                for (int i = np; i < cap + 2; i++) {
-                    pfd.set(i, -1, (short) 0); // ignored by poll
-                }
-                final int ready = pfd.poll(cs, (int) timeout);
-                if (ready < 0 && ready != -Errno.EINTR) {
-                    break;
-                }
-                if ((pfd.revents(0) & Linux.POLLIN) != 0) {
-                    Syscalls.read(cs, wake.fd(), scratch, Long.BYTES); // reset the eventfd counter
-                }
-                // 4. accept
-                if (listenFd >= 0 && (pfd.revents(1) & Linux.POLLIN) != 0) {
-                    for (int k = 0; k < BATCH && socks.size() < cap; k++) {
-                        final int fd = Syscalls.accept4(cs, listenFd, addr, addrLen,
-                                Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC);
-                        if (fd < 0) {
-                            break;
-                        }
-                        final Sock s = new Sock(family.acceptedAddress(addr, addrLen.get(ValueLayout.JAVA_INT, 0)),
-                                fd, false, arena);
-                        startExchange(socks, s, scratch, cs);
-                    }
-                }
-                // 5. sockets
-                final int first = listenFd >= 0 ? 2 : 1;
-                boolean delivered = false;
-                final long t = nanoClock.getAsLong();
-                for (int i = first; i < np; i++) {
-                    final Sock s = polled[i];
-                    final short rev = pfd.revents(i);
-                    if (!socks.contains(s)) {
-                        continue; // dropped earlier in this pass
-                    }
-                    switch (s.phase) {
-                        case CONNECTING -> {
-                            if (rev != 0) {
-                                int err;
-                                try {
-                                    err = Syscalls.getsockoptInt(s.fd, Linux.SOL_SOCKET, Linux.SO_ERROR, "SO_ERROR");
-                                } catch (final ErrnoException e) {
-                                    err = e.errno();
-                                }
-                                if (err == 0) {
-                                    startExchange(socks, s, scratch, cs);
-                                } else {
-                                    drop(socks, s, ConnectionState.FAILED);
-                                }
-                            } else if (t - s.deadline >= 0) {
-                                count(Counter.CONNECT_TIMEOUTS);
-                                drop(socks, s, ConnectionState.FAILED);
-                            }
-                        }
-                        case EXCHANGE -> {
-                            if (rev != 0) {
-                                order = finishExchange(socks, pooled, s, scratch, cs, arena, order);
-                            } else if (t - s.deadline >= 0) {
-                                reject(socks, s);
-                            }
-                        }
-                        case POOLED -> {
-                            if (rev != 0) {
-                                delivered |= readPooled(port, pool, pooled, socks, s, iov, cs, recvCap);
-                            }
-                        }
-                    }
-                }
-                if (delivered) {
-                    port.flush();
-                }
-            }
-        } finally {
-            for (final Sock s : List.copyOf(socks)) {
-                Syscalls.closeQuietly(s.fd);
-                states.remove(s.address);
-                linkMtus.remove(s.address);
-            }
-            Syscalls.closeQuietly(listenFd);
-        }
-    }
-
-    private void startExchange(final List<Sock> socks, final Sock s, final MemorySegment scratch,
-            final CallState cs) {
-        final int n = PubkeyHello.encode(ownKey, scratch);
-        final int rc = Syscalls.send(cs, s.fd, scratch, n, Linux.MSG_DONTWAIT);
-        if (!socks.contains(s)) {
-            socks.add(s);
-        }
-        if (rc != n) {
-            if (s.outbound) {
-                drop(socks, s, ConnectionState.FAILED);
-            } else {
-                reject(socks, s);
-            }
-            return;
-        }
-        s.phase = Phase.EXCHANGE;
-        s.deadline = nanoClock.getAsLong() + settings.exchangeTimeoutMs() * 1_000_000L;
-    }
-
-    private long finishExchange(final List<Sock> socks, final Map<String, Sock> pooled, final Sock s,
-            final MemorySegment scratch, final CallState cs, final Arena arena, final long order) {
-        final int rc = Syscalls.recv(cs, s.fd, scratch, (int) scratch.byteSize(), Linux.MSG_DONTWAIT);
-        if (rc == -Errno.EAGAIN || rc == -Errno.EINTR) {
-            return order;
-        }
-        if (rc <= 0 || PubkeyHello.check(scratch, 0, rc, keys) != null) {
-            if (s.outbound) {
-                drop(socks, s, ConnectionState.FAILED);
-            } else {
-                reject(socks, s);
-            }
-            return order;
-        }
-        final byte[] key = PubkeyHello.key(scratch, 0);
-        report(s.address, key);
-        final NodeAddr peer = keys.nodeAddr(key);
-        if (s.outbound ? !TieBreak.keepOutbound(ownAddr, peer)
-                : !TieBreak.keepInbound(ownAddr, peer) || pooled.containsKey(s.address)) {
-            if (s.outbound) {
-                drop(socks, s, null); // the peer's connection to us wins
-            } else {
-                reject(socks, s);
-            }
-            return order;
-        }
-        final int send = family.sendMtu(s.fd);
-        final int recv = family.recvMtu(s.fd);
-        if (send <= 0 || recv <= 0) {
-            drop(socks, s, s.outbound ? ConnectionState.FAILED : null);
-            return order;
-        }
-        s.mtu = Math.min(send, recv);
-        s.peerKey = key;
-        s.order = order + 1;
-        s.sourceLength = family.encodeSource(s.address, s.source);
-        if (pooled.size() >= settings.maxConnections()) {
-            // full: the oldest goes first, so nobody sees more than maxConnections pooled
-            Sock oldest = null;
-            for (final Sock x : pooled.values()) {
-                if (oldest == null || x.order < oldest.order) {
-                    oldest = x;
-                }
-            }
-            pooled.remove(oldest.address);
-            drop(socks, oldest, null);
-            count(Counter.POOL_EVICTIONS);
-        }
-        s.phase = Phase.POOLED;
-        pooled.put(s.address, s);
-        linkMtus.put(s.address, s.mtu);
-        states.put(s.address, ConnectionState.CONNECTED);
-        count(s.outbound ? Counter.CONNECTIONS_ESTABLISHED : Counter.CONNECTIONS_ACCEPTED);
-        return order + 1;
-    }
-
-    private boolean readPooled(final TransportPort port, final PacketPool pool, final Map<String, Sock> pooled,
-            final List<Sock> socks, final Sock s, final IoVec iov, final CallState cs, final int recvCap) {
-        boolean delivered = false;
-        for (int k = 0; k < BATCH; k++) {
-            final int slot = port.acquire();
-            if (slot == PacketPool.NO_SLOT) {
-                return delivered; // pool exhausted (counted by the port): leave the rest in the kernel
-            }
-            iov.set(pool.slotSegment(slot), TransportPort.DATA_OFFSET, recvCap);
-            final long n = Syscalls.readv(cs, s.fd, iov.segment(), 1);
-            if (n == -Errno.EAGAIN || n == -Errno.EINTR) {
-                port.release(slot);
-                return delivered;
-            }
-            if (n <= 0) {
-                port.release(slot);
-                if (n < 0) {
-                    count(Counter.RECV_ERRORS);
-                }
-                pooled.remove(s.address, s);
-                drop(socks, s, null); // 0: the peer closed
-                return delivered;
-            }
-            if (n >= recvCap) {
-                port.release(slot); // larger than any packet we accept: cut, never delivered
-                count(Counter.RECV_ERRORS);
-                continue;
-            }
-            count(Counter.PACKETS_RECV);
-            counters[Counter.BYTES_RECV.ordinal()].addAndGet(n);
-            port.deliver(slot, (int) n, s.source, 0, s.sourceLength);
-            delivered = true;
-        }
-        return delivered;
-    }
-
-    private void reject(final List<Sock> socks, final Sock s) {
-        count(Counter.CONNECTIONS_REJECTED);
-        socks.remove(s);
-        Syscalls.closeQuietly(s.fd);
-    }
-
-    private void drop(final List<Sock> socks, final Sock s, final ConnectionState after) {
-        socks.remove(s);
-        Syscalls.closeQuietly(s.fd);
-        final Sock current = pooled.get(s.address);
-        if (current != null && current != s) {
-            return; // another connection to the same peer is pooled (a crossed connect): its state stands
-        }
-        if (s.phase == Phase.POOLED) {
-            linkMtus.remove(s.address);
-        }
-        if (s.outbound || s.phase == Phase.POOLED) {
-            if (after == null) {
-                states.remove(s.address);
-            } else {
-                states.put(s.address, after);
-            }
-        }
-    }
-
-    private void report(final String address, final byte[] key) {
+    /** Loop thread: an exchange told us a peer's key, kept for draining (at most {@value #MAX_DISCOVERED}). */
+    void report(final String address, final byte[] key) {
         if (discoveredCount.incrementAndGet() > MAX_DISCOVERED) {
             discoveredCount.decrementAndGet();
             return;

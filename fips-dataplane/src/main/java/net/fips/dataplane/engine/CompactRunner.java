@@ -6,6 +6,10 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
+import net.fips.dataplane.agent.Agent;
+import net.fips.dataplane.agent.AgentRunner;
+import net.fips.dataplane.agent.IdleStrategy;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.ffm.linux.CallState;
 import net.fips.ffm.linux.Linux;
 import net.fips.ffm.linux.PollFds;

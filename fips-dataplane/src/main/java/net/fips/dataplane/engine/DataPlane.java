@@ -3,9 +3,6 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,26 +14,22 @@ import java.util.function.Function;
 import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
-import net.fips.dataplane.Ipv6Sink;
-import net.fips.dataplane.tun.TunCoalescer;
-import net.fips.dataplane.tun.TunWriter;
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.SessionStats;
-import net.fips.dataplane.tun.TunDevice;
-import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.agent.Agent;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.pool.MpscSlotRing;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
-import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportDestination;
 import net.fips.dataplane.transport.TransportException;
+import net.fips.dataplane.tun.TunDevice;
 import net.fips.dataplane.udp.UdpTransport;
-import net.fips.ffm.ErrnoException;
-import net.fips.ffm.linux.WakeFd;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The FMP data-plane engine: receive, open, deliver; frame, seal, send, for every established link of the node.
@@ -63,21 +56,9 @@ import net.fips.ffm.linux.WakeFd;
  * <p>Command methods are for the one control thread; {@link #sendDatagram} may be called from any thread.
  */
 public final class DataPlane implements DataPlaneCommands, AutoCloseable {
-    /** Unsigned little-endian 32-bit field, as FMP writes them. */
-    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** Little-endian 16-bit field. */
-    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** Unsigned little-endian 64-bit field. */
-    static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final System.Logger LOG = System.getLogger(DataPlane.class.getName());
 
     private enum State { NEW, RUNNING, CLOSED }
-
-    /** What every agent shares, fixed at start. */
-    record Shared(DataPlaneContext context, PacketPool pool, Transport[] transports,
-                  TransportDestination[] slotDestination, MemorySegment[] slotSource, IndexTableHolder table,
-                  EventQueue events, ForwardingTableHolder routes) {
-    }
 
     private final DataPlaneContext ctx;
     private final PacketPool pool;
@@ -89,13 +70,10 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     private final Map<NodeAddr, FspSession> sessions = new ConcurrentHashMap<>();
     private final Arena tunArena = Arena.ofShared();
     private TunDevice tun;
-    private TunRxAgent tunRx;
     private final List<Counters> counters = new ArrayList<>();
-    private final List<Agent> agents = new ArrayList<>();
-    private final List<AgentRunner> runners = new ArrayList<>();
-    private CompactRunner compactRunner;
     private final Counters controlCounters = new Counters();
-    private RxAgent[] rx;
+    /** The agents, rings and threads, once started. */
+    private AgentSet agentSet;
     private WorkerAgent[] workers;
     private TxAgent[] tx;
     private LoopPort[] ports;
@@ -167,178 +145,19 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         if (state != State.NEW) {
             throw new IllegalStateException("already started");
         }
-        final int t = transportList.size();
-        final int w = ctx.workerCount();
-        final int ring = ctx.ringCapacity();
-        final Transport[] transports = transportList.toArray(new Transport[0]);
-        final MemorySegment[] slotSource = new MemorySegment[pool.capacity()];
-        for (int i = 0; i < slotSource.length; i++) {
-            slotSource[i] = pool.slotSegment(i).asSlice(SlotMeta.SOURCE_OFFSET, SlotMeta.SOURCE_MAX_BYTES);
-        }
-        final Shared shared = new Shared(ctx, pool, transports, new TransportDestination[pool.capacity()],
-                slotSource, table, events, routes);
-        final SpscSlotRing[][] rxToWorker = new SpscSlotRing[t][w];
-        final SpscSlotRing[][] workerToTx = new SpscSlotRing[w][t];
-        for (int i = 0; i < t; i++) {
-            for (int j = 0; j < w; j++) {
-                rxToWorker[i][j] = new SpscSlotRing(ring);
-                workerToTx[j][i] = new SpscSlotRing(ring);
-            }
-        }
-        // Forwarded datagrams move from the worker of the inbound link to the worker of the outbound one through
-        // one ring per ordered pair, so each flow keeps its order.
-        final SpscSlotRing[][] handoff = new SpscSlotRing[w][w];
-        for (int a = 0; a < w; a++) {
-            for (int b = 0; b < w; b++) {
-                handoff[a][b] = a == b ? null : new SpscSlotRing(ring);
-            }
-        }
-        final boolean dedicated = ctx.threadingMode() == ThreadingMode.DEDICATED;
-        final boolean compact = ctx.threadingMode() == ThreadingMode.COMPACT;
-        final WakeFd compactWake;
-        if (compact) {
-            try {
-                compactWake = WakeFd.open();
-            } catch (final ErrnoException e) {
-                throw new IllegalStateException("no eventfd for the compact data-plane thread: " + e.getMessage(), e);
-            }
-        } else {
-            compactWake = null;
-        }
-        // COMPACT: one thread consumes every ring, so every producer wakes it through the one signal
-        final WakeSignal compactSignal = compact ? new WakeSignal(compactWake) : null;
-        workerSignals = new WakeSignal[w];
-        for (int j = 0; j < w; j++) {
-            workerSignals[j] = compact ? compactSignal : new WakeSignal();
-        }
-        final WakeSignal[] txSignals = new WakeSignal[t];
-        for (int i = 0; i < t; i++) {
-            txSignals[i] = compact ? compactSignal : new WakeSignal();
-        }
-        final SpscSlotRing[] tunToWorker = new SpscSlotRing[w];
-        if (tun != null) {
-            for (int j = 0; j < w; j++) {
-                tunToWorker[j] = new SpscSlotRing(ring);
-            }
-            tunRx = new TunRxAgent(tun, pool, tunToWorker, workerSignals, newCounters(), ctx.batch(),
-                    dedicated ? 1000 : 0);
-        }
-        rx = new RxAgent[t];
-        tx = new TxAgent[t];
-        ports = new LoopPort[t];
-        final LinkFrameHold[] holds = new LinkFrameHold[t];
-        for (int i = 0; i < t; i++) {
-            holds[i] = new LinkFrameHold(pool, ctx.nanoClock());
-        }
-        linkHolds = holds;
-        workers = new WorkerAgent[w];
-        callerRings = new MpscSlotRing[w];
-        for (int i = 0; i < t; i++) {
-            if (transports[i] instanceof UdpTransport udp) {
-                // A dedicated receive thread sleeps in poll; close() wakes it, the timeout is only a safety net.
-                rx[i] = new RxAgent(i, udp, pool, rxToWorker[i], table, holds[i], events, newCounters(),
-                        ctx.batch(), dedicated ? 1000 : 0, workerSignals);
-            } else {
-                final SpscSlotRing[] out = new SpscSlotRing[w];
-                for (int j = 0; j < w; j++) {
-                    out[j] = workerToTx[j][i];
-                }
-                ports[i] = new LoopPort(i, transports[i], pool, rxToWorker[i], workerSignals, table, holds[i], events,
-                        newCounters(), out, ring, shared.slotDestination());
-            }
-        }
-        for (int j = 0; j < w; j++) {
-            final SpscSlotRing[] in = new SpscSlotRing[t];
-            for (int i = 0; i < t; i++) {
-                in[i] = rxToWorker[i][j];
-            }
-            callerRings[j] = new MpscSlotRing(ring);
-            final SpscSlotRing[] fromWorkers = new SpscSlotRing[w];
-            for (int a = 0; a < w; a++) {
-                fromWorkers[a] = handoff[a][j];
-            }
-            final Ipv6Sink sink;
-            if (tun != null) {
-                final TunWriter writer = tun.newWriter(tunArena);
-                // header mode: TCP segments of one flow are coalesced into one write (the kernel takes GSO writes
-                // whatever TUNSETOFFLOAD accepted); plain mode: one write per packet
-                sink = writer.vnetHeader() ? new TunCoalescer(writer, tunArena) : writer::write;
-            } else {
-                sink = ctx.ipv6SinkSupplier() == null ? null : ctx.ipv6SinkSupplier().get();
-            }
-            workers[j] = new WorkerAgent(j, shared, ctx.cipherSupplier().get(), in, callerRings[j], workerToTx[j],
-                    newCounters(), workerSignals[j], txSignals, handoff[j], fromWorkers, workerSignals,
-                    tunToWorker[j], sink);
-        }
-        for (int i = 0; i < t; i++) {
-            if (!(transports[i] instanceof UdpTransport udp)) {
-                continue;
-            }
-            final SpscSlotRing[] in = new SpscSlotRing[w];
-            for (int j = 0; j < w; j++) {
-                in[j] = workerToTx[j][i];
-            }
-            tx[i] = new TxAgent(i, udp, pool, in, shared.slotDestination(), newCounters(), ctx.batch(),
-                    txSignals[i]);
-        }
-        for (final RxAgent r : rx) {
-            if (r != null) {
-                agents.add(r);
-            }
-        }
-        if (tunRx != null) {
-            agents.add(tunRx);
-        }
-        agents.addAll(List.of(workers));
-        for (final TxAgent x : tx) {
-            if (x != null) {
-                agents.add(x);
-            }
-        }
-        for (int i = 0; i < t; i++) {
-            if (ports[i] != null) {
-                try {
-                    transports[i].start(ports[i]);
-                } catch (final java.io.IOException e) {
-                    for (int k = 0; k < i; k++) {
-                        if (ports[k] != null) {
-                            transports[k].stop();
-                        }
-                    }
-                    if (compactWake != null) {
-                        compactWake.close();
-                    }
-                    throw new IllegalStateException(transports[i].typeName() + " transport " + i
-                            + " did not start: " + e.getMessage(), e);
-                }
-            }
-        }
+        final AgentSet set = new AgentSet(ctx, pool, transportList.toArray(new Transport[0]), tun, tunArena, table,
+                events, routes, this::newCounters);
+        // Assigned before the transports start: a close() after a failed start clears the holds.
+        linkHolds = set.linkHolds;
+        set.startTransports();
+        agentSet = set;
+        tx = set.tx;
+        ports = set.ports;
+        workers = set.workers;
+        callerRings = set.callerRings;
+        workerSignals = set.workerSignals;
         state = State.RUNNING;
-        if (dedicated) {
-            for (final Agent a : agents) {
-                // The receive agents block in the kernel instead of idling; the others back off, then park until
-                // signalled (the receive agents have no signal: they only back off when the pool is exhausted).
-                final IdleStrategy idle = a instanceof RxAgent || a instanceof TunRxAgent ? new BackoffIdleStrategy()
-                        : ctx.idleStrategySupplier().get();
-                final AgentRunner r = new AgentRunner(a, idle, ctx.idleParkBoundNs(), this::onAgentError);
-                runners.add(r);
-                r.start();
-            }
-        } else if (compact) {
-            final List<Integer> fds = new ArrayList<>();
-            for (final Transport x : transports) {
-                if (x instanceof UdpTransport udp) {
-                    fds.add(udp.fileDescriptor());
-                }
-            }
-            if (tun != null) {
-                fds.add(tun.fileDescriptor());
-            }
-            compactRunner = new CompactRunner(agents, fds.stream().mapToInt(Integer::intValue).toArray(), tunRx,
-                    compactSignal, compactWake, ctx.idleStrategySupplier().get(), ctx.idleParkBoundNs(),
-                    this::onAgentError);
-            compactRunner.start();
-        }
+        set.startThreads(this::onAgentError);
     }
 
     private Counters newCounters() {
@@ -361,11 +180,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         if (ctx.threadingMode() != ThreadingMode.SHARED || state != State.RUNNING) {
             throw new IllegalStateException("doWork() is for a started data plane in SHARED mode");
         }
-        int work = 0;
-        for (final Agent a : agents) {
-            work += a.doWork();
-        }
-        return work;
+        return agentSet.doWork();
     }
 
     // ------------------------------------------------------------------ commands
@@ -389,7 +204,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         final Link link = new Link(spec.linkId(), transportId, destination, session, spec.sessionStartNanos(),
                 ctx.nanoClock().getAsLong());
         links.put(spec.linkId(), link);
-        install(transportId, spec.ourIndex(), spec.linkId(), held -> new WorkerAgent.AddLink(link, held));
+        install(transportId, spec.ourIndex(), spec.linkId(), held -> new WorkerCommand.AddLink(link, held));
     }
 
     /**
@@ -398,7 +213,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
      * held after ({@link LinkFrameHold#install}).
      */
     private void install(final int transportId, final int ourIndex, final long linkId,
-                         final Function<int[], WorkerAgent.Command> command) {
+                         final Function<int[], WorkerCommand> command) {
         linkHolds[transportId].install(table, IndexTable.key(transportId, ourIndex), ourIndex, linkId,
                 held -> worker(linkId).enqueue(command.apply(held)));
     }
@@ -414,39 +229,39 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         }
         final LinkSession session = new LinkSession(ourIndex, theirIndex, sendKey, recvKey);
         install(link.transportId, ourIndex, linkId,
-                held -> new WorkerAgent.InstallPending(linkId, link.transportId, session, held));
+                held -> new WorkerCommand.InstallPending(linkId, link.transportId, session, held));
     }
 
     @Override
     public void cutover(final long linkId, final long sessionStartNanos) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.Cutover(linkId, sessionStartNanos));
+        worker(linkId).enqueue(new WorkerCommand.Cutover(linkId, sessionStartNanos));
     }
 
     @Override
     public void dropPrevious(final long linkId) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.DropPrevious(linkId));
+        worker(linkId).enqueue(new WorkerCommand.DropPrevious(linkId));
     }
 
     @Override
     public void setLinkCongested(final long linkId, final boolean congested) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.SetCongested(linkId, congested));
+        worker(linkId).enqueue(new WorkerCommand.SetCongested(linkId, congested));
     }
 
     @Override
     public void removeLink(final long linkId) {
         checkRunning();
         if (links.remove(linkId) != null) {
-            worker(linkId).enqueue(new WorkerAgent.RemoveLink(linkId));
+            worker(linkId).enqueue(new WorkerCommand.RemoveLink(linkId));
         }
     }
 
     @Override
     public void sendLinkMessage(final long linkId, final byte[] message) {
         checkRunning();
-        worker(linkId).enqueue(new WorkerAgent.SendLinkMessage(linkId, message.clone()));
+        worker(linkId).enqueue(new WorkerCommand.SendLinkMessage(linkId, message.clone()));
     }
 
     @Override
@@ -467,53 +282,53 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         checkRunning();
         final FspSession s = FspSession.of(spec, ctx.nanoClock().getAsLong());
         sessions.put(spec.remote(), s);
-        sessionWorker(spec.remote()).enqueue(new WorkerAgent.AddSession(s));
+        sessionWorker(spec.remote()).enqueue(new WorkerCommand.AddSession(s));
     }
 
     @Override
     public void installSessionPending(final NodeAddr remote, final byte[] sendKey, final byte[] recvKey) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.InstallSessionPending(remote, sendKey.clone(),
+        sessionWorker(remote).enqueue(new WorkerCommand.InstallSessionPending(remote, sendKey.clone(),
                 recvKey.clone()));
     }
 
     @Override
     public void cutoverSession(final NodeAddr remote, final long sessionStartNanos) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.CutoverSession(remote, sessionStartNanos));
+        sessionWorker(remote).enqueue(new WorkerCommand.CutoverSession(remote, sessionStartNanos));
     }
 
     @Override
     public void dropSessionPrevious(final NodeAddr remote) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.DropSessionPrevious(remote));
+        sessionWorker(remote).enqueue(new WorkerCommand.DropSessionPrevious(remote));
     }
 
     @Override
     public void removeSession(final NodeAddr remote) {
         checkRunning();
         sessions.remove(remote);
-        sessionWorker(remote).enqueue(new WorkerAgent.RemoveSession(remote));
+        sessionWorker(remote).enqueue(new WorkerCommand.RemoveSession(remote));
     }
 
     @Override
     public void setSessionWarmup(final NodeAddr remote, final byte[] cpCoords, final int packets) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.SetSessionWarmup(remote,
+        sessionWorker(remote).enqueue(new WorkerCommand.SetSessionWarmup(remote,
                 cpCoords == null ? null : cpCoords.clone(), packets));
     }
 
     @Override
     public void lowerSessionPathMtu(final NodeAddr remote, final int pathMtu) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.LowerSessionPathMtu(remote, pathMtu));
+        sessionWorker(remote).enqueue(new WorkerCommand.LowerSessionPathMtu(remote, pathMtu));
     }
 
     @Override
     public void sendSessionMessage(final NodeAddr remote, final int msgType, final byte[] body,
                                    final boolean withCoords) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerAgent.SendSessionMessage(remote, msgType,
+        sessionWorker(remote).enqueue(new WorkerCommand.SendSessionMessage(remote, msgType,
                 body == null ? null : body.clone(), withCoords));
     }
 
@@ -521,14 +336,14 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     public void sendIpv6(final byte[] packet) {
         checkRunning();
         final byte[] copy = packet.clone();
-        final int worker = SessionPath.workerOfPacket(MemorySegment.ofArray(copy), 0, copy.length, workers.length);
-        workers[worker].enqueue(new WorkerAgent.SendIpv6(copy));
+        final int worker = Pinning.ofPacket(MemorySegment.ofArray(copy), 0, copy.length, workers.length);
+        workers[worker].enqueue(new WorkerCommand.SendIpv6(copy));
     }
 
     @Override
     public void writeIpv6(final byte[] packet) {
         checkRunning();
-        workers[0].enqueue(new WorkerAgent.WriteIpv6(packet.clone()));
+        workers[0].enqueue(new WorkerCommand.WriteIpv6(packet.clone()));
     }
 
     /** @return the live figures of the session with {@code remote}, or null when there is none */
@@ -537,7 +352,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     private WorkerAgent sessionWorker(final NodeAddr remote) {
-        return workers[SessionPath.workerOf(remote, workers.length)];
+        return workers[Pinning.ofNode(remote, workers.length)];
     }
 
     /** Any time, from the control thread; takes effect from each worker's next datagram. */
@@ -594,7 +409,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
             throw new IllegalStateException("data plane not running");
         }
         SlotMeta.linkId(pool.slotSegment(slot), linkId);
-        final int worker = workerOf(linkId, callerRings.length);
+        final int worker = Pinning.ofLink(linkId, callerRings.length);
         // release (inside offer): the worker sees the bytes and the metadata before the index
         if (!callerRings[worker].offer(slot)) {
             return false;
@@ -602,9 +417,6 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         workerSignals[worker].wake();
         return true;
     }
-
-    /** {@link SlotMeta} link id marking a caller's slot as an IPv6 packet for the session path. */
-    static final long IPV6_PACKET = Long.MIN_VALUE;
 
     /**
      * Sends an IPv6 packet through the session path as if it had been read from TUN, copying it into a packet
@@ -627,8 +439,8 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         final MemorySegment seg = pool.slotSegment(slot);
         MemorySegment.copy(src, offset, seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, length);
-        SlotMeta.linkId(seg, IPV6_PACKET);
-        final int worker = SessionPath.workerOfPacket(seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length,
+        SlotMeta.linkId(seg, SlotMeta.IPV6_PACKET);
+        final int worker = Pinning.ofPacket(seg, SlotDescriptor.DEFAULT_DATA_OFFSET, length,
                 callerRings.length);
         // release (inside offer): the worker sees the bytes and the metadata before the index
         if (!callerRings[worker].offer(slot)) {
@@ -696,8 +508,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
      * @throws IllegalArgumentException when there is no such transport or it is not UDP
      */
     public UdpTransport udpTransport(final int transportId) {
-        if (transport(transportId) instanceof UdpTransport u) {
-            return u;
+        final Transport t = transport(transportId);
+        if (t.drive() == Transport.Drive.DATA_PLANE_AGENTS) {
+            return UdpTransport.agentDriven(t);
         }
         throw new IllegalArgumentException("transport " + transportId + " is not UDP");
     }
@@ -717,21 +530,12 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
      *         {@link ThreadingMode#COMPACT}); empty before {@link #start()}
      */
     public synchronized List<String> threadNames() {
-        if (compactRunner != null) {
-            return List.of(CompactRunner.THREAD_NAME);
-        }
-        final List<String> names = new ArrayList<>();
-        if (!runners.isEmpty()) {
-            for (final Agent a : agents) {
-                names.add(a.roleName());
-            }
-        }
-        return names;
+        return agentSet == null ? List.of() : agentSet.threadNames();
     }
 
     /** @return the compact thread's runner, or null when the mode is not {@link ThreadingMode#COMPACT} (tests) */
     CompactRunner compactRunner() {
-        return compactRunner;
+        return agentSet == null ? null : agentSet.compactRunner();
     }
 
     /** @return the first unexpected exception that stopped an agent thread, or null (a bug if ever set) */
@@ -757,29 +561,7 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
         state = State.CLOSED;
         if (wasRunning) {
             // Receive first: the loop transports stop reading (and hand back their slots) before the agents stop.
-            for (int i = 0; i < ports.length; i++) {
-                if (ports[i] != null) {
-                    transportList.get(i).stop();
-                }
-            }
-            if (compactRunner != null) {
-                compactRunner.close();
-            } else if (runners.isEmpty()) {
-                for (final Agent a : agents) {
-                    a.onClose();
-                }
-            } else {
-                for (final AgentRunner r : runners) {
-                    r.close();
-                }
-            }
-        }
-        if (wasRunning) {
-            for (final LoopPort p : ports) {
-                if (p != null) {
-                    p.onClose();
-                }
-            }
+            agentSet.close();
         }
         for (final LinkFrameHold hold : linkHolds) {
             hold.clear();
@@ -798,81 +580,6 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     private WorkerAgent worker(final long linkId) {
-        return workers[workerOf(linkId, workers.length)];
-    }
-
-    /** The worker a link is pinned to. */
-    static int workerOf(final long linkId, final int workers) {
-        return (int) Math.floorMod(linkId, (long) workers);
-    }
-
-    /** Holds the published {@link ForwardingTable}: one writer (the control thread), acquire loads by workers. */
-    static final class ForwardingTableHolder {
-        private static final VarHandle TABLE;
-
-        static {
-            try {
-                TABLE = MethodHandles.lookup().findVarHandle(ForwardingTableHolder.class, "table",
-                        ForwardingTable.class);
-            } catch (final ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        @SuppressWarnings("unused")
-        private ForwardingTable table;
-
-        ForwardingTable get() {
-            return (ForwardingTable) TABLE.getAcquire(this);
-        }
-
-        void set(final ForwardingTable t) {
-            TABLE.setRelease(this, t);
-        }
-    }
-
-    /**
-     * Holds the current {@link IndexTable}. Writers (the control thread adding indices, workers removing them)
-     * are rare and serialise through a compare-and-set loop; readers do one acquire load per frame.
-     */
-    static final class IndexTableHolder {
-        private static final VarHandle TABLE;
-
-        static {
-            try {
-                TABLE = MethodHandles.lookup().findVarHandle(IndexTableHolder.class, "table", IndexTable.class);
-            } catch (final ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        @SuppressWarnings("unused")
-        private IndexTable table = IndexTable.EMPTY;
-
-        IndexTable lvTable() {
-            return (IndexTable) TABLE.getAcquire(this);
-        }
-
-        void add(final long key, final long linkId) {
-            while (true) {
-                final IndexTable t = lvTable();
-                if (TABLE.compareAndSet(this, t, t.with(key, linkId))) {
-                    return;
-                }
-            }
-        }
-
-        /** Removes {@code key} only while it still maps to {@code linkId}. */
-        void remove(final long key, final long linkId) {
-            while (true) {
-                final IndexTable t = lvTable();
-                if (t.get(key) != linkId) {
-                    return;
-                }
-                if (TABLE.compareAndSet(this, t, t.without(key))) {
-                    return;
-                }
-            }
-        }
+        return workers[Pinning.ofLink(linkId, workers.length)];
     }
 }

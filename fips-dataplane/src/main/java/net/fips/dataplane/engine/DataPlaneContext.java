@@ -5,6 +5,9 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import net.fips.dataplane.LocalDelivery;
+import net.fips.dataplane.agent.AgentRunner;
+import net.fips.dataplane.agent.BackoffIdleStrategy;
+import net.fips.dataplane.agent.IdleStrategy;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.JdkAeadCipher;
 import net.fips.dataplane.pool.PacketPool;
@@ -32,9 +35,9 @@ public final class DataPlaneContext {
     public static final int DECRYPT_FAILURE_LIMIT_DEFAULT = 20;
 
     /** {@link #idleParkBoundNs(long)}: park until signalled, with no timeout at all. */
-    public static final long IDLE_PARK_UNBOUNDED = Long.MAX_VALUE;
+    public static final long IDLE_PARK_UNBOUNDED = AgentRunner.PARK_UNBOUNDED;
     /** {@link #idleParkBoundNs(long)}: never park on the wake signal; poll through the idle strategy only. */
-    public static final long IDLE_PARK_DISABLED = 0;
+    public static final long IDLE_PARK_DISABLED = AgentRunner.PARK_DISABLED;
     /**
      * Default {@link #idleParkBoundNs(long)}: one second. Producers wake a parked thread at once, so the bound
      * only caps what a missed signal could cost and lets an idle thread run a cycle now and then.

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import net.fips.dataplane.DataPlaneEvent;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
@@ -30,7 +31,7 @@ final class InboundDispatch {
     private final SpscSlotRing[] toWorkers;
     private final WakeSignal[] workerSignals;
     private final boolean[] workerFed;
-    private final DataPlane.IndexTableHolder table;
+    private final IndexTableHolder table;
     private final EventQueue events;
     private final Counters counters;
     private final LinkFrameHold hold;
@@ -38,7 +39,7 @@ final class InboundDispatch {
 
     InboundDispatch(final int transportId, final Transport transport, final PacketPool pool,
                     final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals,
-                    final DataPlane.IndexTableHolder table, final EventQueue events, final Counters counters,
+                    final IndexTableHolder table, final EventQueue events, final Counters counters,
                     final LinkFrameHold hold) {
         this.transportId = transportId;
         this.transport = transport;
@@ -86,11 +87,11 @@ final class InboundDispatch {
         // payload_len must be exact (crypto-link.md §5.1, §5.4): the reference's stream framing reads
         // 16 + payload_len + 16 bytes, so a frame whose length disagrees would break a TCP peer; checked before any
         // crypto, as the reference's framing does.
-        if (Short.toUnsignedInt(seg.get(DataPlane.U16, off + FmpEstablishedHeader.PAYLOAD_LEN_OFFSET))
+        if (Short.toUnsignedInt(seg.get(Layouts.U16, off + FmpEstablishedHeader.PAYLOAD_LEN_OFFSET))
                 != len - FmpEstablishedHeader.MIN_FRAME_SIZE) {
             return drop(slot, DataPlaneCounter.DROP_BAD_PAYLOAD_LEN);
         }
-        final int receiverIdx = seg.get(DataPlane.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
+        final int receiverIdx = seg.get(Layouts.U32, off + FmpEstablishedHeader.RECEIVER_IDX_OFFSET);
         final long key = IndexTable.key(transportId, receiverIdx);
         long linkId = table.lvTable().get(key);
         SlotMeta.transportId(seg, transportId);
@@ -110,7 +111,7 @@ final class InboundDispatch {
         }
         SlotMeta.linkId(seg, linkId);
         // release (inside offer): the worker sees the datagram bytes and the metadata before the index
-        final int worker = DataPlane.workerOf(linkId, toWorkers.length);
+        final int worker = Pinning.ofLink(linkId, toWorkers.length);
         if (toWorkers[worker].offer(slot)) {
             workerFed[worker] = true;
             return true;
@@ -135,7 +136,7 @@ final class InboundDispatch {
         } else if (phase == FmpPrefix.PHASE_MSG2 && len >= FmpMsg2.WIRE_SIZE) {
             // The peer promoted the link when it wrote this msg2 and may send on it before our control thread has
             // read it: frames for the index it names are held until the link is installed (LinkFrameHold).
-            final int dropped = hold.expect(seg.get(DataPlane.U32, off + MSG2_RECEIVER_IDX_OFFSET));
+            final int dropped = hold.expect(seg.get(Layouts.U32, off + MSG2_RECEIVER_IDX_OFFSET));
             if (dropped > 0) {
                 counters.add(DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW, dropped);
             }

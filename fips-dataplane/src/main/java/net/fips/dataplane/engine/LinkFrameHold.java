@@ -73,7 +73,7 @@ final class LinkFrameHold {
      *
      * @return the link id when the index is there now, {@link #HELD}, {@link #NOT_EXPECTED} or {@link #OVERFLOW}
      */
-    long onMiss(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx, final int slot) {
+    long onMiss(final IndexTableHolder table, final long key, final int receiverIdx, final int slot) {
         if (!active) {
             // volatile read first: an install that cleared it had published the index before (see install)
             return table.lvTable().get(key);
@@ -108,7 +108,7 @@ final class LinkFrameHold {
      *
      * @return the link id when the index is there now, {@link #HELD}, {@link #NOT_EXPECTED} or {@link #OVERFLOW}
      */
-    private synchronized long offer(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx,
+    private synchronized long offer(final IndexTableHolder table, final long key, final int receiverIdx,
                                     final int slot) {
         final long linkId = table.lvTable().get(key);
         if (linkId != IndexTable.MISSING) {
@@ -139,7 +139,7 @@ final class LinkFrameHold {
      * passed to {@code command}, which queues them with the install command for the link's worker; then the index is
      * published. Command first, index second: a frame routed through the new index finds the command queued.
      */
-    synchronized void install(final DataPlane.IndexTableHolder table, final long key, final int receiverIdx,
+    synchronized void install(final IndexTableHolder table, final long key, final int receiverIdx,
                               final long linkId, final Consumer<int[]> command) {
         command.accept(take(receiverIdx));
         table.add(key, linkId);

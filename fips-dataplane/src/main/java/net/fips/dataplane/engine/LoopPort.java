@@ -3,6 +3,7 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.pool.MpscSlotRing;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
@@ -31,7 +32,7 @@ final class LoopPort implements TransportPort {
     private int next;
 
     LoopPort(final int transportId, final Transport transport, final PacketPool pool,
-             final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals, final DataPlane.IndexTableHolder table,
+             final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals, final IndexTableHolder table,
              final LinkFrameHold hold, final EventQueue events, final Counters counters,
              final SpscSlotRing[] fromWorkers,
              final int ringCapacity, final TransportDestination[] slotDestination) {

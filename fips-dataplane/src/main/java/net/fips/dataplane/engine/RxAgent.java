@@ -2,6 +2,8 @@ package net.fips.dataplane.engine;
 
 import java.lang.foreign.Arena;
 
+import net.fips.dataplane.agent.Agent;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
@@ -31,7 +33,7 @@ final class RxAgent implements Agent {
     private int held;
 
     RxAgent(final int transportId, final UdpTransport transport, final PacketPool pool, final SpscSlotRing[] toWorkers,
-            final DataPlane.IndexTableHolder table, final LinkFrameHold hold, final EventQueue events,
+            final IndexTableHolder table, final LinkFrameHold hold, final EventQueue events,
             final Counters counters, final int batchSize, final int receiveTimeoutMs, final WakeSignal[] workerSignals) {
         this.transportId = transportId;
         this.transport = transport;

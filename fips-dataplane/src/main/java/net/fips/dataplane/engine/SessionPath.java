@@ -3,22 +3,20 @@ package net.fips.dataplane.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.function.LongSupplier;
 
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.Ipv6Sink;
-import net.fips.dataplane.tun.TunCoalescer;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.ipv6.EncapsulationBudget;
 import net.fips.dataplane.ipv6.Icmpv6Errors;
 import net.fips.dataplane.ipv6.Ipv6Packet;
-import net.fips.dataplane.ipv6.PtbRateLimiter;
 import net.fips.dataplane.ipv6.ShimBody;
 import net.fips.dataplane.ipv6.TcpMssClamp;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.route.NextHop;
 import net.fips.dataplane.wire.FspFlags;
 import net.fips.dataplane.wire.FspHeader;
 import net.fips.dataplane.wire.FspInnerHeader;
@@ -33,34 +31,23 @@ import net.fips.dataplane.wire.SessionMessageType;
  *
  * <p>Outbound, in the slot the IPv6 packet was read into: checks (FIPS destination, Packet Too Big), TCP MSS clamp,
  * the port-256 shim in place, the FSP inner header, optional CP coordinates, the 12-byte FSP header as associated
- * data, ChaCha20-Poly1305 in place, the SessionDatagram header in front; then the worker routes it and FMP-seals it
- * in the same slot. Inbound, in the slot the frame arrived in: FSP open by trial over the key generations (pending
- * first when the K bit differs, with the cutover it implies), then the shim is expanded back into an IPv6 packet in
- * place (CE copied into ECN, MSS clamped) and written to the {@link Ipv6Sink}. Nothing is allocated per packet; only
- * the rare control-bound cases (no session yet, handshake messages, reports) copy bytes into events.
+ * data, ChaCha20-Poly1305 in place, the SessionDatagram header in front; {@link #onOutbound} returns the next hop
+ * and the worker FMP-seals the datagram in the same slot for that link. Inbound, in the slot the frame arrived in:
+ * FSP open by trial over the key generations (pending first when the K bit differs, with the cutover it implies),
+ * then the shim is expanded back into an IPv6 packet in place (CE copied into ECN, MSS clamped) and written to the
+ * {@link Ipv6Sink}. Nothing is allocated per packet; only the rare control-bound cases (no session yet, handshake
+ * messages, reports) copy bytes into events.
  *
- * <p>Single-threaded: owned by its worker, like the sessions in its {@link SessionMap}.
+ * <p>Helpers: {@link FspCrypto} (seal, trial open, promote), {@link SessionIpv6Out} (the sink and ICMPv6 errors),
+ * {@link SessionMessages} (messages it originates, queued in its {@link SessionOutbox} for the worker to send: it
+ * never calls back into the worker). Single-threaded: owned by its worker, like the sessions in its
+ * {@link SessionMap}.
  */
 final class SessionPath {
-    /** What the worker does with an originated SessionDatagram: route, seal and send it (or hand it over). */
-    interface Originator {
-        /**
-         * @return the table's peer index of the next hop toward the destination, or a negative value without one
-         */
-        int nextHop(ForwardingTable table, long destHi, long destLo, long nowNanos);
+    /** {@link #onOutbound}: the slot was consumed. */
+    static final int NOTHING_TO_SEND = -1;
 
-        /**
-         * Seals the SessionDatagram in {@code slot} (src = us, path_mtu 65535) for the link to {@code peer} and
-         * sends it, or hands it to that link's worker; the slot is consumed (a drop is counted by the worker).
-         *
-         * @return true when sent or handed over
-         */
-        boolean send(ForwardingTable table, int slot, int peer);
-    }
-
-    private static final long NANOS_PER_MILLI = 1_000_000L;
     private static final long PREVIOUS_EVENT_INTERVAL_NANOS = 1_000_000_000L;
-    private static final long NO_ROUTE_EVENT_INTERVAL_NANOS = 100_000_000L;
     private static final int DATAGRAM = SessionDatagramHeader.SIZE;
     private static final int FSP = FspHeader.SIZE;
     private static final int INNER = FspInnerHeader.SIZE;
@@ -71,108 +58,82 @@ final class SessionPath {
     private static final long PATH_MTU_NOTIFY_INTERVAL_NANOS = 10_000_000_000L;
     /** Room kept free in front of the datagram for the FMP header and inner timestamp, and the slot metadata. */
     private static final int LOWEST_DATAGRAM_OFFSET = (int) SlotMeta.END_OFFSET + 64;
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt U32 = Layouts.U32;
+    private static final ValueLayout.OfShort U16 = Layouts.U16;
+    private static final ValueLayout.OfLong U64_LE = Layouts.U64;
+    private static final ValueLayout.OfLong U64_BE = Layouts.U64_BE;
 
     private final PacketPool pool;
-    private final AeadCipher cipher;
     private final EventQueue events;
     private final Counters counters;
     private final LongSupplier clock;
-    private final Ipv6Sink sink;
-    private final TunCoalescer coalescer;
-    private long coalescedReported;
-    private final Originator originator;
+    private final FspCrypto crypto;
+    private final SessionIpv6Out ipv6;
+    private final NextHop nextHop = new NextHop();
+    /** Session-layer messages sealed during a call, for the worker to send when it returns. */
+    private final SessionOutbox outbox = new SessionOutbox();
+    private final SessionMessages messages;
     private final SessionMap sessions = new SessionMap();
-    private final PtbRateLimiter ptb = new PtbRateLimiter();
-    private final PtbRateLimiter unreachableLimiter = new PtbRateLimiter();
-    private final MemorySegment nonce;
-    private final MemorySegment trialCopy;
     /** Messages that arrived for keys the control plane is installing; see {@link SessionHold}. */
     private final SessionHold hold;
     private final int[] released = new int[SessionHold.MAX_PER_REMOTE];
-    /** Set by {@link #open} when it fails: whether a key refused the counter as a replay (counted as such). */
-    private boolean openFailedOnReplay;
     /** The smallest transport MTU (the reference's transport_mtu()). */
     private final int transportMtu;
     private final int globalMaxMss;
 
     SessionPath(final PacketPool pool, final AeadCipher cipher, final EventQueue events, final Counters counters,
-                final LongSupplier clock, final Ipv6Sink sink, final Originator originator, final int transportMtu,
-                final Arena arena) {
+                final LongSupplier clock, final Ipv6Sink sink, final int transportMtu, final Arena arena) {
         this.pool = pool;
-        this.cipher = cipher;
         this.events = events;
         this.counters = counters;
         this.clock = clock;
-        this.sink = sink;
-        this.coalescer = sink instanceof TunCoalescer c ? c : null;
-        this.originator = originator;
+        this.crypto = new FspCrypto(cipher, pool, arena);
+        this.ipv6 = new SessionIpv6Out(pool, counters, sink);
+        this.messages = new SessionMessages(pool, events, counters, crypto, nextHop, outbox);
         this.transportMtu = transportMtu;
         this.globalMaxMss = EncapsulationBudget.maxMss(transportMtu);
-        this.nonce = arena.allocate(AeadCipher.NONCE_BYTES, 8);
-        this.trialCopy = arena.allocate(pool.slotStrideBytes(), 64);
         this.hold = new SessionHold(pool, clock);
-    }
-
-    /** The worker a session (or an IPv6 destination with this node prefix) is pinned to. */
-    static int workerOf(final long prefixHi, final long prefixLo, final int workers) {
-        return Math.floorMod(SessionMap.hash(prefixHi, prefixLo), workers);
-    }
-
-    /**
-     * The worker an outbound IPv6 packet goes to: the owner of its destination's session; worker 0 (which counts
-     * and drops it) for a packet that is not IPv6.
-     */
-    static int workerOfPacket(final MemorySegment seg, final long off, final int len, final int workers) {
-        if (Ipv6Packet.checkHeader(seg, off, len) != Ipv6Packet.OK) {
-            return 0;
-        }
-        final long hi = Ipv6Packet.dstHi(seg, off);
-        final long lo = Ipv6Packet.dstLo(seg, off);
-        return workerOf(Ipv6Packet.nodePrefixHi(hi, lo), Ipv6Packet.nodePrefixLo(lo), workers);
-    }
-
-    /** The worker of the session with {@code node}. */
-    static int workerOf(final NodeAddr node, final int workers) {
-        return workerOf(node.hi(), SessionMap.prefixLo(node.lo()), workers);
     }
 
     // ------------------------------------------------------------------ outbound
 
     /**
-     * An IPv6 packet (from TUN or {@code sendIpv6}) in {@code slot}; the slot is always consumed.
+     * An IPv6 packet (from TUN or {@code sendIpv6}) in {@code slot}, sealed in place into a SessionDatagram for the
+     * session with its destination (routing-session.md §5.3) and routed. A CoordsWarmup it needs first is queued
+     * in the {@link #outbox()}, to be sent before the packet.
+     *
+     * @return the table's peer index of the next hop: the slot holds the SessionDatagram (src = us, path_mtu 65535)
+     *         for the worker to seal for that link or hand to its worker; or {@link #NOTHING_TO_SEND}: the slot was
+     *         consumed (dropped and counted, or passed to the control plane)
      */
-    void onOutbound(final ForwardingTable table, final int slot) {
+    int onOutbound(final ForwardingTable table, final int slot) {
         final MemorySegment seg = pool.slotSegment(slot);
         final int off = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD);
         final int len = seg.get(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD);
         if (Ipv6Packet.checkHeader(seg, off, len) != Ipv6Packet.OK) {
             drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final long dstHi = Ipv6Packet.dstHi(seg, off);
         final long dstLo = Ipv6Packet.dstLo(seg, off);
         if (!Ipv6Packet.isFipsAddress(dstHi)) {
             if (table != null && Icmpv6Errors.shouldSendError(seg, off, len)) {
-                destinationUnreachable(table, seg, off, len);
+                ipv6.destinationUnreachable(table, seg, off, len);
             }
             drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final FspSession s = sessions.getByPrefix(Ipv6Packet.nodePrefixHi(dstHi, dstLo),
                 Ipv6Packet.nodePrefixLo(dstLo));
         if (s == null) {
             toControl(slot, seg, off, len);
-            return;
+            return NOTHING_TO_SEND;
         }
         if (table == null) {
             // An established session but no routing snapshot yet: nothing can route it (handing it to the control
             // plane would only bring it back here).
             drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final long now = clock.getAsLong();
         // Packet Too Big (§5.8): the transport limit, or the session's smaller path limit.
@@ -181,17 +142,17 @@ final class SessionPath {
             limit = Math.min(limit, EncapsulationBudget.effectiveIpv6Mtu(s.pathMtu));
         }
         if (len > limit) {
-            packetTooBig(seg, off, len, limit, now);
+            ipv6.packetTooBig(seg, off, len, limit, now);
             drop(slot, DataPlaneCounter.DROP_IPV6_TOO_BIG);
-            return;
+            return NOTHING_TO_SEND;
         }
         // §5.3 step 4: no next hop drops the packet, answered with ICMPv6 Destination Unreachable (rate-limited).
         // Deliberate difference from the reference: docs/adr/0011-icmpv6-unreachable-for-unroutable-destinations.md
-        final int peer = originator.nextHop(table, s.remoteHi, s.remoteLo, now);
+        final int peer = nextHop.find(table, s.remoteHi, s.remoteLo, now);
         if (peer < 0) {
             noRoute(table, s, seg, off, len, now);
             drop(slot, DataPlaneCounter.DROP_SESSION_NO_ROUTE);
-            return;
+            return NOTHING_TO_SEND;
         }
         if (TcpMssClamp.clamp(seg, off, len, maxMss(s)) == TcpMssClamp.CLAMPED) {
             counters.increment(DataPlaneCounter.MSS_CLAMPED);
@@ -199,7 +160,7 @@ final class SessionPath {
         final long body = ShimBody.encodeInPlace(seg, off, len);
         if (body < 0) {
             drop(slot, DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE);
-            return;
+            return NOTHING_TO_SEND;
         }
         final int bodyLen = len - ShimBody.BODY_SHRINK;
         int cp = 0;
@@ -211,30 +172,28 @@ final class SessionPath {
                     <= transportMtu && body - INNER - s.cpLength - FSP - DATAGRAM >= LOWEST_DATAGRAM_OFFSET) {
                 cp = s.cpLength;
             } else {
-                sendMessage(table, s, COORDS_WARMUP, null, true, now, peer);
+                messages.send(table, s, COORDS_WARMUP, null, true, now, peer);
             }
         }
         final long inner = body - INNER;
         final int plainLen = INNER + bodyLen;
         final LinkSession gen = s.current;
-        writeInner(seg, inner, gen, DATA_PACKET, now);
+        SessionMessages.writeInner(seg, inner, gen, DATA_PACKET, now);
         final long header = inner - cp - FSP;
         if (cp > 0) {
             MemorySegment.copy(s.cpCoords, 0, seg, header + FSP, cp);
         }
-        if (!sealFsp(s, seg, header, cp > 0 ? FspFlags.CP | s.kFlag : s.kFlag, inner, plainLen)) {
+        if (!crypto.seal(s, seg, header, cp > 0 ? FspFlags.CP | s.kFlag : s.kFlag, inner, plainLen)) {
             drop(slot, DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
-            return;
+            return NOTHING_TO_SEND;
         }
         final long datagram = header - DATAGRAM;
-        writeDatagramHeader(seg, datagram, s, table);
+        SessionMessages.writeDatagramHeader(seg, datagram, s, table);
         final int total = DATAGRAM + FSP + cp + plainLen + TAG;
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
         seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
         s.onSent(now, len);
-        if (originator.send(table, slot, peer)) {
-            counters.increment(DataPlaneCounter.SESSION_PACKETS_OUT);
-        }
+        return peer;
     }
 
     private int maxMss(final FspSession s) {
@@ -245,112 +204,10 @@ final class SessionPath {
     private void noRoute(final ForwardingTable table, final FspSession s, final MemorySegment seg, final long off,
                          final int len, final long now) {
         if (Icmpv6Errors.shouldSendError(seg, off, len)
-                && unreachableLimiter.shouldSend(Ipv6Packet.srcHi(seg, off), Ipv6Packet.srcLo(seg, off), now)) {
-            destinationUnreachable(table, seg, off, len);
+                && ipv6.unreachableAllowed(seg, off, now)) {
+            ipv6.destinationUnreachable(table, seg, off, len);
         }
-        onNoRoute(s, now);
-    }
-
-    private void onNoRoute(final FspSession s, final long now) {
-        if (s.lastNoRouteEventNanos == Long.MIN_VALUE
-                || now - s.lastNoRouteEventNanos >= NO_ROUTE_EVENT_INTERVAL_NANOS) {
-            s.lastNoRouteEventNanos = now;
-            events.offer(new DataPlaneEvent.SessionNoRoute(s.remote));
-        }
-    }
-
-    private static void writeInner(final MemorySegment seg, final long inner, final LinkSession gen,
-                                   final int msgType, final long now) {
-        // timestamp (u32 LE), msg_type, inner flags 0: one 4-byte and one 2-byte store instead of three
-        seg.set(U32, inner + FspInnerHeader.TIMESTAMP_OFFSET, (int) ((now - gen.startNanos) / NANOS_PER_MILLI));
-        seg.set(U16, inner + FspInnerHeader.MSG_TYPE_OFFSET, (short) (msgType & 0xFF));
-    }
-
-    /** Writes the FSP header at {@code header} and seals the plaintext at {@code inner} in place (tag after it). */
-    private boolean sealFsp(final FspSession s, final MemorySegment seg, final long header, final int flags,
-                            final long inner, final int plainLen) {
-        final LinkSession gen = s.current;
-        final long counter = gen.sendCounter;
-        if (counter == -1L) {
-            return false;
-        }
-        gen.sendCounter = counter + 1;
-        FspHeader.write(seg, header, flags, plainLen, counter);
-        AeadCipher.fipsNonce(nonce, counter);
-        cipher.seal(gen.sendKey, nonce, seg, header, FSP, seg, inner, plainLen);
-        return true;
-    }
-
-    private static void writeDatagramHeader(final MemorySegment seg, final long at, final FspSession s,
-                                            final ForwardingTable table) {
-        // type 0, ttl, path_mtu 0xFFFF (LE) as one 4-byte store, then the two addresses
-        seg.set(U32, at + SessionDatagramHeader.TYPE_OFFSET, (s.ttl & 0xFF) << 8 | 0xFFFF << 16);
-        seg.set(U64_BE, at + SessionDatagramHeader.SRC_OFFSET, table.self().hi());
-        seg.set(U64_BE, at + SessionDatagramHeader.SRC_OFFSET + 8, table.self().lo());
-        seg.set(U64_BE, at + SessionDatagramHeader.DEST_OFFSET, s.remoteHi);
-        seg.set(U64_BE, at + SessionDatagramHeader.DEST_OFFSET + 8, s.remoteLo);
-    }
-
-    /**
-     * Seals a session-layer message in a fresh slot and routes it (CoordsWarmup with CP and without K, reports,
-     * notifications). Allocation-free; counted drops when there is no slot or no room.
-     */
-    void sendMessage(final ForwardingTable table, final FspSession s, final int msgType, final byte[] body,
-                     final boolean withCoords, final long now, final int knownPeer) {
-        sendMessage(table, s, msgType, body, -1, withCoords, now, knownPeer);
-    }
-
-    /** As above; {@code u16Body >= 0} is a 2-byte little-endian body written without an array (PathMtuNotification). */
-    private void sendMessage(final ForwardingTable table, final FspSession s, final int msgType, final byte[] body,
-                             final int u16Body, final boolean withCoords, final long now, final int knownPeer) {
-        if (table == null) {
-            counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
-            return;
-        }
-        final int peer = knownPeer >= 0 ? knownPeer : originator.nextHop(table, s.remoteHi, s.remoteLo, now);
-        if (peer < 0) {
-            counters.increment(DataPlaneCounter.DROP_SESSION_NO_ROUTE);
-            onNoRoute(s, now);
-            return;
-        }
-        final int bodyLen = u16Body >= 0 ? 2 : body == null ? 0 : body.length;
-        final int cp = withCoords ? s.cpLength : 0;
-        final int total = DATAGRAM + FSP + cp + INNER + bodyLen + TAG;
-        if (total > pool.maxMtuBytes()) {
-            counters.increment(DataPlaneCounter.DROP_MTU);
-            return;
-        }
-        final int slot = pool.acquire();
-        if (slot == PacketPool.NO_SLOT) {
-            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
-            return;
-        }
-        final MemorySegment seg = pool.slotSegment(slot);
-        final long datagram = SlotDescriptor.DEFAULT_DATA_OFFSET;
-        final long header = datagram + DATAGRAM;
-        final long inner = header + FSP + cp;
-        if (cp > 0) {
-            MemorySegment.copy(s.cpCoords, 0, seg, header + FSP, cp);
-        }
-        writeInner(seg, inner, s.current, msgType, now);
-        if (u16Body >= 0) {
-            seg.set(U16, inner + INNER, (short) u16Body);
-        } else if (bodyLen > 0) {
-            MemorySegment.copy(body, 0, seg, ValueLayout.JAVA_BYTE, inner + INNER, bodyLen);
-        }
-        // The reference's standalone CoordsWarmup carries CP alone, never K (§5.4).
-        final int flags = withCoords ? FspFlags.CP : s.kFlag;
-        if (!sealFsp(s, seg, header, flags, inner, INNER + bodyLen)) {
-            drop(slot, DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
-            return;
-        }
-        writeDatagramHeader(seg, datagram, s, table);
-        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_OFFSET_FIELD, (int) datagram);
-        seg.set(ValueLayout.JAVA_INT, SlotDescriptor.DATA_LENGTH_FIELD, total);
-        s.publish();
-        if (originator.send(table, slot, peer)) {
-            counters.increment(DataPlaneCounter.SESSION_MESSAGES_OUT);
-        }
+        messages.noRouteEvent(s, now);
     }
 
     private void toControl(final int slot, final MemorySegment seg, final long off, final int len) {
@@ -359,68 +216,6 @@ final class SessionPath {
         pool.release(slot);
         counters.increment(DataPlaneCounter.SESSION_PACKETS_TO_CONTROL);
         events.offer(new DataPlaneEvent.OutboundWithoutSession(packet));
-    }
-
-    private void packetTooBig(final MemorySegment seg, final long off, final int len, final int mtu,
-                              final long now) {
-        if (sink == null || !ptb.shouldSend(Ipv6Packet.srcHi(seg, off), Ipv6Packet.srcLo(seg, off), now)) {
-            return;
-        }
-        final int slot = pool.acquire();
-        if (slot == PacketPool.NO_SLOT) {
-            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
-            return;
-        }
-        final MemorySegment dst = pool.slotSegment(slot);
-        final int n = Icmpv6Errors.packetTooBigForTun(seg, off, len, mtu, dst, SlotDescriptor.DEFAULT_DATA_OFFSET);
-        writeError(dst, n);
-        pool.release(slot);
-    }
-
-    private void destinationUnreachable(final ForwardingTable table, final MemorySegment seg, final long off,
-                                        final int len) {
-        if (sink == null) {
-            return;
-        }
-        final int slot = pool.acquire();
-        if (slot == PacketPool.NO_SLOT) {
-            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
-            return;
-        }
-        final MemorySegment dst = pool.slotSegment(slot);
-        final NodeAddr self = table.self();
-        final int n = Icmpv6Errors.destinationUnreachable(seg, off, len, Icmpv6Errors.CODE_NO_ROUTE,
-                Ipv6Packet.fipsAddressHi(self.hi()), Ipv6Packet.fipsAddressLo(self.hi(), self.lo()), dst,
-                SlotDescriptor.DEFAULT_DATA_OFFSET);
-        writeError(dst, n);
-        pool.release(slot);
-    }
-
-    private void writeError(final MemorySegment dst, final int n) {
-        if (n > 0) {
-            if (sink.write(dst, SlotDescriptor.DEFAULT_DATA_OFFSET, n) == n) {
-                counters.increment(DataPlaneCounter.ICMPV6_ERRORS_SENT);
-            } else {
-                counters.increment(DataPlaneCounter.DROP_IPV6_SINK);
-            }
-        }
-    }
-
-    /** An IPv6 packet the control plane built (an ICMPv6 error): written as is. */
-    void writeIpv6(final byte[] packet) {
-        if (sink == null || packet.length > pool.maxMtuBytes()) {
-            counters.increment(DataPlaneCounter.DROP_IPV6_SINK);
-            return;
-        }
-        final int slot = pool.acquire();
-        if (slot == PacketPool.NO_SLOT) {
-            counters.increment(DataPlaneCounter.DROP_POOL_EXHAUSTED);
-            return;
-        }
-        final MemorySegment dst = pool.slotSegment(slot);
-        MemorySegment.copy(packet, 0, dst, ValueLayout.JAVA_BYTE, SlotDescriptor.DEFAULT_DATA_OFFSET, packet.length);
-        writeError(dst, packet.length);
-        pool.release(slot);
     }
 
     // ------------------------------------------------------------------ inbound
@@ -526,7 +321,7 @@ final class SessionPath {
         }
         final long counter = seg.get(U64_LE, payload + FspHeader.COUNTER_OFFSET);
         final boolean expecting = hold.expecting(srcHi, srcLo);
-        final LinkSession gen = open(s, seg, payload, cipherOff, ctLen, counter, flags & FspFlags.K, expecting);
+        final LinkSession gen = crypto.open(s, seg, payload, cipherOff, ctLen, counter, flags & FspFlags.K, expecting);
         if (gen == null) {
             if (expecting) {
                 // New keys for this sender are being installed (a rekey's msg3, or a new session replacing this
@@ -536,7 +331,7 @@ final class SessionPath {
                 return;
             }
             s.onDropIn();
-            drop(slot, openFailedOnReplay ? DataPlaneCounter.DROP_SESSION_REPLAY
+            drop(slot, crypto.lastFailureWasReplay() ? DataPlaneCounter.DROP_SESSION_REPLAY
                     : DataPlaneCounter.DROP_SESSION_AUTH_FAILED);
             return;
         }
@@ -570,33 +365,13 @@ final class SessionPath {
         if (TcpMssClamp.clamp(seg, packet, packetLen, maxMss(s)) == TcpMssClamp.CLAMPED) {
             counters.increment(DataPlaneCounter.MSS_CLAMPED);
         }
-        if (sink == null || sink.write(seg, packet, packetLen) != packetLen) {
+        if (!ipv6.write(seg, packet, packetLen)) {
             drop(slot, DataPlaneCounter.DROP_IPV6_SINK);
             return;
         }
         s.onReceived(now, packetLen);
         counters.increment(DataPlaneCounter.SESSION_PACKETS_IN);
         pool.release(slot);
-    }
-
-    /**
-     * End of a worker duty cycle: the sink writes what it held back (a coalesced TCP train); packets that write
-     * lost are counted as {@link DataPlaneCounter#DROP_IPV6_SINK}.
-     */
-    void flushIpv6() {
-        if (sink != null) {
-            final int lost = sink.flush();
-            if (lost > 0) {
-                counters.add(DataPlaneCounter.DROP_IPV6_SINK, lost);
-            }
-            if (coalescer != null) {
-                final long c = coalescer.coalescedSegments();
-                if (c != coalescedReported) {
-                    counters.add(DataPlaneCounter.TUN_COALESCED, c - coalescedReported);
-                    coalescedReported = c;
-                }
-            }
-        }
     }
 
     /** Holds a message for keys being installed ({@link SessionHold}); its place in the slot goes with it. */
@@ -639,56 +414,6 @@ final class SessionPath {
     }
 
     /**
-     * Trial decryption (§5.7): pending, previous, then current when the K bit differs from ours; current first
-     * otherwise. The ciphertext is saved before an attempt that may be followed by another (only around a rekey),
-     * or before any attempt when {@code keep}: then a failure leaves it intact.
-     *
-     * @return the generation that authenticated it, or null ({@link #openFailedOnReplay} says why; not counted)
-     */
-    private LinkSession open(final FspSession s, final MemorySegment seg, final long header, final long ct,
-                             final int ctLen, final long counter, final int kFlag, final boolean keep) {
-        final LinkSession a;
-        final LinkSession b;
-        final LinkSession c;
-        if (kFlag != s.kFlag) {
-            a = s.pending;
-            b = s.previous;
-            c = s.current;
-        } else {
-            a = s.current;
-            b = s.pending;
-            c = s.previous;
-        }
-        final int candidates = (a != null ? 1 : 0) + (b != null ? 1 : 0) + (c != null ? 1 : 0);
-        if (candidates > 1 || keep) {
-            MemorySegment.copy(seg, ct, trialCopy, 0, ctLen);
-        }
-        int left = candidates;
-        boolean replayed = false;
-        for (int i = 0; i < 3; i++) {
-            final LinkSession g = i == 0 ? a : i == 1 ? b : c;
-            if (g == null) {
-                continue;
-            }
-            left--;
-            if (!g.replay.check(counter)) {
-                replayed = true;
-                continue;
-            }
-            AeadCipher.fipsNonce(nonce, counter);
-            if (cipher.open(g.recvKey, nonce, seg, header, FSP, seg, ct, ctLen) >= 0) {
-                g.replay.accept(counter);
-                return g;
-            }
-            if (left > 0 || keep) {
-                MemorySegment.copy(trialCopy, 0, seg, ct, ctLen);
-            }
-        }
-        openFailedOnReplay = replayed;
-        return null;
-    }
-
-    /**
      * Path MTU echo (routing-session §6.5), the destination's half: the forward path's minimum MTU, as the datagram
      * arrived with it, goes back to the source in a PathMtuNotification on the first observation, at once when it
      * changed to a value below our own estimate toward the source (the reference's rule), else every 10 s (the
@@ -700,7 +425,7 @@ final class SessionPath {
         if (first || lower || now - s.lastPathMtuNotifyNanos >= PATH_MTU_NOTIFY_INTERVAL_NANOS) {
             s.observedPathMtu = observed;
             s.lastPathMtuNotifyNanos = now;
-            sendMessage(table, s, PATH_MTU_NOTIFICATION, null, observed, false, now, -1);
+            messages.sendU16(table, s, PATH_MTU_NOTIFICATION, observed, now);
         } else {
             s.observedPathMtu = observed;
         }
@@ -709,7 +434,7 @@ final class SessionPath {
     /** Cutover on a frame of the pending generation; confirmation and drain extension events. */
     private void onAuthenticated(final FspSession s, final LinkSession gen, final long now) {
         if (gen == s.pending) {
-            promote(s, now);
+            FspCrypto.promote(s, now);
             counters.increment(DataPlaneCounter.SESSION_CUTOVERS);
             events.offer(new DataPlaneEvent.SessionKeysAuthenticated(s.remote, true, now));
         } else if (gen == s.current) {
@@ -722,22 +447,6 @@ final class SessionPath {
             s.lastPreviousEventNanos = now;
             events.offer(new DataPlaneEvent.SessionPreviousKeysUsed(s.remote));
         }
-    }
-
-    /** Pending becomes current (K flips, counter and timestamps restart); current becomes previous. */
-    private static void promote(final FspSession s, final long startNanos) {
-        final LinkSession pending = s.pending;
-        if (s.previous != null) {
-            s.previous.wipe();
-        }
-        s.previous = s.current;
-        s.current = pending;
-        s.pending = null;
-        s.kFlag ^= FspFlags.K;
-        pending.startNanos = startNanos;
-        pending.sendCounter = 0;
-        s.mmp.resetForRekey(startNanos);
-        s.publish();
     }
 
     // ------------------------------------------------------------------ commands (owning worker)
@@ -767,7 +476,7 @@ final class SessionPath {
     void cutover(final NodeAddr remote, final long sessionStartNanos) {
         final FspSession s = sessions.get(remote.hi(), remote.lo());
         if (s != null && s.pending != null) {
-            promote(s, sessionStartNanos);
+            FspCrypto.promote(s, sessionStartNanos);
             counters.increment(DataPlaneCounter.SESSION_CUTOVERS);
             s.awaitingConfirmation = true;
         }
@@ -819,7 +528,25 @@ final class SessionPath {
             counters.increment(DataPlaneCounter.DROP_SESSION_UNKNOWN);
             return;
         }
-        sendMessage(table, s, msgType, body, withCoords && s.cpLength > 0, clock.getAsLong(), -1);
+        messages.send(table, s, msgType, body, withCoords && s.cpLength > 0, clock.getAsLong(), -1);
+    }
+
+    /** An IPv6 packet the control plane built (an ICMPv6 error): written as is. */
+    void writeIpv6(final byte[] packet) {
+        ipv6.writeIpv6(packet);
+    }
+
+    /**
+     * End of a worker duty cycle: the sink writes what it held back (a coalesced TCP train); packets that write
+     * lost are counted as {@link DataPlaneCounter#DROP_IPV6_SINK}.
+     */
+    void flushIpv6() {
+        ipv6.flushIpv6();
+    }
+
+    /** @return the messages sealed during the last call, which the worker sends (and clears) when it returns */
+    SessionOutbox outbox() {
+        return outbox;
     }
 
     /** Wipes every session (worker shutdown). */

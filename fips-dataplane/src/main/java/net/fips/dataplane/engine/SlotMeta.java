@@ -34,6 +34,8 @@ final class SlotMeta {
     static final int SOURCE_MAX_BYTES = TransportPort.SOURCE_MAX_BYTES;
     static final long FORWARD_FLAGS_OFFSET = SOURCE_OFFSET + SOURCE_MAX_BYTES;
     static final long END_OFFSET = FORWARD_FLAGS_OFFSET + Integer.BYTES;
+    /** Link id marking a caller's slot as an IPv6 packet for the session path (no link has it). */
+    static final long IPV6_PACKET = Long.MIN_VALUE;
 
     static {
         if (SockAddrs.IN6_SIZE > SOURCE_MAX_BYTES) {

@@ -16,6 +16,13 @@
  * worker applies in call order. Published statistics ({@link net.fips.dataplane.LinkStats}) are written with
  * opaque stores: never torn, possibly a moment old.
  *
+ * <h2>The worker</h2>
+ * {@code WorkerAgent} is the owner loop: it drains its rings and command queue, moves each slot to its next owner
+ * and counts the drops. The work on a packet is done by helpers that return what happened instead of calling back:
+ * {@code LinkCrypto} (open with the K-bit trial and cutover, seal, key lifecycle), {@code Transit} (the transit
+ * decision), {@code SessionPath} (the FSP half: it returns the next hop of a sealed datagram and queues the
+ * messages it originates in a {@code SessionOutbox}) and {@code WorkerCommands} (command application).
+ *
  * <h2>Dispatch table</h2>
  * {@code (transportId, receiver_idx) -> linkId} is an immutable primitive map, replaced copy-on-write: the control
  * thread adds an index (after queueing the command that tells the worker about it), the worker removes one when a
@@ -32,7 +39,8 @@
  *
  * <h2>Idling</h2>
  * An idle node uses no CPU. The receive threads block in the kernel (poll). Worker and tx threads back off
- * ({@link net.fips.dataplane.engine.IdleStrategy}: spin, yield, short parks), then park until a producer signals
+ * ({@link net.fips.dataplane.agent.IdleStrategy}: spin, yield, short parks; the agent framework is in
+ * {@code net.fips.dataplane.agent}), then park until a producer signals
  * them: a consumer announces that it is going to sleep, re-checks every queue it owns and parks; a producer
  * publishes its item and unparks the consumer only if it is announced, so a busy path pays a fence and a volatile
  * read per batch (per call for {@code sendDatagram}), not a system call per packet, and traffic with gaps shorter

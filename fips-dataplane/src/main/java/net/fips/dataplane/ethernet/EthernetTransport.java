@@ -3,14 +3,13 @@ package net.fips.dataplane.ethernet;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.StampedLock;
 
 import net.fips.dataplane.transport.DiscoveredPeer;
+import net.fips.dataplane.transport.LoopThread;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportException;
@@ -19,36 +18,24 @@ import net.fips.dataplane.transport.TransportTypes;
 
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
-import net.fips.ffm.NetOrder;
-import net.fips.ffm.linux.CallState;
-import net.fips.ffm.linux.Linux;
-import net.fips.ffm.linux.MmsgVector;
 import net.fips.ffm.linux.PacketSockets;
-import net.fips.ffm.linux.PollFds;
 import net.fips.ffm.linux.Syscalls;
 import net.fips.ffm.linux.WakeFd;
 
 /**
- * The Ethernet transport over an AF_PACKET socket (transports.md §4), driven through FFM.
+ * The Ethernet transport over an AF_PACKET socket (transports.md §4), driven through FFM, shaped like the UDP one:
+ * this class opens the socket ({@link EthernetSocket}: bound to the interface by index, the kernel adds and strips
+ * the 14-byte Ethernet header), owns the descriptor and its reopening, and answers the {@link Transport} contract;
+ * {@link EthernetReceiver} is the recvmmsg side (data frames into the caller's slots, beacons into the discovery
+ * buffer, see docs/benchmarks.md for recvmmsg against one call per frame), {@link EthernetSender} the sendmmsg side
+ * (the 3-byte header written into each slot's headroom, so nothing is copied), {@link EthernetBeacon} the
+ * broadcast beacon, and {@link EthernetLoop} the event loop under the data plane. The effective MTU is
+ * {@code min(config mtu, interface MTU − 3)}; packets above it are refused and counted.
  *
- * <p>Socket (§4.1): {@code socket(AF_PACKET, SOCK_DGRAM, htons(ethertype))} (the kernel adds and strips the
- * 14-byte Ethernet header), bound to the interface by index, non-blocking, SO_RCVBUF/SO_SNDBUF as configured
- * (failures are fatal, as in the reference), local MAC from SIOCGIFHWADDR and MTU from SIOCGIFMTU. The effective
- * MTU is {@code min(config mtu, interface MTU − 3)}.
- *
- * <p>Receive: one {@code recvmmsg} per batch straight into the caller's slots (the frame at {@code offset − 3}, so
- * the FMP packet lands at {@code offset}; see docs/benchmarks.md for recvmmsg against one call per frame).
- * Frames for another host or our own outgoing ones (a promiscuous interface) are dropped; a data frame is trimmed
- * to its length field; a beacon is counted and, with discovery on, its (MAC, key) kept for
- * {@link #drainBeacons()} (one entry per MAC, newest wins, at most {@value #MAX_DISCOVERED} MACs between
- * drains). Malformed frames are counted drops ({@link EthernetCounters}).
- *
- * <p>Send: one {@code sendmmsg} per batch, each frame the 3-byte header written into the slot's headroom followed
- * by the packet, so nothing is copied; packets above the MTU are refused and counted. {@link #sendBeacon()} sends
- * the 34-byte beacon to {@code ff:ff:ff:ff:ff:ff}; after {@value #ENXIO_REOPEN_AFTER} consecutive ENXIO failures
- * (the interface was destroyed and recreated, §4.4) the socket is reopened on the same interface name by the
- * receiving thread's next {@link #receive} (or by {@link #reopen()} when nothing receives). {@link #openOrAwait}
- * makes a transport whose interface does not exist yet the same way: it opens once the interface appears.
+ * <p>After {@value #ENXIO_REOPEN_AFTER} consecutive ENXIO beacon failures (the interface was destroyed and
+ * recreated, §4.4) the socket is reopened on the same interface name by the receiving thread's next
+ * {@link #receive} (or by {@link #reopen()} when nothing receives). {@link #openOrAwait} makes a transport whose
+ * interface does not exist yet the same way: it opens once the interface appears.
  *
  * <p>Threading: one thread receives, one sends, and beacons may be sent from a third; each has its own native
  * buffers and errno state, and none allocates per packet. The receiving thread alone closes and reopens the
@@ -63,7 +50,6 @@ public final class EthernetTransport implements Transport {
     public static final int MAX_DISCOVERED = 1024;
     /** Consecutive ENXIO beacon failures that make the transport reopen its socket (the reference's 3). */
     public static final int ENXIO_REOPEN_AFTER = 3;
-    private static final int ENOBUFS_RETRIES = 64;
 
     private final EthernetTransportConfig config;
     private final Arena arena;
@@ -76,30 +62,14 @@ public final class EthernetTransport implements Transport {
     private volatile boolean awaitingInterface;
     private final int batch;
     private final boolean discovery;
-    private final Map<Long, DiscoveredBeacon> discovered = new LinkedHashMap<>();
-    private final EthernetFrame beaconView = new EthernetFrame();
-
-    // receive side (receiving thread)
-    private final CallState rxState;
-    private final MmsgVector rxVec;
-    private final PollFds rxPoll;
-    private final MemorySegment eventValue;
-    // send side (sending thread)
-    private final CallState txState;
-    private final MmsgVector txVec;
-    private final PollFds txPoll;
-    // beacons (any thread, serialised on beaconLock)
-    private final Object beaconLock = new Object();
-    private final CallState beaconState;
-    private final MmsgVector beaconVec;
-    private final MemorySegment beaconFrame;
-    private int consecutiveEnxio;
-    private volatile boolean canAnnounce;
+    private final EthernetReceiver receiver;
+    private final EthernetSender sender;
+    private final EthernetBeacon beacon;
     // under the data plane (Transport.start)
     private volatile State state = State.UP;
     private volatile int transportId = -1;
+    private final LoopThread thread = new LoopThread();
     private EthernetLoop loop;
-    private Thread loopThread;
 
     private volatile int fd;
     private volatile int ifindex;
@@ -110,34 +80,21 @@ public final class EthernetTransport implements Transport {
     private volatile String lastReopenProblem;
 
     private EthernetTransport(final EthernetTransportConfig cfg, final Arena arena, final WakeFd wake,
-                              final Opened opened) {
+                              final EthernetSocket opened) {
         this.config = cfg;
         this.arena = arena;
         this.wake = wake;
         this.batch = cfg.batch();
         this.discovery = cfg.discovery();
-        this.fd = opened.fd;
-        this.ifindex = opened.ifindex;
-        this.localMac = opened.mac;
-        this.interfaceMtu = opened.ifMtu;
-        this.mtu = effectiveMtu(cfg.mtu(), opened.ifMtu);
-        this.rxState = CallState.allocate(arena);
-        this.rxVec = new MmsgVector(arena, batch, 1, 0);
-        this.rxPoll = new PollFds(arena, 2);
-        this.eventValue = arena.allocate(Long.BYTES, Long.BYTES);
-        this.txState = CallState.allocate(arena);
-        this.txVec = new MmsgVector(arena, batch, 1, 0);
-        this.txPoll = new PollFds(arena, 1);
-        this.beaconState = CallState.allocate(arena);
-        this.beaconVec = new MmsgVector(arena, 1, 1, 0);
-        this.beaconFrame = arena.allocate(EthernetFrame.BEACON_SIZE, 8);
-        final byte[] key = cfg.beaconKey();
-        if (key != null) {
-            EthernetFrame.writeBeacon(beaconFrame, 0, key);
-            canAnnounce = true;
-        }
-        beaconVec.iov(0, 0, beaconFrame, 0, EthernetFrame.BEACON_SIZE);
-        encodeDestinations(opened.ifindex);
+        this.fd = opened.fd();
+        this.ifindex = opened.ifindex();
+        this.localMac = opened.mac();
+        this.interfaceMtu = opened.ifMtu();
+        this.mtu = effectiveMtu(cfg.mtu(), opened.ifMtu());
+        this.receiver = new EthernetReceiver(arena, batch, wake.fd(), discovery, counters);
+        this.sender = new EthernetSender(arena, batch, cfg.etherType(), cfg.sendTimeoutMs(), counters);
+        this.beacon = new EthernetBeacon(arena, cfg.beaconKey(), counters);
+        encodeDestinations(opened.ifindex());
     }
 
     /** The effective MTU: {@code min(configured, interface MTU − 3)}; 0 configured means the interface's. */
@@ -147,12 +104,8 @@ public final class EthernetTransport implements Transport {
     }
 
     private void encodeDestinations(final int index) {
-        for (int i = 0; i < batch; i++) {
-            PacketSockets.encode(txVec.nameBuffer(i), config.etherType(), index, 0);
-            txVec.name(i, txVec.nameBuffer(i), PacketSockets.SOCKADDR_LL_SIZE);
-        }
-        PacketSockets.encode(beaconVec.nameBuffer(0), config.etherType(), index, MacAddress.BROADCAST);
-        beaconVec.name(0, beaconVec.nameBuffer(0), PacketSockets.SOCKADDR_LL_SIZE);
+        sender.encodeDestinations(index);
+        beacon.encodeDestination(config.etherType(), index);
     }
 
     /**
@@ -172,11 +125,11 @@ public final class EthernetTransport implements Transport {
                     "Ethernet transport needs native access (--enable-native-access=net.fips.ffm)",
                     Syscalls.unavailabilityCause());
         }
-        final Opened opened = openSocket(config);
-        if (effectiveMtu(config.mtu(), opened.ifMtu) < EthernetTransportConfig.MIN_MTU) {
-            Syscalls.closeQuietly(opened.fd);
+        final EthernetSocket opened = EthernetSocket.open(config);
+        if (effectiveMtu(config.mtu(), opened.ifMtu()) < EthernetTransportConfig.MIN_MTU) {
+            Syscalls.closeQuietly(opened.fd());
             throw new EthernetTransportException(EthernetTransportException.Reason.INVALID_CONFIG, 0,
-                    "Ethernet transport on " + config.interfaceName() + ": interface MTU " + opened.ifMtu
+                    "Ethernet transport on " + config.interfaceName() + ": interface MTU " + opened.ifMtu()
                             + " leaves less than " + EthernetTransportConfig.MIN_MTU + " bytes for a FIPS packet",
                     null);
         }
@@ -185,7 +138,7 @@ public final class EthernetTransport implements Transport {
             final WakeFd wake = WakeFd.open();
             return new EthernetTransport(config, arena, wake, opened);
         } catch (IOException | RuntimeException e) {
-            Syscalls.closeQuietly(opened.fd);
+            Syscalls.closeQuietly(opened.fd());
             arena.close();
             throw new EthernetTransportException(EthernetTransportException.Reason.SYSTEM,
                     e instanceof ErrnoException x ? x.errno() : 0, "Ethernet transport on "
@@ -214,7 +167,7 @@ public final class EthernetTransport implements Transport {
             try {
                 final WakeFd wake = WakeFd.open();
                 final EthernetTransport t = new EthernetTransport(config, arena, wake,
-                        new Opened(-1, 0, 0, config.mtu() > 0
+                        new EthernetSocket(-1, 0, 0, config.mtu() > 0
                                 ? Math.min(config.mtu(), EthernetFrame.MAX_DATA_LENGTH) + EthernetFrame.DATA_HEADER_SIZE
                                 : ASSUMED_INTERFACE_MTU));
                 t.awaitingInterface = true;
@@ -235,75 +188,6 @@ public final class EthernetTransport implements Transport {
         return awaitingInterface;
     }
 
-    private record Opened(int fd, int ifindex, long mac, int ifMtu) {
-    }
-
-    private static Opened openSocket(final EthernetTransportConfig cfg) throws EthernetTransportException {
-        final String name = cfg.interfaceName();
-        final int fd;
-        try {
-            fd = Syscalls.socket(PacketSockets.AF_PACKET,
-                    PacketSockets.SOCK_DGRAM | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC,
-                    NetOrder.htons(cfg.etherType()) & 0xFFFF);
-        } catch (ErrnoException e) {
-            if (e.errno() == Errno.EPERM || e.errno() == Errno.EACCES) {
-                throw new EthernetTransportException(EthernetTransportException.Reason.PERMISSION, e.errno(),
-                        "Ethernet transport on " + name + " needs CAP_NET_RAW (run as root, or grant it: setcap "
-                                + "cap_net_raw,cap_net_admin+ep on the java binary, or AmbientCapabilities="
-                                + "CAP_NET_RAW in the unit): " + e.getMessage(), e);
-            }
-            if (e.errno() == Errno.EAFNOSUPPORT) {
-                throw new EthernetTransportException(EthernetTransportException.Reason.PERMISSION, e.errno(),
-                        "Ethernet transport on " + name + ": AF_PACKET sockets are refused (a systemd "
-                                + "RestrictAddressFamilies= without AF_PACKET, or a kernel without CONFIG_PACKET): "
-                                + e.getMessage(), e);
-            }
-            throw system(name, e);
-        }
-        try {
-            final int index;
-            try {
-                index = Syscalls.ifNameToIndex(name);
-            } catch (ErrnoException e) {
-                throw new EthernetTransportException(EthernetTransportException.Reason.NO_SUCH_INTERFACE, e.errno(),
-                        "Ethernet transport: no interface \"" + name + "\" in this network namespace ("
-                                + e.getMessage() + ")", e);
-            }
-            final PacketSockets.HardwareAddress hw = PacketSockets.hardwareAddress(fd, name);
-            if (hw.family() != PacketSockets.ARPHRD_ETHER) {
-                throw new EthernetTransportException(EthernetTransportException.Reason.NOT_ETHERNET, 0,
-                        "Ethernet transport: interface " + name + " is not Ethernet (hardware type " + hw.family()
-                                + ", want " + PacketSockets.ARPHRD_ETHER + ")", null);
-            }
-            final int ifMtu = PacketSockets.interfaceMtu(fd, name);
-            try (Arena a = Arena.ofConfined()) {
-                final MemorySegment sll = a.allocate(PacketSockets.SOCKADDR_LL_SIZE, 8);
-                final int len = PacketSockets.encode(sll, cfg.etherType(), index, -1);
-                Syscalls.bind(fd, sll, len, "AF_PACKET " + name + " ethertype 0x"
-                        + Integer.toHexString(cfg.etherType()));
-            }
-            Syscalls.setsockoptInt(fd, Linux.SOL_SOCKET, Linux.SO_RCVBUF, cfg.recvBufSize(),
-                    "SO_RCVBUF=" + cfg.recvBufSize() + " on " + name);
-            Syscalls.setsockoptInt(fd, Linux.SOL_SOCKET, Linux.SO_SNDBUF, cfg.sendBufSize(),
-                    "SO_SNDBUF=" + cfg.sendBufSize() + " on " + name);
-            return new Opened(fd, index, hw.mac(), ifMtu);
-        } catch (EthernetTransportException e) {
-            Syscalls.closeQuietly(fd);
-            throw e;
-        } catch (ErrnoException e) {
-            Syscalls.closeQuietly(fd);
-            throw system(name, e);
-        } catch (RuntimeException e) {
-            Syscalls.closeQuietly(fd);
-            throw e;
-        }
-    }
-
-    private static EthernetTransportException system(final String name, final ErrnoException e) {
-        return new EthernetTransportException(EthernetTransportException.Reason.SYSTEM, e.errno(),
-                "Ethernet transport on " + name + ": " + e.getMessage(), e);
-    }
-
     // ---------------------------------------------------------------- receive (one thread)
 
     /**
@@ -322,112 +206,20 @@ public final class EthernetTransport implements Transport {
         if (reopenRequested) {
             tryReopen();
         }
-        if (fd < 0) {
+        final int sock = fd;
+        if (sock < 0) {
             // The interface is gone and not back yet: sleep on the wake-up descriptor instead of spinning.
-            awaitReadable(-1, timeoutMs < 0 || timeoutMs > 1000 ? 1000 : timeoutMs);
+            receiver.idle(timeoutMs < 0 || timeoutMs > 1000 ? 1000 : timeoutMs);
             return 0;
         }
         if (b.offered == 0) {
             return 0;
         }
-        final MmsgVector vec = rxVec;
-        final int n = Math.min(b.offered, vec.capacity());
-        for (int i = 0; i < n; i++) {
-            vec.prepareReceive(i);
-            vec.iov(i, 0, b.segment[i], b.offset[i] - EthernetFrame.DATA_HEADER_SIZE,
-                    b.slotCapacity[i] + EthernetFrame.DATA_HEADER_SIZE);
+        final int n = receiver.receive(b, sock, timeoutMs);
+        if (receiver.takeInterfaceTrouble()) {
+            checkInterface();
         }
-        final int rc = recv(n, timeoutMs);
-        for (int i = 0; i < rc; i++) {
-            onFrame(b, i);
-        }
-        return b.count;
-    }
-
-    private void onFrame(final FrameReceiveBatch b, final int i) {
-        final MmsgVector vec = rxVec;
-        final MemorySegment name = vec.nameBuffer(i);
-        final int type = PacketSockets.packetType(name);
-        if (type == PacketSockets.PACKET_OTHERHOST || type == PacketSockets.PACKET_OUTGOING) {
-            counters.framesOtherHost++;
-            return;
-        }
-        if ((vec.flags(i) & Linux.MSG_TRUNC) != 0) {
-            counters.framesTooLong++;
-            return;
-        }
-        final int len = vec.messageLength(i);
-        final MemorySegment seg = b.segment[i];
-        final long frame = b.offset[i] - EthernetFrame.DATA_HEADER_SIZE;
-        if (len < 1) {
-            counters.framesTooShort++;
-            return;
-        }
-        final int kind = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, frame));
-        if (kind == EthernetFrame.TYPE_DATA) {
-            if (len < EthernetFrame.DATA_HEADER_SIZE) {
-                counters.framesTooShort++;
-                return;
-            }
-            final int payload = Short.toUnsignedInt(seg.get(EthernetFrame.U16, frame + EthernetFrame.LENGTH_OFFSET));
-            if (payload > len - EthernetFrame.DATA_HEADER_SIZE) {
-                counters.framesTooShort++;
-                return;
-            }
-            b.record(i, payload, PacketSockets.sourceMac(name));
-            counters.framesRecv++;
-            counters.bytesRecv += payload;
-        } else if (kind == EthernetFrame.TYPE_BEACON) {
-            counters.beaconsRecv++;
-            onBeacon(seg, frame, len, PacketSockets.sourceMac(name));
-        } else {
-            counters.framesUnknownType++;
-        }
-    }
-
-    /** Rare (one per peer per beacon interval): allocates the key copy and the buffer entry. */
-    private void onBeacon(final MemorySegment seg, final long frame, final int len, final long mac) {
-        if (!beaconView.wrap(seg, frame, len).isOk()) {
-            counters.beaconsMalformed++;
-            return;
-        }
-        if (!discovery || MacAddress.isGroup(mac)) {
-            return;
-        }
-        final DiscoveredBeacon d = new DiscoveredBeacon(mac, beaconView.beaconKey(), System.nanoTime());
-        synchronized (discovered) {
-            if (discovered.size() >= MAX_DISCOVERED && !discovered.containsKey(mac)) {
-                counters.discoveryOverflow++;
-                return;
-            }
-            discovered.remove(mac);
-            discovered.put(mac, d);
-        }
-    }
-
-    /** recvmmsg; on an empty socket waits up to {@code timeoutMs} in poll and tries once more. */
-    private int recv(final int n, final int timeoutMs) {
-        final int sock = fd;
-        int rc = Syscalls.recvmmsg(rxState, sock, rxVec.segment(), n, 0);
-        if (rc == Errno.EAGAIN_NEGATIVE) {
-            if (timeoutMs == 0 || !awaitReadable(sock, timeoutMs)) {
-                return 0;
-            }
-            rc = Syscalls.recvmmsg(rxState, sock, rxVec.segment(), n, 0);
-            if (rc == Errno.EAGAIN_NEGATIVE) {
-                return 0;
-            }
-        }
-        if (rc < 0) {
-            if (rc != Errno.EINTR_NEGATIVE) {
-                counters.recvErrors++;
-                if (rc == -PacketSockets.ENETDOWN || rc == -PacketSockets.ENODEV || rc == -PacketSockets.ENXIO) {
-                    checkInterface();
-                }
-            }
-            return 0;
-        }
-        return rc;
+        return n;
     }
 
     /**
@@ -446,33 +238,13 @@ public final class EthernetTransport implements Transport {
         }
     }
 
-    private boolean awaitReadable(final int sock, final int timeoutMs) {
-        rxPoll.set(0, sock, Linux.POLLIN);
-        rxPoll.set(1, wake.fd(), Linux.POLLIN);
-        final int ready = rxPoll.poll(rxState, timeoutMs);
-        if (ready <= 0) {
-            return false;
-        }
-        if (rxPoll.revents(1) != 0) {
-            Syscalls.read(rxState, wake.fd(), eventValue, Long.BYTES);   // reset the eventfd; EAGAIN is harmless
-        }
-        return (rxPoll.revents(0) & (Linux.POLLIN | Linux.POLLERR)) != 0;
-    }
-
     /**
      * Takes the beacons heard since the last call: one per MAC, the newest; oldest MAC first.
      *
      * @return the beacons (empty with discovery off)
      */
     public List<DiscoveredBeacon> drainBeacons() {
-        synchronized (discovered) {
-            if (discovered.isEmpty()) {
-                return List.of();
-            }
-            final List<DiscoveredBeacon> out = new ArrayList<>(discovered.values());
-            discovered.clear();
-            return out;
-        }
+        return receiver.drainBeacons();
     }
 
     // ---------------------------------------------------------------- send (one thread)
@@ -489,76 +261,10 @@ public final class EthernetTransport implements Transport {
             if (closed) {
                 return 0;
             }
-            return sendLocked(b, fd);
+            return sender.send(b, fd, mtu);
         } finally {
             fdLock.unlockRead(stamp);
         }
-    }
-
-    private int sendLocked(final FrameSendBatch b, final int sock) {
-        final MmsgVector vec = txVec;
-        int sent = 0;
-        int next = 0;
-        while (next < b.count) {
-            int m = 0;
-            while (next < b.count && m < vec.capacity()) {
-                final int len = b.length[next];
-                if (len > mtu) {
-                    counters.mtuExceeded++;
-                    next++;
-                    continue;
-                }
-                final MemorySegment seg = b.segment[next];
-                final long frame = b.offset[next] - EthernetFrame.DATA_HEADER_SIZE;
-                EthernetFrame.writeDataHeader(seg, frame, len);
-                vec.iov(m, 0, seg, frame, len + EthernetFrame.DATA_HEADER_SIZE);
-                PacketSockets.destination(vec.nameBuffer(m), b.destination[next]);
-                m++;
-                next++;
-            }
-            sent += sendMmsg(sock, m);
-        }
-        return sent;
-    }
-
-    private int sendMmsg(final int sock, final int m) {
-        final MmsgVector vec = txVec;
-        int done = 0;
-        int retries = 0;
-        int sent = 0;
-        while (done < m) {
-            final int rc = Syscalls.sendmmsg(txState, sock, vec.from(done), m - done, 0);
-            if (rc > 0) {
-                for (int t = done; t < done + rc; t++) {
-                    counters.bytesSent += vec.messageLength(t) - EthernetFrame.DATA_HEADER_SIZE;
-                }
-                counters.framesSent += rc;
-                sent += rc;
-                done += rc;
-                retries = 0;
-            } else if (rc == Errno.EAGAIN_NEGATIVE) {
-                if (config.sendTimeoutMs() == 0 || !awaitWritable(sock)) {
-                    counters.sendDrops += m - done;
-                    break;
-                }
-            } else if (rc == Errno.ENOBUFS_NEGATIVE || rc == -Errno.ENOMEM) {
-                if (++retries > ENOBUFS_RETRIES) {
-                    counters.sendDrops += m - done;
-                    break;
-                }
-                Thread.yield();
-            } else if (rc != Errno.EINTR_NEGATIVE) {
-                // A hard error (EMSGSIZE, ENXIO, ENETDOWN) belongs to the first unsent frame: count it, go on.
-                counters.sendErrors++;
-                done++;
-            }
-        }
-        return sent;
-    }
-
-    private boolean awaitWritable(final int sock) {
-        txPoll.set(0, sock, Linux.POLLOUT);
-        return txPoll.poll(txState, config.sendTimeoutMs()) > 0;
     }
 
     /**
@@ -569,35 +275,25 @@ public final class EthernetTransport implements Transport {
      * @throws IllegalStateException when the config has no beacon key
      */
     public int sendBeacon() {
-        if (!canAnnounce) {
+        if (!beacon.canAnnounce()) {
             throw new IllegalStateException("Ethernet transport on " + config.interfaceName()
                     + " has no beacon key (announceAs)");
         }
-        synchronized (beaconLock) {
+        synchronized (beacon) {
             final long stamp = fdLock.readLock();
             final int rc;
             try {
                 if (closed) {
                     return Errno.EBADF;
                 }
-                rc = Syscalls.sendmsg(beaconState, fd, beaconVec.msghdr(0), 0);
+                rc = beacon.sendmsg(fd);
             } finally {
                 fdLock.unlockRead(stamp);
             }
-            if (rc >= 0) {
-                counters.beaconsSent++;
-                consecutiveEnxio = 0;
-                return 0;
+            if (beacon.counted(rc)) {
+                requestReopen();
             }
-            counters.beaconSendErrors++;
-            if (-rc == PacketSockets.ENXIO || -rc == PacketSockets.ENODEV) {
-                if (++consecutiveEnxio >= ENXIO_REOPEN_AFTER) {
-                    requestReopen();
-                }
-            } else {
-                consecutiveEnxio = 0;
-            }
-            return -rc;
+            return rc >= 0 ? 0 : -rc;
         }
     }
 
@@ -650,33 +346,31 @@ public final class EthernetTransport implements Transport {
                 Syscalls.closeQuietly(old);
                 fd = -1;
             }
-            final Opened o = openSocket(config);
+            final EthernetSocket o = EthernetSocket.open(config);
             if (awaitingInterface) {
-                final int now = Math.min(mtu, effectiveMtu(config.mtu(), o.ifMtu));
+                final int now = Math.min(mtu, effectiveMtu(config.mtu(), o.ifMtu()));
                 if (now < EthernetTransportConfig.MIN_MTU) {
-                    Syscalls.closeQuietly(o.fd);
+                    Syscalls.closeQuietly(o.fd());
                     throw new EthernetTransportException(EthernetTransportException.Reason.INVALID_CONFIG, 0,
-                            "Ethernet transport on " + config.interfaceName() + ": interface MTU " + o.ifMtu
+                            "Ethernet transport on " + config.interfaceName() + ": interface MTU " + o.ifMtu()
                                     + " leaves less than " + EthernetTransportConfig.MIN_MTU
                                     + " bytes for a FIPS packet", null);
                 }
                 mtu = now;
                 awaitingInterface = false;
                 LOG.log(System.Logger.Level.INFO, "Ethernet transport on {0}: the interface is here, opened"
-                        + " (ifindex {1}, MAC {2}, mtu {3})", config.interfaceName(), o.ifindex,
-                        MacAddress.format(o.mac), now);
+                        + " (ifindex {1}, MAC {2}, mtu {3})", config.interfaceName(), o.ifindex(),
+                        MacAddress.format(o.mac()), now);
             }
-            fd = o.fd;
-            ifindex = o.ifindex;
-            localMac = o.mac;
-            interfaceMtu = o.ifMtu;
-            encodeDestinations(o.ifindex);
+            fd = o.fd();
+            ifindex = o.ifindex();
+            localMac = o.mac();
+            interfaceMtu = o.ifMtu();
+            encodeDestinations(o.ifindex());
             counters.reopens++;
             reopenRequested = false;
             lastReopenProblem = null;
-            synchronized (beaconLock) {
-                consecutiveEnxio = 0;
-            }
+            beacon.reopened();
         } finally {
             fdLock.unlockWrite(stamp);
         }
@@ -729,7 +423,7 @@ public final class EthernetTransport implements Transport {
 
     /** @return whether {@link #sendBeacon()} can be used */
     public boolean canAnnounce() {
-        return canAnnounce;
+        return beacon.canAnnounce();
     }
 
     /**
@@ -739,12 +433,8 @@ public final class EthernetTransport implements Transport {
      * @throws IllegalArgumentException unless the key has 32 bytes
      */
     public void announceAs(final byte[] xOnlyKey) {
-        synchronized (beaconLock) {
-            if (closed) {
-                return;
-            }
-            EthernetFrame.writeBeacon(beaconFrame, 0, xOnlyKey);
-            canAnnounce = true;
+        if (!closed) {
+            beacon.announceAs(xOnlyKey);
         }
     }
 
@@ -840,33 +530,26 @@ public final class EthernetTransport implements Transport {
      */
     @Override
     public synchronized void start(final TransportPort port) {
-        if (loop != null || closed) {
+        if (thread.started() || closed) {
             throw new IllegalStateException("Ethernet transport on " + config.interfaceName()
                     + (closed ? " is closed" : " is already started"));
         }
         transportId = port.transportId();
         loop = new EthernetLoop(this, port, batch);
-        loopThread = Thread.ofPlatform().name("fips-eth-" + config.interfaceName()).daemon().unstarted(loop);
         state = State.UP;
-        loopThread.start();
+        thread.start("fips-eth-" + config.interfaceName(), loop);
     }
 
     /** Stops the event loop and waits for it (it returns every slot it holds); state DOWN. Idempotent. */
     @Override
     public void stop() {
         final EthernetLoop l;
-        final Thread t;
         synchronized (this) {
             l = loop;
-            t = loopThread;
         }
         if (l != null) {
             l.stop();
-            try {
-                t.join(5_000);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            thread.join();
         }
         state = State.DOWN;
     }
@@ -896,9 +579,7 @@ public final class EthernetTransport implements Transport {
         } finally {
             fdLock.unlockWrite(stamp);
         }
-        synchronized (beaconLock) {
-            arena.close();
-        }
+        beacon.close(arena);
     }
 
     @Override

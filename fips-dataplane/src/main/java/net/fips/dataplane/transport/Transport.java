@@ -1,6 +1,7 @@
 package net.fips.dataplane.transport;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -12,9 +13,10 @@ import java.lang.foreign.MemorySegment;
  * ({@code DataPlane.addTransport}) and closes it; the control plane reads its metadata, stats and connection state
  * and asks it to connect.
  *
- * <p><b>How frames move.</b> The UDP transport ({@code net.fips.dataplane.udp.UdpTransport}) is driven by the
- * data plane's own receive and send agents (recvmmsg/sendmmsg/GSO) and never gets {@link #start(TransportPort)}.
- * Every other transport runs one event-loop thread of its own (epoll/poll through the bindings, no thread per
+ * <p><b>How frames move</b> ({@link #drive()}). The UDP transport ({@code net.fips.dataplane.udp.UdpTransport})
+ * is driven by the data plane's own receive and send agents (recvmmsg/sendmmsg/GSO,
+ * {@link Drive#DATA_PLANE_AGENTS}) and never gets {@link #start(TransportPort)}. Every other transport
+ * ({@link Drive#OWN_LOOP}) runs one event-loop thread of its own (epoll/poll through the bindings, no thread per
  * connection), started by {@link #start(TransportPort)} when the data plane starts: it writes each received FMP
  * packet into a pool slot and hands it over with {@link TransportPort#deliver}; workers queue sealed slots for it
  * and call {@link #wakeup()}; the loop takes them with {@link TransportPort#drainOutbound} and
@@ -28,6 +30,14 @@ public interface Transport extends AutoCloseable {
 
     /** Lifecycle (transports.md §1.1): only {@link #UP} is operational. */
     enum State { CONFIGURED, STARTING, UP, DOWN, FAILED }
+
+    /** How the data plane moves a transport's frames. */
+    enum Drive {
+        /** The data plane's receive and send agents drive the socket (recvmmsg/sendmmsg/GSO; UDP); no {@code start}. */
+        DATA_PLANE_AGENTS,
+        /** The transport runs one event-loop thread of its own, started by {@link #start(TransportPort)}. */
+        OWN_LOOP
+    }
 
     /** @return the type name used in config, adverts and {@code show_transports} ({@link TransportTypes}) */
     String typeName();
@@ -47,6 +57,19 @@ public interface Transport extends AutoCloseable {
 
     /** @return the current lifecycle state */
     State state();
+
+    /** @return how the data plane moves this transport's frames: {@link Drive#OWN_LOOP} unless it says otherwise */
+    default Drive drive() {
+        return Drive.OWN_LOOP;
+    }
+
+    /**
+     * @return whether this transport's one datagram socket can send to {@code address} (its family: an IPv4 socket
+     *         cannot reach IPv6); false for a transport without such a socket (everything but UDP)
+     */
+    default boolean datagramReaches(final InetSocketAddress address) {
+        return false;
+    }
 
     /** @return the largest FMP packet this transport sends (framing excluded) */
     int mtu();

@@ -5,12 +5,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import net.fips.dataplane.transport.SocketWait;
 import net.fips.ffm.Errno;
 import net.fips.ffm.linux.CallState;
 import net.fips.ffm.linux.Cmsg;
 import net.fips.ffm.linux.Linux;
 import net.fips.ffm.linux.MmsgVector;
-import net.fips.ffm.linux.PollFds;
 import net.fips.ffm.linux.Syscalls;
 
 /**
@@ -25,12 +25,10 @@ final class UdpReceiver {
     private static final long CONTROL_BYTES = Cmsg.space(Integer.BYTES) + Cmsg.space(Integer.BYTES);
 
     private final int fd;
-    private final int wakeFd;
     private final UdpCounters counters;
     private final CallState cs;
     private final MmsgVector vec;
-    private final PollFds pfd;
-    private final MemorySegment eventValue;
+    private final SocketWait wait;
     private final boolean gro;
     private final MemorySegment staging;
     private final int[] stagedLength;
@@ -42,14 +40,12 @@ final class UdpReceiver {
     UdpReceiver(final Arena arena, final int fd, final int wakeFd, final int batch, final boolean gro,
                 final UdpCounters counters) {
         this.fd = fd;
-        this.wakeFd = wakeFd;
         this.counters = counters;
         this.gro = gro;
         this.cs = CallState.allocate(arena);
         final int entries = gro ? Math.min(batch, MAX_GRO_STAGING) : batch;
         this.vec = new MmsgVector(arena, entries, 1, (int) CONTROL_BYTES);
-        this.pfd = new PollFds(arena, 2);
-        this.eventValue = arena.allocate(Long.BYTES, Long.BYTES);
+        this.wait = new SocketWait(arena, cs, wakeFd);
         if (gro) {
             this.staging = arena.allocate((long) STAGING_BYTES * entries, 64);
             this.stagedLength = new int[entries];
@@ -161,7 +157,7 @@ final class UdpReceiver {
         int rc = Syscalls.recvmmsg(cs, fd, vec.segment(), n, 0);
         if (rc == Errno.EAGAIN_NEGATIVE) {
             counters.recvEagain++;
-            if (timeoutMs == 0 || !awaitReadable(timeoutMs)) {
+            if (timeoutMs == 0 || !wait.readable(fd, timeoutMs)) {
                 return 0;
             }
             rc = Syscalls.recvmmsg(cs, fd, vec.segment(), n, 0);
@@ -177,19 +173,6 @@ final class UdpReceiver {
             return 0;
         }
         return rc;
-    }
-
-    private boolean awaitReadable(final int timeoutMs) {
-        pfd.set(0, fd, Linux.POLLIN);
-        pfd.set(1, wakeFd, Linux.POLLIN);
-        final int ready = pfd.poll(cs, timeoutMs);
-        if (ready <= 0) {
-            return false;
-        }
-        if (pfd.revents(1) != 0) {
-            Syscalls.read(cs, wakeFd, eventValue, Long.BYTES);   // reset the eventfd; EAGAIN is harmless
-        }
-        return (pfd.revents(0) & (Linux.POLLIN | Linux.POLLERR)) != 0;
     }
 
     private void trackDrops(final int i) {

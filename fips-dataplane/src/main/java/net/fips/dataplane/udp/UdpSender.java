@@ -5,12 +5,13 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import net.fips.dataplane.transport.MmsgSend;
+import net.fips.dataplane.transport.SocketWait;
 import net.fips.ffm.Errno;
 import net.fips.ffm.linux.CallState;
 import net.fips.ffm.linux.Cmsg;
 import net.fips.ffm.linux.Linux;
 import net.fips.ffm.linux.MmsgVector;
-import net.fips.ffm.linux.PollFds;
 import net.fips.ffm.linux.Syscalls;
 
 /**
@@ -25,7 +26,6 @@ final class UdpSender {
     static final int MAX_GSO_SEGMENTS = 64;
     /** A GSO train must fit one IPv4 UDP datagram. */
     static final int MAX_GSO_BYTES = 65507;
-    private static final int ENOBUFS_RETRIES = 64;
 
     private static final int SENT = 1;
     private static final int FALL_BACK = 0;
@@ -33,12 +33,11 @@ final class UdpSender {
 
     private final int fd;
     private final int mtu;
-    private final int sendTimeoutMs;
     private final UdpCounters counters;
     private final CallState cs;
     private final MmsgVector mm;
     private final MmsgVector gsoVec;
-    private final PollFds pfd;
+    private final MmsgSend mmsg;
     private boolean gsoActive;
     private int gsoDisabledErrno;
 
@@ -46,13 +45,12 @@ final class UdpSender {
               final boolean gso, final UdpCounters counters) {
         this.fd = fd;
         this.mtu = mtu;
-        this.sendTimeoutMs = sendTimeoutMs;
         this.counters = counters;
         this.gsoActive = gso;
         this.cs = CallState.allocate(arena);
         this.mm = new MmsgVector(arena, batch, 1, 0);
         this.gsoVec = new MmsgVector(arena, 1, MAX_GSO_SEGMENTS, (int) Cmsg.space(Short.BYTES));
-        this.pfd = new PollFds(arena, 1);
+        this.mmsg = new MmsgSend(cs, mm, new SocketWait(arena, cs, -1), sendTimeoutMs);
     }
 
     boolean gsoActive() {
@@ -174,7 +172,7 @@ final class UdpSender {
         return FAILED;
     }
 
-    /** sendmmsg of group entries {@code from..from+c-1}, resuming after partial sends and waiting on EAGAIN. */
+    /** sendmmsg of group entries {@code from..from+c-1} through the shared {@link MmsgSend} loop. */
     private int sendMmsg(final SendBatch b, final int from, final int c, final UdpDestination dst) {
         final MmsgVector mm = this.mm;
         int sent = 0;
@@ -187,44 +185,17 @@ final class UdpSender {
                 mm.iov(t, 0, b.segment[idx], b.offset[idx], b.length[idx]);
                 mm.name(t, dst.sockaddr, dst.length);
             }
-            int done = 0;
-            int retries = 0;
-            while (done < m) {
-                final int rc = Syscalls.sendmmsg(cs, fd, mm.from(done), m - done, 0);
-                if (rc > 0) {
-                    for (int t = done; t < done + rc; t++) {
-                        counters.bytesOut += mm.messageLength(t);
-                    }
-                    counters.packetsOut += rc;
-                    sent += rc;
-                    done += rc;
-                    retries = 0;
-                } else if (rc == Errno.EAGAIN_NEGATIVE) {
-                    counters.sendEagain++;
-                    if (sendTimeoutMs == 0 || !awaitWritable()) {
-                        counters.sendDrops += m - done;
-                        break;
-                    }
-                } else if (rc == Errno.ENOBUFS_NEGATIVE || rc == -Errno.ENOMEM) {
-                    counters.sendEnobufs++;
-                    if (++retries > ENOBUFS_RETRIES) {
-                        counters.sendDrops += m - done;
-                        break;
-                    }
-                    Thread.yield();
-                } else if (rc != Errno.EINTR_NEGATIVE) {
-                    // A hard error belongs to the first unsent message: count it and carry on with the rest.
-                    counters.sendErrors++;
-                    done++;
-                }
-            }
+            final MmsgSend ms = mmsg;
+            final int done = ms.send(fd, m);
+            sent += done;
+            counters.packetsOut += done;
+            counters.bytesOut += ms.bytes();
+            counters.sendEagain += ms.eagain();
+            counters.sendEnobufs += ms.enobufs();
+            counters.sendDrops += ms.drops();
+            counters.sendErrors += ms.errors();
             k += m;
         }
         return sent;
-    }
-
-    private boolean awaitWritable() {
-        pfd.set(0, fd, Linux.POLLOUT);
-        return pfd.poll(cs, sendTimeoutMs) > 0;
     }
 }

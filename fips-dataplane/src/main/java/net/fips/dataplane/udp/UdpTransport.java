@@ -3,6 +3,7 @@ package net.fips.dataplane.udp;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
@@ -245,6 +246,30 @@ public final class UdpTransport implements Transport {
     @Override
     public State state() {
         return closed ? State.DOWN : State.UP;
+    }
+
+    /** {@inheritDoc} UDP: the data plane's receive and send agents ({@link #receive}, {@link #send}). */
+    @Override
+    public Drive drive() {
+        return Drive.DATA_PLANE_AGENTS;
+    }
+
+    /**
+     * @param transport a transport whose {@link #drive()} is {@link Drive#DATA_PLANE_AGENTS}
+     * @return it as the UDP socket the data plane's agents drive
+     * @throws IllegalArgumentException when it runs its own loop instead
+     */
+    public static UdpTransport agentDriven(final Transport transport) {
+        if (transport.drive() != Drive.DATA_PLANE_AGENTS) {
+            throw new IllegalArgumentException(transport + " is not driven by the data plane's agents");
+        }
+        return (UdpTransport) transport;   // the only transport that answers DATA_PLANE_AGENTS
+    }
+
+    /** {@inheritDoc} A dual-stack (IPv6) socket reaches both families, an IPv4 one only IPv4. */
+    @Override
+    public boolean datagramReaches(final InetSocketAddress address) {
+        return ipv6 || address.getAddress() instanceof Inet4Address;
     }
 
     /**

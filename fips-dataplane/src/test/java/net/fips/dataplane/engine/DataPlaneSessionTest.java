@@ -31,7 +31,9 @@ import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.JdkAeadCipher;
+import net.fips.dataplane.ipv6.EncapsulationBudget;
 import net.fips.dataplane.ipv6.Ipv6Packet;
+import net.fips.dataplane.ipv6.ShimBody;
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
@@ -267,6 +269,34 @@ class DataPlaneSessionTest {
         }
         assertEquals(3, dp.sessionStats(A).packetsOut());
         assertEquals(3, dp.counter(DataPlaneCounter.SESSION_PACKETS_OUT));
+    }
+
+    /**
+     * §5.3 step 2: coordinates that do not fit beside the packet go in a standalone CoordsWarmup (CP, no K), which
+     * leaves before the packet: the session path queues it and the worker sends it first, then the packet it
+     * returned.
+     */
+    @Test
+    void warmupCoordinatesThatDoNotFitGoStandaloneAheadOfThePacket() throws IOException {
+        start();
+        final byte[] cp = new FspCpCoords(B_COORDS, A_COORDS).encode();
+        final int mtu = dp.transport(0).mtu();
+        final int len = EncapsulationBudget.effectiveIpv6Mtu(mtu);
+        assertTrue(EncapsulationBudget.FIPS_OVERHEAD + cp.length + len - ShimBody.BODY_SHRINK > mtu,
+                "the coordinates do not fit beside the largest packet");
+        dp.setSessionWarmup(A, cp, 1);
+        final byte[] p = packet(B, A, 17, len - 48, 0);
+        dp.sendIpv6(p);
+        final Received warmup = receiveAtA(S_B_TO_A);
+        assertEquals(0x14, warmup.inner()[4], "CoordsWarmup first");
+        assertEquals(0x01, warmup.fspFlags() & 0x03, "CP, no K");
+        assertArrayEquals(cp, warmup.coords());
+        final Received data = receiveAtA(S_B_TO_A);
+        assertEquals(0x10, data.inner()[4], "then the DataPacket");
+        assertEquals(0, data.fspFlags() & 0x01, "without CP");
+        assertEquals(warmup.counter() + 1, data.counter(), "sealed in that order");
+        assertEquals(1, dp.counter(DataPlaneCounter.SESSION_MESSAGES_OUT));
+        assertEquals(1, dp.counter(DataPlaneCounter.SESSION_PACKETS_OUT));
     }
 
     @Test

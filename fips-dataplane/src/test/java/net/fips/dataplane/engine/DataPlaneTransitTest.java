@@ -471,7 +471,7 @@ class DataPlaneTransitTest {
         assertEquals(2, events.size());
     }
 
-    private static final long ROUTING_INTERVAL = WorkerAgent.ROUTING_ERROR_INTERVAL_NANOS;
+    private static final long ROUTING_INTERVAL = Transit.ROUTING_ERROR_INTERVAL_NANOS;
 
     @Test
     void sessionSetupCoordinatesRouteThePacketAndAreReported() throws Exception {

@@ -18,6 +18,10 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import net.fips.dataplane.agent.Agent;
+import net.fips.dataplane.agent.AgentRunner;
+import net.fips.dataplane.agent.BackoffIdleStrategy;
+import net.fips.dataplane.agent.WakeSignal;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.crypto.AeadCiphers;

@@ -35,6 +35,7 @@ import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.transport.ConnectionState;
+import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 
 /**
@@ -314,6 +315,8 @@ class TcpTransportTest {
         await("the refusal", () -> ta.connectionState(nobody) == ConnectionState.FAILED);
         assertEquals(1L, ta.stats().get("connect_refused"));
         assertEquals(0L, ta.stats().get("connections_established"));
+        assertEquals(Transport.Drive.OWN_LOOP, ta.drive(), "a loop of its own, not the data plane's agents");
+        assertFalse(ta.datagramReaches(new InetSocketAddress("127.0.0.1", port)), "no datagram socket");
         // A later send starts over.
         a.sendHandshake(0, nobody, msg(1));
         await("a second refusal", () -> ta.stats().get("connect_refused") == 2L);

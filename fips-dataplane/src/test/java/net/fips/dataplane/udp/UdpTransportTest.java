@@ -3,6 +3,7 @@ package net.fips.dataplane.udp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import net.fips.dataplane.transport.Transport;
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
 import net.fips.ffm.linux.Linux;
@@ -343,6 +345,21 @@ class UdpTransportTest {
             assertEquals(1, v4.receive(rb, 2000));
             assertEquals(2, TestPackets.verify(rb.segment(0), rb.offset(0), rb.length(0)));
             assertThrows(UdpTransportException.class, () -> v4.destination("[::1]:9"));
+        }
+    }
+
+    @Test
+    void agentsDriveItAndItSaysWhichFamiliesItReaches() throws Exception {
+        try (UdpTransport dual = open("[::]:0", false, false);
+             UdpTransport v4 = open("127.0.0.1:0", false, false)) {
+            assertEquals(Transport.Drive.DATA_PLANE_AGENTS, v4.drive());
+            assertSame(v4, UdpTransport.agentDriven(v4));
+            final InetSocketAddress four = new InetSocketAddress(InetAddress.getByName("192.0.2.1"), 9);
+            final InetSocketAddress six = new InetSocketAddress(InetAddress.getByName("2001:db8::1"), 9);
+            assertTrue(v4.datagramReaches(four));
+            assertFalse(v4.datagramReaches(six), "an IPv4 socket cannot send to IPv6");
+            assertTrue(dual.datagramReaches(four));
+            assertTrue(dual.datagramReaches(six));
         }
     }
 

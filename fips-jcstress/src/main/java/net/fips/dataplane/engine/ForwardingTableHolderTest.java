@@ -14,7 +14,7 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
 
 /**
  * The control thread builds a {@link ForwardingTable} and publishes it through
- * {@link DataPlane.ForwardingTableHolder#set} (release) while a worker reads it with {@code get} (acquire) and
+ * {@link ForwardingTableHolder#set} (release) while a worker reads it with {@code get} (acquire) and
  * routes with it: a worker that sees the new snapshot must see it fully built (peer count, the peer's link id and
  * MTU, its address index). The table is built inside the actor, not in the state's constructor, so nothing but
  * the holder publishes it. r1: peer count seen (-1: no table yet), r2: the peer's MTU, r3: its link id, r4: the
@@ -31,7 +31,7 @@ public class ForwardingTableHolderTest {
     static final NodeAddr SELF = NodeAddr.of(0x0100_0000_0000_0000L, 1);
     static final NodeAddr PEER = NodeAddr.of(0x0200_0000_0000_0000L, 2);
 
-    final DataPlane.ForwardingTableHolder holder = new DataPlane.ForwardingTableHolder();
+    final ForwardingTableHolder holder = new ForwardingTableHolder();
 
     @Actor
     public void control() {

@@ -10,7 +10,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJI_Result;
 
 /**
- * Two writers add different indices to {@link DataPlane.IndexTableHolder} at once (in the node: the control thread
+ * Two writers add different indices to {@link IndexTableHolder} at once (in the node: the control thread
  * adding a new session's index while a worker changes another). Each add copies the current table and installs
  * the copy by CAS; a plain store would let one copy overwrite the other. r1, r2: the link ids found for the two
  * keys afterwards (MISSING is Long.MIN_VALUE), r3: the table's size.
@@ -26,7 +26,7 @@ public class IndexTableHolderAddAddTest {
     static final long K1 = IndexTable.key(0, 0x1111);
     static final long K2 = IndexTable.key(0, 0x2222);
 
-    final DataPlane.IndexTableHolder holder = new DataPlane.IndexTableHolder();
+    final IndexTableHolder holder = new IndexTableHolder();
 
     @Actor
     public void add1() {

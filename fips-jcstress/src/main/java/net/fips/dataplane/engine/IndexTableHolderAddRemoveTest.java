@@ -25,7 +25,7 @@ public class IndexTableHolderAddRemoveTest {
     static final long OLD = IndexTable.key(0, 0x1111);
     static final long NEW = IndexTable.key(0, 0x2222);
 
-    final DataPlane.IndexTableHolder holder = new DataPlane.IndexTableHolder();
+    final IndexTableHolder holder = new IndexTableHolder();
 
     public IndexTableHolderAddRemoveTest() {
         holder.add(OLD, 1);

@@ -24,7 +24,7 @@ import org.openjdk.jcstress.infra.results.IJ_Result;
 public class IndexTableHolderPublicationTest {
     static final long KEY = IndexTable.key(2, 0x7777);
 
-    final DataPlane.IndexTableHolder holder = new DataPlane.IndexTableHolder();
+    final IndexTableHolder holder = new IndexTableHolder();
 
     @Actor
     public void control() {

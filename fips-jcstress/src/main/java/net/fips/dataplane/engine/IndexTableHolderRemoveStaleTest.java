@@ -25,7 +25,7 @@ import org.openjdk.jcstress.infra.results.JI_Result;
 public class IndexTableHolderRemoveStaleTest {
     static final long KEY = IndexTable.key(1, 0x4242);
 
-    final DataPlane.IndexTableHolder holder = new DataPlane.IndexTableHolder();
+    final IndexTableHolder holder = new IndexTableHolder();
 
     public IndexTableHolderRemoveStaleTest() {
         holder.add(KEY, 1);

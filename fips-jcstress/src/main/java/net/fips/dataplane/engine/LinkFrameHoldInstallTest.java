@@ -29,7 +29,7 @@ public class LinkFrameHoldInstallTest {
     static final long LINK = 5;
     static final int SLOT = 7;
 
-    final DataPlane.IndexTableHolder table = new DataPlane.IndexTableHolder();
+    final IndexTableHolder table = new IndexTableHolder();
     final LinkFrameHold hold = new LinkFrameHold(null, () -> 0L);
     int outcome;
     int taken;

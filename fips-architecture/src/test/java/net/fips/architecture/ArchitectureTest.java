@@ -1,0 +1,66 @@
+package net.fips.architecture;
+
+import java.util.Set;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The package structure of the compiled main classes of every module (not their tests): no package cycle inside a
+ * module, no dependency against the module order, and the CLI reaching the data plane only through the allow-list
+ * below. {@link ModuleRulesTest} shows each rule failing on a fixture that breaks it.
+ */
+class ArchitectureTest {
+    /**
+     * What fips-cli may use of the data plane directly, and why; anything else goes through fips-control.
+     */
+    static final Set<String> CLI_DATAPLANE_ALLOWED = Set.of(
+            // FipsDaemon: the daemon's shutdown summary reads the data plane's counters of the running node
+            "net.fips.dataplane.engine.DataPlane",
+            "net.fips.dataplane.engine.DataPlaneCounter",
+            // PathWarmup, DaemonTraining: JIT warm-up and the AOT training run drive the packet path and the AEAD
+            // directly, without a node
+            "net.fips.dataplane.engine.PathExercise",
+            "net.fips.dataplane.crypto.AeadCipher",
+            "net.fips.dataplane.crypto.AeadCiphers");
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importMainClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("net.fips");
+    }
+
+    @Test
+    void everyModuleIsOnTheClassPath() {
+        for (final String m : ModuleRules.MODULES) {
+            assertTrue(classes.containPackage("net.fips." + m), "no main classes of net.fips." + m + " imported");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ffm", "dataplane", "control", "cli", "sim"})
+    void noPackageCycleInsideAModule(final String module) {
+        ModuleRules.noPackageCycle("net.fips", module).check(classes);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ffm", "dataplane", "control"})
+    void noModuleDependsOnOneAbove(final String module) {
+        ModuleRules.nothingAbove("net.fips", module).check(classes);
+    }
+
+    @Test
+    void theCliUsesTheDataPlaneOnlyThroughItsAllowList() {
+        ModuleRules.cliOnlyThroughControl("net.fips", CLI_DATAPLANE_ALLOWED).check(classes);
+    }
+}

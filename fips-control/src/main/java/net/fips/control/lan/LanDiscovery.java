@@ -1,0 +1,211 @@
+package net.fips.control.lan;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.jmdns.JmDNS;
+import javax.jmdns.ServiceEvent;
+import javax.jmdns.ServiceInfo;
+import javax.jmdns.ServiceListener;
+
+/**
+ * LAN discovery over mDNS (discovery-gateway.md §3): announces this node's service on every given interface
+ * address and browses for others, one JmDNS instance per address. What it finds and accepts
+ * ({@link LanAdvert#refusal}) waits in a bounded queue for the control loop, which dials it ({@link #drain}); the
+ * TXT {@code npub} is only a hint, since a node that claims someone else's npub fails the Noise IK handshake.
+ *
+ * <p>Threads: JmDNS's own; this class only queues from them. Addresses are IPv4 only for now (JmDNS's IPv6 support
+ * is partial); an IPv6-only LAN is not discovered.
+ */
+public final class LanDiscovery implements AutoCloseable {
+
+    /**
+     * One accepted announcement at one of its addresses.
+     *
+     * @param npub    the TXT npub
+     * @param scope   the TXT scope, or null
+     * @param address where to dial it: a resolved address and the announced port
+     */
+    public record Found(String npub, String scope, InetSocketAddress address) {
+    }
+
+    /** How many finds wait for the control loop at most; more are dropped and counted. */
+    public static final int QUEUE = 256;
+
+    private static final System.Logger LOG = System.getLogger(LanDiscovery.class.getName());
+
+    private final String serviceType;
+    private final String npub;
+    private final String scope;
+    private final List<JmDNS> instances = new ArrayList<>();
+    private final BlockingQueue<Found> found = new ArrayBlockingQueue<>(QUEUE);
+    private final AtomicLong announcementsSeen = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+
+    private LanDiscovery(final String serviceType, final String npub, final String scope) {
+        this.serviceType = serviceType;
+        this.npub = npub;
+        this.scope = scope;
+    }
+
+    /**
+     * Starts announcing and browsing.
+     *
+     * @param serviceType {@code node.discovery.lan.service_type}
+     * @param npub        our npub
+     * @param scope       our scope ({@link LanAdvert#scope}), empty for none
+     * @param port        the UDP port to announce (our first UDP transport's)
+     * @param addresses   the interface addresses to run on ({@link #interfaceAddresses()} in the node)
+     * @return the running discovery
+     * @throws IOException when no address could be used (each failure is named)
+     */
+    public static LanDiscovery start(final String serviceType, final String npub, final String scope,
+            final int port, final List<InetAddress> addresses) throws IOException {
+        if (!LanAdvert.validServiceType(serviceType)) {
+            throw new IllegalArgumentException("service type " + serviceType
+                    + " must end in ._udp.local. or ._tcp.local.");
+        }
+        final LanDiscovery d = new LanDiscovery(serviceType, npub, scope);
+        final List<String> failures = new ArrayList<>();
+        for (final InetAddress a : addresses) {
+            try {
+                d.startOn(a, port);
+            } catch (final IOException | RuntimeException e) {
+                failures.add(a.getHostAddress() + ": " + e);
+            }
+        }
+        if (d.instances.isEmpty()) {
+            throw new IOException("mDNS could not run on any interface address" + (failures.isEmpty() ? ""
+                    : ": " + String.join("; ", failures)));
+        }
+        for (final String f : failures) {
+            LOG.log(System.Logger.Level.DEBUG, "mDNS skips {0}", f);
+        }
+        return d;
+    }
+
+    private void startOn(final InetAddress address, final int port) throws IOException {
+        final String instance = LanAdvert.instanceName(npub);
+        final JmDNS jm = JmDNS.create(address, instance);
+        instances.add(jm);
+        jm.addServiceListener(serviceType, new ServiceListener() {
+            @Override
+            public void serviceAdded(final ServiceEvent e) {
+                jm.requestServiceInfo(e.getType(), e.getName());
+            }
+
+            @Override
+            public void serviceRemoved(final ServiceEvent e) {
+                LOG.log(System.Logger.Level.DEBUG, "mDNS: {0} left", e.getName());
+            }
+
+            @Override
+            public void serviceResolved(final ServiceEvent e) {
+                onResolved(e.getInfo());
+            }
+        });
+        jm.registerService(ServiceInfo.create(serviceType, instance, port, 0, 0, LanAdvert.txt(npub, scope)));
+    }
+
+    private void onResolved(final ServiceInfo info) {
+        announcementsSeen.incrementAndGet();
+        final String theirNpub = info.getPropertyString("npub");
+        final String theirScope = info.getPropertyString("scope");
+        String why = LanAdvert.refusal(theirNpub, theirScope, npub, scope);
+        if (why == null && info.getPort() == 0) {
+            why = "port 0";
+        }
+        if (why != null) {
+            if (!"our own announcement".equals(why)) {
+                refused.incrementAndGet();
+                LOG.log(System.Logger.Level.DEBUG, "mDNS: ignoring {0}: {1}", info.getName(), why);
+            }
+            return;
+        }
+        for (final InetAddress a : info.getInetAddresses()) {
+            if (!LanAdvert.dialable(a)) {
+                continue;
+            }
+            if (!found.offer(new Found(theirNpub, theirScope, new InetSocketAddress(a, info.getPort())))) {
+                dropped.incrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * @param max how many at most
+     * @return the finds that waited, oldest first (the same peer may come more than once: announcements repeat)
+     */
+    public List<Found> drain(final int max) {
+        final List<Found> out = new ArrayList<>();
+        found.drainTo(out, max);
+        return out;
+    }
+
+    /** @return resolved announcements seen, ours included */
+    public long announcementsSeen() {
+        return announcementsSeen.get();
+    }
+
+    /** @return announcements refused (no npub, another scope, port 0) */
+    public long refused() {
+        return refused.get();
+    }
+
+    /** @return finds dropped because the queue was full */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    /** @return how many interface addresses it runs on */
+    public int interfaces() {
+        return instances.size();
+    }
+
+    /**
+     * @return the IPv4 addresses of every interface that is up and multicast-capable, loopback last (the reference
+     *         includes loopback, so two nodes on one host can find each other where the kernel loops multicast back)
+     * @throws SocketException when the interfaces cannot be listed
+     */
+    public static List<InetAddress> interfaceAddresses() throws SocketException {
+        final List<InetAddress> out = new ArrayList<>();
+        final List<InetAddress> loopback = new ArrayList<>();
+        for (final NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (!nif.isUp() || !nif.supportsMulticast() && !nif.isLoopback()) {
+                continue;
+            }
+            for (final InetAddress a : Collections.list(nif.getInetAddresses())) {
+                if (a instanceof Inet4Address) {
+                    (nif.isLoopback() ? loopback : out).add(a);
+                }
+            }
+        }
+        out.addAll(loopback);
+        return out;
+    }
+
+    /** Withdraws the announcements (goodbye records) and stops every instance. */
+    @Override
+    public void close() {
+        for (final JmDNS jm : instances) {
+            try {
+                jm.unregisterAllServices();
+                jm.close();
+            } catch (final IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "mDNS close: {0}", e.toString());
+            }
+        }
+        instances.clear();
+    }
+}
