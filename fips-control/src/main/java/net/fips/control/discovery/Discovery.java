@@ -502,7 +502,7 @@ public final class Discovery {
 
     /** @return targets in the transit limiter's table (entries older than 60 s go at the next forward) */
     public int forwardLimiterSize() {
-        return lastForwarded.size();
+        return transit.forwardLimiterSize();
     }
 
     /** @return targets under a failed-lookup backoff (cleared as a whole when the topology changes) */
