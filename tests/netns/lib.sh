@@ -13,7 +13,7 @@ E2E_NAME=
 E2E_DIR=
 E2E_NETNS=()
 E2E_BG=()
-declare -A E2E_NS E2E_CFG E2E_LOG E2E_SOCK E2E_NSEC E2E_NPUB E2E_PID E2E_IP E2E_ADDR
+declare -A E2E_NS E2E_CFG E2E_LOG E2E_SOCK E2E_NSEC E2E_NPUB E2E_PID E2E_IP E2E_ADDR E2E_FROM
 
 e2e_log() { printf '[%s %s] %s\n' "$(date +%T)" "$E2E_NAME" "$*"; }
 
@@ -197,21 +197,33 @@ e2e_config() {
 # exists and fips0 has its address. E2E_PID[TAG] is the JVM's pid (ip netns exec and
 # bin/fips both exec).
 e2e_start() {
-    local n=$1 level=${2:-${E2E_LOG_LEVEL:-info}} from
+    e2e_launch "$@"
+    e2e_await "$1"
+}
+
+# e2e_launch TAG [LOG_LEVEL]: e2e_start without the wait; e2e_await TAG waits. Several daemons launched first and
+# then awaited start side by side.
+e2e_launch() {
+    local n=$1 level=${2:-${E2E_LOG_LEVEL:-info}}
     echo "==== start $(date +%T) ====" >> "${E2E_LOG[$n]}"
     # Readiness is judged on this start's log lines only, and a killed daemon's stale socket must not count.
-    from=$(wc -l < "${E2E_LOG[$n]}")
+    E2E_FROM[$n]=$(wc -l < "${E2E_LOG[$n]}")
     rm -f "${E2E_SOCK[$n]}"
     ip netns exec "${E2E_NS[$n]}" "$E2E_ROOT/bin/fips" -c "${E2E_CFG[$n]}" --log-level "$level" \
         >> "${E2E_LOG[$n]}" 2>&1 &
     E2E_PID[$n]=$!
     # Out of the job table, so bash prints no "Killed" line when a test kills it; e2e_alive watches it instead.
     disown "${E2E_PID[$n]}"
-    local deadline=$((SECONDS + 60))
+}
+
+# e2e_await TAG [SECONDS]: waits up to SECONDS (60) for the daemon e2e_launch started (see e2e_start).
+e2e_await() {
+    local n=$1 from=${E2E_FROM[$1]} limit=${2:-60}
+    local deadline=$((SECONDS + limit))
     until [ -S "${E2E_SOCK[$n]}" ] && tail -n "+$from" "${E2E_LOG[$n]}" | grep -q 'running; stop with' \
             && ip -n "${E2E_NS[$n]}" -6 addr show dev fips0 2>/dev/null | grep -q 'inet6 fd'; do
         e2e_alive "${E2E_PID[$n]}" || e2e_fail "node $n's daemon exited during start"
-        [ $SECONDS -ge $deadline ] && e2e_fail "node $n did not come up within 60 s"
+        [ $SECONDS -ge $deadline ] && e2e_fail "node $n did not come up within $limit s"
         sleep 0.2
     done
     # SIGKILL and the CPU figures must reach the JVM itself, not a wrapper.

@@ -1,5 +1,8 @@
 package net.fips.control.link;
 
+import java.util.function.LongFunction;
+
+import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.wire.Disconnect;
 import net.fips.dataplane.wire.LinkMessageType;
@@ -22,56 +25,58 @@ final class Announces {
     private static final long REPORT_CEILING_NANOS = 5 * SECOND;
     private static final int COLD_SAMPLES = 5;
 
-    private final LinkConductor c;
+    private final LinkTables t;
+    private final DataPlaneCommands dataPlane;
+    private final LongFunction<LinkStats> stats;
+    private final PeerLifecycle life;
+    private final Redials redials;
 
-    Announces(final LinkConductor conductor) {
-        this.c = conductor;
+    Announces(final LinkTables tables, final DataPlaneCommands dataPlane, final LongFunction<LinkStats> stats,
+              final PeerLifecycle life, final Redials redials) {
+        this.t = tables;
+        this.dataPlane = dataPlane;
+        this.stats = stats;
+        this.life = life;
+        this.redials = redials;
     }
 
     // ------------------------------------------------------------------------------------------------------------
     // Sending
 
-    void onPromoted(final PeerLink peer) {
-        final LinkListener l = c.listener();
-        if (l != null) {
-            l.onPeerUp(peer.identity, peer.linkId, peer.transportId, c.now);
-        }
-    }
-
     int sendMmpReports() {
         int work = 0;
-        for (final PeerLink peer : c.peers.values()) {
-            final LinkStats s = c.statsOf(peer);
+        for (final PeerLink peer : t.peers()) {
+            final LinkStats s = stats.apply(peer.linkId);
             if (s == null) {
                 continue;
             }
             final PeerLink.Mmp m = peer.mmp;
-            final long tsNow = sessionTimestamp(peer);
+            final long tsNow = linkTimestamp(peer);
             if (s.packetsOut() != m.srLastPacketsOut
-                    && (!m.srSent || c.now - m.lastSrNanos >= reportInterval(m, 2))) {
+                    && (!m.srSent || t.now() - m.lastSrNanos >= reportInterval(m, 2))) {
                 final long counter = s.sendCounter();
                 final MmpSenderReport sr = new MmpSenderReport(m.srStartCounter, Math.max(0, counter - 1),
                         m.srStartTimestampMs, tsNow, u32(s.bytesOut() - m.srLastBytesOut), s.packetsOut(),
                         s.bytesOut());
-                c.dataPlane.sendLinkMessage(peer.linkId, sr.encodeLink());
+                dataPlane.sendLinkMessage(peer.linkId, sr.encodeLink());
                 m.srSent = true;
-                m.lastSrNanos = c.now;
+                m.lastSrNanos = t.now();
                 m.srStartCounter = counter;
                 m.srStartTimestampMs = tsNow;
                 m.srLastPacketsOut = s.packetsOut();
                 m.srLastBytesOut = s.bytesOut();
                 m.senderReportsOut++;
-                c.count(LinkCounter.MMP_REPORTS_SENT);
+                t.count(LinkCounter.MMP_REPORTS_SENT);
                 work++;
             }
             if (s.packetsIn() != m.rrLastPacketsIn
-                    && (!m.rrSent || c.now - m.lastRrNanos >= reportInterval(m, 1))) {
+                    && (!m.rrSent || t.now() - m.lastRrNanos >= reportInterval(m, 1))) {
                 // Echo the last frame's timestamp, dwell since its arrival (both from the data plane, per frame).
                 long echo = 0;
                 long dwell = 0;
                 final long last = s.receiver().lastFrame();
                 if (last != -1) {
-                    final long dwellMs = (c.now / MS - (last & 0xFFFF_FFFFL)) & 0xFFFF_FFFFL;
+                    final long dwellMs = (t.now() / MS - (last & 0xFFFF_FFFFL)) & 0xFFFF_FFFFL;
                     if (dwellMs > 0xFFFF) {
                         dwell = 0xFFFF;
                     } else {
@@ -82,13 +87,13 @@ final class Announces {
                 final MmpReceiverReport rr = m.receiverReports.next(s.receiver(), s.highestCounterIn(),
                         s.packetsIn(), s.bytesIn(), echo, (int) dwell, s.packetsIn() - m.rrLastPacketsIn,
                         s.bytesIn() - m.rrLastBytesIn);
-                c.dataPlane.sendLinkMessage(peer.linkId, rr.encodeLink());
+                dataPlane.sendLinkMessage(peer.linkId, rr.encodeLink());
                 m.rrSent = true;
-                m.lastRrNanos = c.now;
+                m.lastRrNanos = t.now();
                 m.rrLastPacketsIn = s.packetsIn();
                 m.rrLastBytesIn = s.bytesIn();
                 m.receiverReportsOut++;
-                c.count(LinkCounter.MMP_REPORTS_SENT);
+                t.count(LinkCounter.MMP_REPORTS_SENT);
                 work++;
             }
         }
@@ -105,8 +110,8 @@ final class Announces {
         return Math.min(REPORT_CEILING_NANOS, Math.max(floor, want));
     }
 
-    private long sessionTimestamp(final PeerLink peer) {
-        return ((c.now - peer.sessionStartNanos) / MS) & 0xFFFF_FFFFL;
+    private long linkTimestamp(final PeerLink peer) {
+        return ((t.now() - peer.keyEpochStartNanos) / MS) & 0xFFFF_FFFFL;
     }
 
     private static long u32(final long v) {
@@ -126,7 +131,7 @@ final class Announces {
             return;
         }
         switch (type) {
-            case HEARTBEAT -> c.count(LinkCounter.HEARTBEATS_RECEIVED);
+            case HEARTBEAT -> t.count(LinkCounter.HEARTBEATS_RECEIVED);
             case DISCONNECT -> onDisconnect(peer, msg);
             case SENDER_REPORT -> onSenderReport(peer, msg);
             case RECEIVER_REPORT -> onReceiverReport(peer, msg);
@@ -135,10 +140,10 @@ final class Announces {
     }
 
     private void forward(final PeerLink peer, final byte[] msg) {
-        c.count(LinkCounter.OTHER_LINK_MESSAGES);
-        final LinkListener l = c.listener();
+        t.count(LinkCounter.OTHER_LINK_MESSAGES);
+        final LinkListener l = life.listener();
         if (l != null) {
-            l.onLinkMessage(peer.identity, msg, c.now);
+            l.onLinkMessage(peer.identity, msg, t.now());
         }
     }
 
@@ -148,51 +153,51 @@ final class Announces {
             return; // an empty body is ignored, as the reference
         }
         final String reason = "peer sent Disconnect (" + d.reason() + ")";
-        c.count(LinkCounter.DISCONNECTS_RECEIVED);
-        c.removePeer(peer, reason);
-        c.scheduleReconnect(peer.nodeAddr);
+        t.count(LinkCounter.DISCONNECTS_RECEIVED);
+        life.remove(peer, reason);
+        redials.scheduleReconnect(peer.nodeAddr);
     }
 
     private void onSenderReport(final PeerLink peer, final byte[] msg) {
         if (MmpSenderReport.decodeLink(msg, 0, msg.length).isOk()) {
             peer.mmp.senderReportsIn++;
-            c.count(LinkCounter.MMP_REPORTS_RECEIVED);
+            t.count(LinkCounter.MMP_REPORTS_RECEIVED);
         } else {
-            c.count(LinkCounter.MMP_REPORTS_INVALID);
+            t.count(LinkCounter.MMP_REPORTS_INVALID);
         }
     }
 
     private void onReceiverReport(final PeerLink peer, final byte[] msg) {
         final WireResult<MmpReceiverReport> r = MmpReceiverReport.decodeLink(msg, 0, msg.length);
         if (!(r instanceof WireResult.Ok<MmpReceiverReport>(final MmpReceiverReport rr))) {
-            c.count(LinkCounter.MMP_REPORTS_INVALID);
+            t.count(LinkCounter.MMP_REPORTS_INVALID);
             return;
         }
         peer.mmp.receiverReportsIn++;
-        c.count(LinkCounter.MMP_REPORTS_RECEIVED);
+        t.count(LinkCounter.MMP_REPORTS_RECEIVED);
         final PeerLink.Mmp mm = peer.mmp;
-        final net.fips.dataplane.LinkStats s = c.statsOf(peer);
+        final LinkStats s = stats.apply(peer.linkId);
         if (mm.delivery.onReport(rr.highestCounter(), rr.cumulativePacketsRecv(), rr.cumulativeBytesRecv(),
-                s == null ? -1 : s.packetsIn(), s == null ? -1 : s.highestCounterIn(), c.now)) {
+                s == null ? -1 : s.packetsIn(), s == null ? -1 : s.highestCounterIn(), t.now())) {
             mm.peerReport.onReport(rr);
             final Double etx = mm.delivery.etx();
-            final LinkListener ll = c.listener();
+            final LinkListener ll = life.listener();
             if (etx != null && ll != null) {
-                ll.onEtx(peer.identity, etx, c.now);
+                ll.onEtx(peer.identity, etx, t.now());
             }
         }
         if (rr.timestampEcho() == 0) {
             return;
         }
-        // RTT = our session time now - (the timestamp it echoes + how long the peer held it).
-        final long rttMs = sessionTimestamp(peer) - (rr.timestampEcho() + rr.dwellTime());
+        // RTT = our key-epoch time now - (the timestamp it echoes + how long the peer held it).
+        final long rttMs = linkTimestamp(peer) - (rr.timestampEcho() + rr.dwellTime());
         if (rttMs <= 0) {
             return;
         }
         mm.rtt.sample(rttMs * 1000);
-        final LinkListener l = c.listener();
+        final LinkListener l = life.listener();
         if (l != null) {
-            l.onRttSample(peer.identity, mm.rtt.srttMicros(), mm.rtt.samples(), c.now);
+            l.onRttSample(peer.identity, mm.rtt.srttMicros(), mm.rtt.samples(), t.now());
         }
     }
 }

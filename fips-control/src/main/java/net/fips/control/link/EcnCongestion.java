@@ -1,9 +1,11 @@
 package net.fips.control.link;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 
+import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.transport.Transport;
 
 /**
@@ -58,14 +60,14 @@ public final class EcnCongestion {
     }
 
     /** Samples the transports and updates every link's flag; returns the number of flags changed. */
-    int update(final LinkConductor c) {
+    int update(final Collection<PeerLink> peers, final DataPlaneCommands dataPlane) {
         final boolean anyDropping = sampleTransports();
         int changed = 0;
-        for (final PeerLink peer : c.peers.values()) {
+        for (final PeerLink peer : peers) {
             final boolean congested = enabled && (anyDropping || congested(peer.mmp.delivery));
             if (congested != peer.ecnCongested) {
                 peer.ecnCongested = congested;
-                c.dataPlane.setLinkCongested(peer.linkId, congested);
+                dataPlane.setLinkCongested(peer.linkId, congested);
                 changed++;
             }
         }

@@ -5,7 +5,7 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Node-wide session indices (crypto-link §5.6): uniformly random u32 values, unique across all transports, each
+ * Node-wide link indices of every key epoch (crypto-link §5.6; the spec calls them session indices): uniformly random u32 values, unique across all transports, each
  * drawn afresh for every handshake attempt and every rekey. Zero is a legal value.
  */
 final class IndexAllocator {

@@ -14,10 +14,10 @@ package net.fips.control.link;
  * @param rekeyEnabled                 periodic rekey on/off
  * @param rekeyAfterSeconds            time trigger before jitter (120)
  * @param rekeyAfterMessages           send-counter trigger (65536)
- * @param rekeyJitterSeconds           jitter drawn uniformly from [-j, +j] per session (15)
- * @param drainWindowNanos             how long the previous session keeps receiving after cutover (10 s)
+ * @param rekeyJitterSeconds           jitter drawn uniformly from [-j, +j] per key epoch (15)
+ * @param drainWindowNanos             how long the previous key epoch keeps receiving after cutover (10 s)
  * @param rekeyDampeningNanos          no own rekey this soon after the peer's rekey msg1 (30 s)
- * @param rekeyMinSessionAgeNanos      a msg1 on a younger session is a duplicate, not a rekey (30 s)
+ * @param rekeyMinSessionAgeNanos      a msg1 on a younger key epoch is a duplicate, not a rekey (30 s)
  * @param retryBaseNanos               reconnect backoff base (5 s)
  * @param retryMaxBackoffNanos         reconnect backoff cap (300 s)
  * @param maxRetries                   retries for a peer that is not in reconnect mode (5)
@@ -64,10 +64,10 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
     }
 
     /**
-     * A copy with other fixed rekey timings. The reference hard-codes them (30 s minimum session age, 30 s
+     * A copy with other fixed rekey timings. The reference hard-codes them (30 s minimum key-epoch age, 30 s
      * dampening, ±15 s jitter); only tests that must see several rekeys in seconds change them, on both nodes.
      *
-     * @param minSessionAgeNanos youngest session that may be rekeyed, and below which a msg1 is a duplicate
+     * @param minSessionAgeNanos youngest key epoch that may be rekeyed, and below which a msg1 is a duplicate
      * @param dampeningNanos     no own rekey this soon after the peer's rekey msg1
      * @param jitterSeconds      jitter bound added to the time trigger
      * @return the copy

@@ -39,9 +39,9 @@ public enum LinkCounter {
     REKEYS_INITIATED,
     /** Rekey msg1s we answered. */
     REKEYS_RESPONDED,
-    /** Rekey msg1s dropped (pending session held, or dual initiation won by us). */
+    /** Rekey msg1s dropped (pending key epoch held, or dual initiation won by us). */
     REKEY_MSG1_DROPPED,
-    /** Cutovers to a new session. */
+    /** Cutovers to a new key epoch. */
     CUTOVERS,
     /** Own rekeys abandoned (no msg2 after all resends, msg2 failed, or dual initiation lost). */
     REKEYS_ABANDONED,

@@ -3,14 +3,18 @@ package net.fips.control.link;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import java.util.function.LongFunction;
 
 import net.fips.control.noise.HandshakeResult;
 import net.fips.control.noise.HandshakeState;
 import net.fips.control.noise.NoiseException;
+import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.wire.FmpMsg1;
 import net.fips.dataplane.wire.FmpMsg2;
 import net.fips.dataplane.wire.Heartbeat;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The tick's timer work: dial timeouts and retransmissions, heartbeats and liveness, and the rekey cycle (trigger,
@@ -25,15 +29,34 @@ final class Maintenance {
     /** msg1s of one dial left without an answer when it is said at WARN (at the 3rd resend, ~7 s in). */
     static final int UNANSWERED_WARN_AFTER = 3;
 
-    private final LinkConductor c;
+    private final LinkTables t;
+    private final LinkConfig config;
+    private final LinkKeys keys;
+    private final DataPlaneCommands dataPlane;
+    private final LongFunction<LinkStats> stats;
+    private final Random random;
+    private final PeerLifecycle life;
+    private final Redials redials;
+    /** "No answer to our handshakes" lines: one per peer per minute. */
+    private final LogThrottle<NodeAddr> unansweredDialLog = new LogThrottle<>(LinkConductor.LOG_THROTTLE_NANOS,
+            LinkConductor.LOG_THROTTLE_KEYS);
 
-    Maintenance(final LinkConductor conductor) {
-        this.c = conductor;
+    Maintenance(final LinkTables tables, final LinkConfig config, final LinkKeys keys,
+                final DataPlaneCommands dataPlane, final LongFunction<LinkStats> stats, final Random random,
+                final PeerLifecycle life, final Redials redials) {
+        this.t = tables;
+        this.config = config;
+        this.keys = keys;
+        this.dataPlane = dataPlane;
+        this.stats = stats;
+        this.random = random;
+        this.life = life;
+        this.redials = redials;
     }
 
     int drawJitter() {
-        final int j = c.config.rekeyJitterSeconds();
-        return j <= 0 ? 0 : c.random.nextInt(2 * j + 1) - j;
+        final int j = config.rekeyJitterSeconds();
+        return j <= 0 ? 0 : random.nextInt(2 * j + 1) - j;
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -41,13 +64,13 @@ final class Maintenance {
 
     int checkHandshakeTimeouts() {
         int work = 0;
-        for (final OutboundHandshake ob : List.copyOf(c.pendingOutbound.values())) {
-            if (ob.failed || c.now - ob.createdNanos > c.config.handshakeTimeoutNanos()) {
-                c.dropOutbound(ob);
-                c.count(LinkCounter.HANDSHAKE_TIMEOUTS);
-                c.scheduleRetry(ob.peer.nodeAddr(), ob.failed ? "handshake failed"
-                        : "no handshake answer within " + c.config.handshakeTimeoutNanos() / 1_000_000_000L + " s");
-                c.markDirty();
+        for (final OutboundHandshake ob : List.copyOf(t.dials())) {
+            if (ob.failed || t.now() - ob.createdNanos > config.handshakeTimeoutNanos()) {
+                t.dropDial(ob);
+                t.count(LinkCounter.HANDSHAKE_TIMEOUTS);
+                redials.scheduleRetry(ob.peer.nodeAddr(), ob.failed ? "handshake failed"
+                        : "no handshake answer within " + config.handshakeTimeoutNanos() / 1_000_000_000L + " s");
+                t.markDirty();
                 work++;
             }
         }
@@ -56,12 +79,12 @@ final class Maintenance {
 
     int resendHandshakes() {
         int work = 0;
-        for (final OutboundHandshake ob : c.pendingOutbound.values()) {
-            if (!ob.failed && ob.resends < c.config.handshakeMaxResends() && c.now - ob.nextResendNanos >= 0) {
-                c.dataPlane.sendHandshake(ob.transportId, ob.address, ob.msg1);
+        for (final OutboundHandshake ob : t.dials()) {
+            if (!ob.failed && ob.resends < config.handshakeMaxResends() && t.now() - ob.nextResendNanos >= 0) {
+                dataPlane.sendHandshake(ob.transportId, ob.address, ob.msg1);
                 ob.resends++;
-                ob.nextResendNanos = c.now + c.config.resendGapNanos(ob.resends);
-                c.count(LinkCounter.HANDSHAKE_RESENDS);
+                ob.nextResendNanos = t.now() + config.resendGapNanos(ob.resends);
+                t.count(LinkCounter.HANDSHAKE_RESENDS);
                 warnIfUnanswered(ob);
                 work++;
             }
@@ -78,16 +101,15 @@ final class Maintenance {
     private void warnIfUnanswered(final OutboundHandshake ob) {
         // Called once the resend is out: the msg1s before it went unanswered.
         final int unanswered = ob.resends;
-        if (unanswered != Math.min(UNANSWERED_WARN_AFTER, c.config.handshakeMaxResends())) {
+        if (unanswered != Math.min(UNANSWERED_WARN_AFTER, config.handshakeMaxResends())) {
             return;
         }
-        final LinkConductor.RetryState retry = c.retries.get(ob.peer.nodeAddr());
-        if ((retry != null && retry.failures > 0) || !c.unansweredDialLog.allow(ob.peer.nodeAddr(), c.now)) {
+        if (redials.failing(ob.peer.nodeAddr()) || !unansweredDialLog.allow(ob.peer.nodeAddr(), t.now())) {
             return;
         }
         LOG.log(System.Logger.Level.WARNING, "No answer to {0} handshakes from {1} at {2} in {3} s: check the npub"
                 + " and that the peer runs (a node drops a handshake that is not for its key without a reply)",
-                String.valueOf(unanswered), ob.peer.npub(), ob.address, String.valueOf((c.now - ob.createdNanos)
+                String.valueOf(unanswered), ob.peer.npub(), ob.address, String.valueOf((t.now() - ob.createdNanos)
                         / 1_000_000_000L));
     }
 
@@ -97,34 +119,34 @@ final class Maintenance {
     int checkHeartbeats() {
         int work = 0;
         final List<PeerLink> dead = new ArrayList<>();
-        for (final PeerLink peer : c.peers.values()) {
-            final LinkStats s = c.statsOf(peer);
-            // Reference: last authenticated receive, or the session start if nothing came since (cutover resets).
-            long last = peer.sessionStartNanos;
+        for (final PeerLink peer : t.peers()) {
+            final LinkStats s = stats.apply(peer.linkId);
+            // Reference: last authenticated receive, or the key epoch's start if nothing came since (cutover resets).
+            long last = peer.keyEpochStartNanos;
             if (s != null && s.lastAuthenticatedNanos() - last > 0) {
                 last = s.lastAuthenticatedNanos();
             }
             work += checkSuspect(peer, s);
-            final boolean silent = c.now - last >= c.config.linkDeadTimeoutNanos();
+            final boolean silent = t.now() - last >= config.linkDeadTimeoutNanos();
             final boolean rekeyActive = peer.rekeyInProgress && peer.rekeyMsg1 != null
-                    && peer.rekeyResends < c.config.handshakeMaxResends();
+                    && peer.rekeyResends < config.handshakeMaxResends();
             if (silent && !rekeyActive) {
                 dead.add(peer);
                 continue;
             }
-            if (!peer.heartbeatSent || c.now - peer.lastHeartbeatNanos >= c.config.heartbeatIntervalNanos()) {
+            if (!peer.heartbeatSent || t.now() - peer.lastHeartbeatNanos >= config.heartbeatIntervalNanos()) {
                 peer.heartbeatSent = true;
-                peer.lastHeartbeatNanos = c.now;
-                c.dataPlane.sendLinkMessage(peer.linkId, HEARTBEAT);
-                c.count(LinkCounter.HEARTBEATS_SENT);
+                peer.lastHeartbeatNanos = t.now();
+                dataPlane.sendLinkMessage(peer.linkId, HEARTBEAT);
+                t.count(LinkCounter.HEARTBEATS_SENT);
                 work++;
             }
         }
         for (final PeerLink peer : dead) {
-            c.count(LinkCounter.LINK_DEAD_REMOVALS);
-            c.removePeer(peer, "link dead: nothing heard for " + c.config.linkDeadTimeoutNanos() / 1_000_000_000L
+            t.count(LinkCounter.LINK_DEAD_REMOVALS);
+            life.remove(peer, "link dead: nothing heard for " + config.linkDeadTimeoutNanos() / 1_000_000_000L
                     + " s");
-            c.scheduleReconnect(peer.nodeAddr);
+            redials.scheduleReconnect(peer.nodeAddr);
             work++;
         }
         return work;
@@ -155,10 +177,10 @@ final class Maintenance {
             peer.unansweredSinceNanos = Long.MIN_VALUE;
             if (peer.suspect) {
                 peer.suspect = false;
-                c.count(LinkCounter.LINKS_RECOVERED);
+                t.count(LinkCounter.LINKS_RECOVERED);
                 LOG.log(System.Logger.Level.INFO, "Link to {0} answers again: routing uses it again",
                         peer.identity.shortNpub());
-                c.onSuspect(peer, false);
+                life.suspectChanged(peer, false);
                 return 1;
             }
             return 0;
@@ -168,22 +190,22 @@ final class Maintenance {
         }
         final long after = suspectAfterNanos(peer);
         final boolean chattyThenSilent = peer.suspectPrevAuthNanos != Long.MIN_VALUE
-                && auth - peer.suspectPrevAuthNanos < after && c.now - auth >= after;
+                && auth - peer.suspectPrevAuthNanos < after && t.now() - auth >= after;
         if (out != peer.suspectOutAtAuth && peer.unansweredSinceNanos == Long.MIN_VALUE) {
-            peer.unansweredSinceNanos = c.now;
+            peer.unansweredSinceNanos = t.now();
         }
         final boolean unanswered = peer.unansweredSinceNanos != Long.MIN_VALUE
-                && c.now - peer.unansweredSinceNanos >= after;
+                && t.now() - peer.unansweredSinceNanos >= after;
         if (!chattyThenSilent && !unanswered) {
             return 0;
         }
         peer.suspect = true;
-        c.count(LinkCounter.LINKS_SUSPECTED);
+        t.count(LinkCounter.LINKS_SUSPECTED);
         LOG.log(System.Logger.Level.INFO, "Link to {0} suspect: nothing authenticated for {1} ms where a live peer"
                 + " would have sent; routing avoids it (removed after {2} s of silence)", peer.identity.shortNpub(),
-                String.valueOf((c.now - Math.max(peer.suspectSeenAuthNanos, peer.sessionStartNanos)) / 1_000_000L),
-                String.valueOf(c.config.linkDeadTimeoutNanos() / 1_000_000_000L));
-        c.onSuspect(peer, true);
+                String.valueOf((t.now() - Math.max(peer.suspectSeenAuthNanos, peer.keyEpochStartNanos)) / 1_000_000L),
+                String.valueOf(config.linkDeadTimeoutNanos() / 1_000_000_000L));
+        life.suspectChanged(peer, true);
         return 1;
     }
 
@@ -198,49 +220,49 @@ final class Maintenance {
     // Rekey
 
     int checkRekey() {
-        if (!c.config.rekeyEnabled()) {
+        if (!config.rekeyEnabled()) {
             return 0;
         }
         final List<PeerLink> cutover = new ArrayList<>();
         final List<PeerLink> drain = new ArrayList<>();
         final List<PeerLink> rekey = new ArrayList<>();
-        for (final PeerLink peer : c.peers.values()) {
-            // No role check: whoever holds a completed pending session cuts over (spec Q2).
+        for (final PeerLink peer : t.peers()) {
+            // No role check: whoever holds a completed pending key epoch cuts over (spec Q2).
             if (peer.hasPending && !peer.rekeyInProgress) {
                 cutover.add(peer);
                 continue;
             }
-            if (peer.draining && c.now - peer.drainStartNanos >= c.config.drainWindowNanos()) {
+            if (peer.draining && t.now() - peer.drainStartNanos >= config.drainWindowNanos()) {
                 drain.add(peer);
             }
             if (peer.rekeyInProgress) {
                 continue;
             }
-            if (peer.peerRekeyed && c.now - peer.lastPeerRekeyNanos < c.config.rekeyDampeningNanos()) {
+            if (peer.peerRekeyed && t.now() - peer.lastPeerRekeyNanos < config.rekeyDampeningNanos()) {
                 continue;
             }
-            // Deviation for interop (crypto-link §5.10): a Rust responder treats a msg1 on a session younger than
+            // Deviation for interop (crypto-link §5.10): a Rust responder treats a msg1 on a key epoch younger than
             // 30 s as a duplicate, so the count trigger must not fire earlier than that either.
-            if (c.now - peer.sessionEstablishedNanos < c.config.rekeyMinSessionAgeNanos()) {
+            if (t.now() - peer.keyEpochEstablishedNanos < config.rekeyMinSessionAgeNanos()) {
                 continue;
             }
-            final long elapsedSeconds = (c.now - peer.sessionEstablishedNanos) / SECOND;
-            final LinkStats s = c.statsOf(peer);
+            final long elapsedSeconds = (t.now() - peer.keyEpochEstablishedNanos) / SECOND;
+            final LinkStats s = stats.apply(peer.linkId);
             final long counter = s == null ? 0 : s.sendCounter();
-            final long after = Math.max(0, c.config.rekeyAfterSeconds() + peer.rekeyJitterSeconds);
-            if (elapsedSeconds >= after || Long.compareUnsigned(counter, c.config.rekeyAfterMessages()) >= 0) {
+            final long after = Math.max(0, config.rekeyAfterSeconds() + peer.rekeyJitterSeconds);
+            if (elapsedSeconds >= after || Long.compareUnsigned(counter, config.rekeyAfterMessages()) >= 0) {
                 rekey.add(peer);
             }
         }
         for (final PeerLink peer : cutover) {
-            c.dataPlane.cutover(peer.linkId, c.now);
-            applyCutover(peer, c.now);
+            dataPlane.cutover(peer.linkId, t.now());
+            applyCutover(peer, t.now());
         }
         for (final PeerLink peer : drain) {
-            c.dataPlane.dropPrevious(peer.linkId);
-            c.indices.free(peer.previousOurIndex);
+            dataPlane.dropPrevious(peer.linkId);
+            t.freeIndex(peer.previousOurIndex);
             peer.draining = false;
-            c.markDirty();
+            t.markDirty();
         }
         for (final PeerLink peer : rekey) {
             initiateRekey(peer);
@@ -249,103 +271,102 @@ final class Maintenance {
     }
 
     /**
-     * The data plane cut over by the K-bit trial to the session we know as {@code ourIndex}, and its frames count
-     * from {@code sessionStartNanos}. Either that session is still our pending one (apply the cutover with the data
+     * The data plane cut over by the K-bit trial to the key epoch we know as {@code ourIndex}, and its frames count
+     * from {@code startNanos}. Either that key epoch is still our pending one (apply the cutover with the data
      * plane's instant), or our own tick already cut over to it: the tick's cutover command then reached the data
      * plane after the trial and was a no-op there, so the data plane's instant is the one its frames use and we
      * adopt it. (A command that arrives first cuts over at our instant, and then no trial and no event follow.)
-     * Any other index is a stale event about a session we have moved past.
+     * Any other index is a stale event about a key epoch we have moved past.
      */
-    void onDataPlaneCutover(final PeerLink peer, final int ourIndex, final long sessionStartNanos) {
+    void onDataPlaneCutover(final PeerLink peer, final int ourIndex, final long startNanos) {
         if (peer.hasPending && peer.pendingOurIndex == ourIndex) {
-            applyCutover(peer, sessionStartNanos);
+            applyCutover(peer, startNanos);
         } else if (peer.ourIndex == ourIndex) {
-            peer.sessionStartNanos = sessionStartNanos;
+            peer.keyEpochStartNanos = startNanos;
         }
     }
 
     /**
      * The control side of a cutover, whether our tick or a K-bit trial in the data plane did it.
      *
-     * @param sessionStartNanos the instant the data plane's frame timestamps for the new session count from
+     * @param startNanos the instant the data plane's frame timestamps for the new key epoch count from
      */
-    void applyCutover(final PeerLink peer, final long sessionStartNanos) {
+    void applyCutover(final PeerLink peer, final long startNanos) {
         if (peer.draining) {
-            // A second cutover inside the drain window replaces the previous session outright.
-            c.indices.free(peer.previousOurIndex);
+            // A second cutover inside the drain window replaces the previous key epoch outright.
+            t.freeIndex(peer.previousOurIndex);
         }
         peer.previousOurIndex = peer.ourIndex;
         peer.draining = true;
-        peer.drainStartNanos = c.now;
+        peer.drainStartNanos = t.now();
         peer.ourIndex = peer.pendingOurIndex;
         peer.theirIndex = peer.pendingTheirIndex;
         peer.hasPending = false;
         peer.kBit ^= 1;
-        peer.sessionEstablishedNanos = c.now;
-        peer.sessionStartNanos = sessionStartNanos;
+        peer.keyEpochEstablishedNanos = t.now();
+        peer.keyEpochStartNanos = startNanos;
         peer.rekeyInProgress = false;
         peer.rekeyResends = 0;
         peer.rekeyJitterSeconds = drawJitter();
         peer.rekeys++;
         peer.mmp.resetForRekey();
-        c.count(LinkCounter.CUTOVERS);
+        t.count(LinkCounter.CUTOVERS);
         LOG.log(System.Logger.Level.INFO, "Link rekeyed: peer {0}, link {1}, key epoch {2} (rekey {3})",
                 peer.identity.shortNpub(), String.valueOf(peer.linkId), String.valueOf(peer.kBit),
                 String.valueOf(peer.rekeys));
-        c.markDirty();
+        t.markDirty();
     }
 
     private void initiateRekey(final PeerLink peer) {
-        final long idx = c.indices.allocate();
+        final long idx = t.allocateIndex();
         if (idx < 0) {
-            c.count(LinkCounter.INDEX_EXHAUSTED);
+            t.count(LinkCounter.INDEX_EXHAUSTED);
             return;
         }
         final int index = (int) idx;
         final HandshakeState hs;
         final byte[] msg1;
         try {
-            hs = HandshakeState.initiator(HandshakeState.Pattern.IK, c.secret, peer.identity.compressedPublicKey(),
-                    c.epoch, c.ephemerals);
+            hs = keys.initiator(peer.identity.compressedPublicKey());
             msg1 = new FmpMsg1(index, hs.writeMessage1()).encode();
         } catch (final NoiseException e) {
-            c.indices.free(index);
+            t.freeIndex(index);
             return;
         }
         // A plain handshake packet straight to the peer's current address, not an encrypted frame.
-        c.dataPlane.sendHandshake(peer.transportId, peer.address, msg1);
+        dataPlane.sendHandshake(peer.transportId, peer.address, msg1);
         peer.rekeyInProgress = true;
         peer.rekeyHandshake = hs;
         peer.rekeyOurIndex = index;
         peer.rekeyMsg1 = msg1;
         peer.rekeyResends = 0;
-        peer.rekeyNextResendNanos = c.now + c.config.handshakeResendIntervalNanos();
-        c.pendingRekeys.put(LinkConductor.key(peer.transportId, index), peer);
-        c.count(LinkCounter.REKEYS_INITIATED);
-        c.markDirty();
+        peer.rekeyNextResendNanos = t.now() + config.handshakeResendIntervalNanos();
+        t.addRekey(peer);
+        t.count(LinkCounter.REKEYS_INITIATED);
+        t.markDirty();
     }
 
     int resendRekeys() {
-        if (!c.config.rekeyEnabled()) {
+        if (!config.rekeyEnabled()) {
             return 0;
         }
         int work = 0;
-        for (final PeerLink peer : c.peers.values()) {
+        for (final PeerLink peer : t.peers()) {
             if (!peer.rekeyInProgress || peer.rekeyMsg1 == null) {
                 continue;
             }
-            if (peer.rekeyResends >= c.config.handshakeMaxResends()) {
+            if (peer.rekeyResends >= config.handshakeMaxResends()) {
                 LOG.log(System.Logger.Level.DEBUG, "FMP rekey abandoned after max retransmissions: {0}",
                         peer.identity.shortNpub());
                 abandonRekey(peer);
                 work++;
                 continue;
             }
-            if (c.now - peer.rekeyNextResendNanos >= 0) {
-                c.dataPlane.sendHandshake(peer.transportId, peer.address, peer.rekeyMsg1);
+            if (t.now() - peer.rekeyNextResendNanos >= 0) {
+                dataPlane.sendHandshake(peer.transportId, peer.address, peer.rekeyMsg1);
                 peer.rekeyResends++;
-                peer.rekeyNextResendNanos = c.now + c.config.resendGapNanos(peer.rekeyResends);
-                c.count(LinkCounter.HANDSHAKE_RESENDS);
+                peer.rekeyNextResendNanos = t.now() + config.resendGapNanos(peer.rekeyResends);
+                t.count(LinkCounter.HANDSHAKE_RESENDS);
                 work++;
             }
         }
@@ -357,35 +378,35 @@ final class Maintenance {
         if (!peer.rekeyInProgress) {
             return;
         }
-        c.pendingRekeys.remove(LinkConductor.key(peer.transportId, peer.rekeyOurIndex));
-        c.indices.free(peer.rekeyOurIndex);
+        t.removeRekey(peer);
+        t.freeIndex(peer.rekeyOurIndex);
         peer.rekeyInProgress = false;
         peer.rekeyHandshake = null;
         peer.rekeyMsg1 = null;
         peer.rekeyResends = 0;
-        c.count(LinkCounter.REKEYS_ABANDONED);
-        c.markDirty();
+        t.count(LinkCounter.REKEYS_ABANDONED);
+        t.markDirty();
     }
 
-    /** msg2 answering our rekey: the new session becomes pending; the next tick cuts over. */
+    /** msg2 answering our rekey: the new key epoch becomes pending; the next tick cuts over. */
     void completeRekey(final PeerLink peer, final FmpMsg2 msg2) {
         final HandshakeResult result;
         try {
             peer.rekeyHandshake.readMessage2(msg2.noise());
             result = peer.rekeyHandshake.finish();
         } catch (final NoiseException e) {
-            c.count(LinkCounter.HANDSHAKE_CRYPTO_FAILED);
+            t.count(LinkCounter.HANDSHAKE_CRYPTO_FAILED);
             abandonRekey(peer);
             return;
         }
         if (!Arrays.equals(peer.remoteEpoch, result.remoteEpoch())) {
             // The peer restarted and answered as a fresh responder; the reference adopts the new epoch here and
             // only clears its end-to-end session with the peer (not this layer's business).
-            c.restartDetected(peer.nodeAddr);
+            life.restartDetected(peer.nodeAddr);
             peer.remoteEpoch = result.remoteEpoch().clone();
         }
-        c.pendingRekeys.remove(LinkConductor.key(peer.transportId, peer.rekeyOurIndex));
-        c.dataPlane.installPending(peer.linkId, peer.rekeyOurIndex, msg2.senderIdx(), result.sendKey(),
+        t.removeRekey(peer);
+        dataPlane.installPending(peer.linkId, peer.rekeyOurIndex, msg2.senderIdx(), result.sendKey(),
                 result.recvKey());
         Arrays.fill(result.sendKey(), (byte) 0);
         Arrays.fill(result.recvKey(), (byte) 0);
@@ -396,6 +417,6 @@ final class Maintenance {
         peer.rekeyHandshake = null;
         peer.rekeyMsg1 = null;
         peer.rekeyResends = 0;
-        c.markDirty();
+        t.markDirty();
     }
 }

@@ -7,14 +7,14 @@ import net.fips.control.noise.HandshakeState;
 import net.fips.dataplane.wire.NodeAddr;
 
 /**
- * An established peer as the control thread tracks it: the current session's indices (the data plane holds the
- * keys), the pending session of a completed rekey, the previous session being drained, an own rekey in progress,
+ * An established peer as the control thread tracks it: the current key epoch's indices (the data plane holds the
+ * keys), the pending key epoch of a completed rekey, the previous key epoch being drained, an own rekey in progress,
  * and the per-peer timers. Mutable, confined to the control thread.
  */
 final class PeerLink {
     final PeerIdentity identity;
     final NodeAddr nodeAddr;
-    /** Changes only when a cross-connection swaps the session (the data plane gets a new link). */
+    /** Changes only when a cross-connection swaps the key epoch (the data plane gets a new link). */
     long linkId;
     int transportId;
     TransportAddr address;
@@ -25,13 +25,13 @@ final class PeerLink {
     byte[] remoteEpoch;
     long promotedNanos;
     /**
-     * Start of the current session, the one instant both planes count its timestamps from: chosen here at
+     * Start of the current key epoch, the one instant both planes count its timestamps from: chosen here at
      * promotion (and passed in the LinkSpec) and at a tick's cutover (passed with the command), or adopted from the
      * data plane's CutOver event after a K-bit trial.
      */
-    long sessionStartNanos;
+    long keyEpochStartNanos;
     /** What the rekey age rules measure from (promotion or last cutover). */
-    long sessionEstablishedNanos;
+    long keyEpochEstablishedNanos;
     int rekeyJitterSeconds;
     int kBit;
     /** msg2 we sent as responder of the original handshake; resent for duplicate msg1s, never cleared. */

@@ -16,10 +16,10 @@ package net.fips.control.link;
  * @param kBit               current K bit
  * @param pendingOurIndex    index of a completed rekey not yet cut over, or -1
  * @param rekeyInProgress    an own rekey handshake is waiting for msg2
- * @param draining           the previous session still receives
+ * @param draining           the previous key epoch still receives
  * @param rekeys             cutovers on this link so far
  * @param linkAgeMs          since promotion
- * @param sessionAgeMs       since promotion or the last cutover
+ * @param keyEpochAgeMs      age of the current key epoch: since promotion or the last cutover
  * @param lastHeartbeatAgoMs since our last Heartbeat, or -1
  * @param lastReceivedAgoMs  since the last authenticated frame (or link creation)
  * @param packetsIn          authenticated frames received
@@ -27,8 +27,8 @@ package net.fips.control.link;
  * @param packetsOut         frames sent
  * @param bytesOut           their bytes
  * @param dropsIn            frames dropped (authentication or replay)
- * @param sendCounter        current session's send counter
- * @param highestCounterIn   highest counter accepted on the current session
+ * @param sendCounter        current key epoch's send counter
+ * @param highestCounterIn   highest counter accepted on the current key epoch
  * @param srttMicros         smoothed RTT from MMP, or -1 before the first sample
  * @param replayDrops        of {@code dropsIn}, frames the replay window refused
  * @param consecutiveDecryptFailures frames that failed authentication in a row, now
@@ -43,7 +43,7 @@ package net.fips.control.link;
  */
 public record PeerSnapshot(String npub, String nodeAddr, String state, String direction, long linkId, int transportId,
                            String address, long ourIndex, long theirIndex, int kBit, long pendingOurIndex,
-                           boolean rekeyInProgress, boolean draining, long rekeys, long linkAgeMs, long sessionAgeMs,
+                           boolean rekeyInProgress, boolean draining, long rekeys, long linkAgeMs, long keyEpochAgeMs,
                            long lastHeartbeatAgoMs, long lastReceivedAgoMs, long packetsIn, long bytesIn,
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
                            long srttMicros, long replayDrops, int consecutiveDecryptFailures, long restarts,

@@ -1,8 +1,7 @@
 package net.fips.control.link;
 
-import net.fips.dataplane.transport.TransportAddr;
-
 import net.fips.dataplane.LinkStats;
+import net.fips.dataplane.transport.TransportAddr;
 
 /** Builds {@link PeerSnapshot}s from the control thread's state. */
 final class Snapshots {
@@ -11,10 +10,13 @@ final class Snapshots {
     private Snapshots() {
     }
 
-    static PeerSnapshot peer(final LinkConductor c, final PeerLink p) {
-        final LinkStats s = c.statsOf(p);
-        final long now = c.now;
-        long lastRx = p.sessionStartNanos;
+    /**
+     * @param s        the data plane's figures of its link, or null
+     * @param restarts restarts detected of the peer
+     * @param now      the control clock
+     */
+    static PeerSnapshot peer(final PeerLink p, final LinkStats s, final long restarts, final long now) {
+        long lastRx = p.keyEpochStartNanos;
         if (s != null && s.lastAuthenticatedNanos() - lastRx > 0) {
             lastRx = s.lastAuthenticatedNanos();
         }
@@ -22,22 +24,22 @@ final class Snapshots {
                 p.outbound ? "outbound" : "inbound", p.linkId, p.transportId, format(p.address),
                 Integer.toUnsignedLong(p.ourIndex), Integer.toUnsignedLong(p.theirIndex), p.kBit,
                 p.hasPending ? Integer.toUnsignedLong(p.pendingOurIndex) : -1, p.rekeyInProgress, p.draining,
-                p.rekeys, (now - p.promotedNanos) / MS, (now - p.sessionEstablishedNanos) / MS,
+                p.rekeys, (now - p.promotedNanos) / MS, (now - p.keyEpochEstablishedNanos) / MS,
                 p.heartbeatSent ? (now - p.lastHeartbeatNanos) / MS : -1, (now - lastRx) / MS,
                 s == null ? 0 : s.packetsIn(), s == null ? 0 : s.bytesIn(), s == null ? 0 : s.packetsOut(),
                 s == null ? 0 : s.bytesOut(), s == null ? 0 : s.dropsIn(), s == null ? 0 : s.sendCounter(),
                 s == null ? 0 : s.highestCounterIn(),
                 p.mmp.rtt.samples() == 0 ? -1 : p.mmp.rtt.srttMicros(), s == null ? 0 : s.replayDrops(),
-                s == null ? 0 : s.consecutiveDecryptFailures(), c.peerRestarts.of(p.nodeAddr),
+                s == null ? 0 : s.consecutiveDecryptFailures(), restarts,
                 s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()), p.mmp.delivery.forward(),
                 p.mmp.delivery.reverse(), p.mmp.delivery.etx(), p.mmp.delivery.goodputBps(),
                 s == null ? null : net.fips.control.mmp.ReceiverFigures.of(s.receiver(), s.packetsIn()),
                 p.mmp.peerReport.snapshot());
     }
 
-    static DialSnapshot dial(final LinkConductor c, final OutboundHandshake ob) {
+    static DialSnapshot dial(final OutboundHandshake ob, final long now) {
         return new DialSnapshot(ob.peer.npub(), ob.transportId, format(ob.address),
-                Integer.toUnsignedLong(ob.ourIndex), (c.now - ob.createdNanos) / MS, ob.resends);
+                Integer.toUnsignedLong(ob.ourIndex), (now - ob.createdNanos) / MS, ob.resends);
     }
 
     /**

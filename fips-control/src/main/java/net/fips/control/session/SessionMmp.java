@@ -58,9 +58,7 @@ public final class SessionMmp {
             echo = 0;
             dwellMs = 0;
         } else if (dwellMs < 0) {
-            // The data plane stamped the message after the control thread read its clock for this tick: no dwell.
-            // Unclamped, MmpReceiverReport refused the value and the exception ended the control tick (found by the
-            // daemon soak under load, docs/benchmarks.md "Soak").
+            // The data plane stamped the message after this tick read the clock: it arrived during the tick.
             dwellMs = 0;
         } else if (dwellMs > 0xFFFF) {
             echo = 0;

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 import net.fips.dataplane.wire.CoordEntry;
 import net.fips.dataplane.wire.NodeAddr;
@@ -27,68 +26,29 @@ import net.fips.dataplane.wire.WireResult;
  * {@link WallClock} for declaration timestamps. The initial sequence is the wall clock in Unix milliseconds (not 1 as
  * in the reference), so a restarted node is always fresher than what its neighbours remember (routing-session §10.1).
  *
+ * <p>Parts it owns: {@link OwnDeclaration} (our declaration, signed announce and coordinate),
+ * {@link ParentSelection} (§1.4 parent choice, hold-down and flap dampening), {@link AnnounceIntake} (checks of an
+ * inbound announce), {@link AnnounceSender} (the per-peer rate limit) and the {@link TreePeer}s; this class applies
+ * the decisions (branches A/B/C of §1.3) and reports the effects.
+ *
  * <p>Single control thread, not thread-safe; no threads, no static mutable state.
  */
 public final class SpanningTree {
     private static final System.Logger LOG = System.getLogger(SpanningTree.class.getName());
 
-    private static final class Peer {
-        final NodeAddr addr;
-        byte[] publicKey;
-        /** Last accepted declaration (the stored sequence); null until one is accepted. */
-        TreeAnnounce declaration;
-        /** Last valid announce seen, even when stale (display copy). */
-        TreeAnnounce lastSeen;
-        boolean hasCost;
-        double cost = Double.NaN;
-        /** The link stopped answering while we sent (fast failover): never a parent candidate until it answers. */
-        boolean suspect;
-        boolean announceSent;
-        long lastAnnounceNanos;
-        boolean announcePending;
-
-        Peer(final NodeAddr addr, final byte[] publicKey) {
-            this.addr = addr;
-            this.publicKey = publicKey;
-        }
-
-        boolean containsInAncestry(final NodeAddr a) {
-            for (final CoordEntry e : declaration.ancestry()) {
-                if (e.nodeAddr().equals(a)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
     private final NodeAddr me;
     private final TreeConfig config;
     private final TreeSigner signer;
-    private final SignatureVerifier verifier;
     private final WallClock wallClock;
     private final TreeEffects effects;
-    private final Map<NodeAddr, Peer> peers = new LinkedHashMap<>();
-    private final long[] counters = new long[TreeCounter.values().length];
+    private final Map<NodeAddr, TreePeer> peers = new LinkedHashMap<>();
+    private final TreeCounts counts = new TreeCounts();
+    private final ParentSelection selection;
+    private final AnnounceSender sender;
+    private final AnnounceIntake intake;
 
-    // Our declaration.
-    private NodeAddr parent;
-    private long sequence;
-    private long timestamp;
-    private byte[] signature;
-    private TreeAnnounce ownAnnounce;
-    // Our coordinate.
-    private List<CoordEntry> coords;
-    private NodeAddr root;
+    private final OwnDeclaration decl;
 
-    // Parent-switch accounting.
-    private boolean hasLastParentSwitch;
-    private long lastParentSwitchNanos;
-    private int flapCount;
-    private boolean hasFlapWindow;
-    private long flapWindowStartNanos;
-    private boolean hasDampening;
-    private long dampeningUntilNanos;
     private boolean hasLastReeval;
     private long lastReevalNanos;
 
@@ -107,14 +67,12 @@ public final class SpanningTree {
         this.me = Objects.requireNonNull(me, "me");
         this.config = Objects.requireNonNull(config, "config");
         this.signer = Objects.requireNonNull(signer, "signer");
-        this.verifier = Objects.requireNonNull(verifier, "verifier");
         this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
         this.effects = Objects.requireNonNull(effects, "effects");
-        this.parent = me;
-        this.sequence = Math.max(1L, wallClock.unixMillis());
-        this.timestamp = wallClock.unixSeconds();
-        this.root = me;
-        this.coords = List.of(new CoordEntry(me, sequence, timestamp));
+        this.selection = new ParentSelection(me, config);
+        this.sender = new AnnounceSender(config, effects, counts);
+        this.intake = new AnnounceIntake(Objects.requireNonNull(verifier, "verifier"), counts);
+        this.decl = new OwnDeclaration(me, this.signer, wallClock, counts);
         sign();
     }
 
@@ -132,9 +90,9 @@ public final class SpanningTree {
      */
     public void addPeer(final NodeAddr peer, final byte[] xOnlyPublicKey, final long nowNanos) {
         Objects.requireNonNull(peer, "peer");
-        Peer p = peers.get(peer);
+        TreePeer p = peers.get(peer);
         if (p == null) {
-            p = new Peer(peer, xOnlyPublicKey.clone());
+            p = new TreePeer(peer, xOnlyPublicKey.clone());
             peers.put(peer, p);
         } else {
             p.publicKey = xOnlyPublicKey.clone();
@@ -154,7 +112,7 @@ public final class SpanningTree {
      * @return true when our own declaration changed
      */
     public boolean removePeer(final NodeAddr peer, final long nowNanos) {
-        final boolean wasParent = !isRoot() && parent.equals(peer);
+        final boolean wasParent = !isRoot() && decl.parent().equals(peer);
         if (peers.remove(peer) == null) {
             return false;
         }
@@ -174,7 +132,7 @@ public final class SpanningTree {
      * @return true when our own declaration changed
      */
     public boolean setSuspect(final NodeAddr peer, final boolean suspect, final long nowNanos) {
-        final Peer p = peers.get(peer);
+        final TreePeer p = peers.get(peer);
         if (p == null || p.suspect == suspect) {
             return false;
         }
@@ -182,7 +140,7 @@ public final class SpanningTree {
         if (!suspect) {
             return evaluateAndApply("peer-answers-again", nowNanos);
         }
-        if (isRoot() || !parent.equals(peer)) {
+        if (isRoot() || !decl.parent().equals(peer)) {
             return false;
         }
         onParentLost(nowNanos);
@@ -195,21 +153,21 @@ public final class SpanningTree {
     /** Our parent was removed or became suspect: re-parent (or self-root) and tell every peer. */
     private void onParentLost(final long nowNanos) {
         count(TreeCounter.PARENT_LOSSES);
-        final NodeAddr oldParent = parent;
-        final NodeAddr oldRoot = root;
+        final NodeAddr oldParent = decl.parent();
+        final NodeAddr oldRoot = decl.root();
         handleParentLost(nowNanos);
         if (!sign()) {
             // The reference still reports a change here; peers get our unsigned state never (it is not sendable).
             LOG.log(System.Logger.Level.WARNING, "Failed to sign declaration after parent loss");
         }
         effects.invalidateViaNode(me);
-        effects.invalidateOtherRoots(root);
-        LOG.log(System.Logger.Level.INFO, "Tree state updated after parent loss: root {0}, is_root {1}{2}", root,
+        effects.invalidateOtherRoots(decl.root());
+        LOG.log(System.Logger.Level.INFO, "Tree state updated after parent loss: root {0}, is_root {1}{2}", decl.root(),
                 isRoot(), isRoot() && !oldRoot.equals(me) ? " (partitioned from " + oldRoot + ")" : "");
-        for (final Peer p : peers.values()) {
+        for (final TreePeer p : peers.values()) {
             p.announcePending = true;
         }
-        effects.onPositionChanged(oldParent, parent, oldRoot, root);
+        effects.onPositionChanged(oldParent, decl.parent(), oldRoot, decl.root());
     }
 
     /**
@@ -222,7 +180,7 @@ public final class SpanningTree {
      * @param nowNanos monotonic now
      */
     public void onLinkCost(final NodeAddr peer, final double cost, final long nowNanos) {
-        final Peer p = peers.get(peer);
+        final TreePeer p = peers.get(peer);
         if (p == null || Double.isNaN(cost)) {
             return;
         }
@@ -265,85 +223,48 @@ public final class SpanningTree {
      * @return the outcome
      */
     public TreeAnnounceOutcome onTreeAnnounce(final NodeAddr from, final TreeAnnounce ta, final long nowNanos) {
-        count(TreeCounter.RECEIVED);
-        final Peer p = peers.get(from);
-        if (p == null) {
-            count(TreeCounter.UNKNOWN_PEER);
-            LOG.log(System.Logger.Level.DEBUG, "TreeAnnounce from unknown peer {0}", from);
-            return TreeAnnounceOutcome.UNKNOWN_PEER;
+        final TreePeer p = peers.get(from);
+        final TreeAnnounceOutcome checked = intake.accept(p, from, ta);
+        if (checked != TreeAnnounceOutcome.ACCEPTED) {
+            return checked;
         }
-        if (!ta.nodeAddr().equals(from)) {
-            count(TreeCounter.ADDR_MISMATCH);
-            LOG.log(System.Logger.Level.DEBUG, "TreeAnnounce from {0} declares {1}", from, ta.nodeAddr());
-            return TreeAnnounceOutcome.ADDR_MISMATCH;
-        }
-        if (!verifySafely(p.publicKey, ta)) {
-            count(TreeCounter.SIG_FAILED);
-            LOG.log(System.Logger.Level.WARNING, "TreeAnnounce signature verification failed from {0}", from);
-            return TreeAnnounceOutcome.SIG_FAILED;
-        }
-        final Optional<TreeAnnounce.Violation> v = ta.semanticViolation();
-        if (v.isPresent()) {
-            count(TreeCounter.ANCESTRY_INVALID);
-            LOG.log(System.Logger.Level.WARNING, "Rejected TreeAnnounce from {0} with invalid ancestry: {1}", from,
-                    v.get());
-            return TreeAnnounceOutcome.ANCESTRY_INVALID;
-        }
-        p.lastSeen = ta;
-        if (p.declaration != null && Long.compareUnsigned(ta.sequence(), p.declaration.sequence()) <= 0) {
-            count(TreeCounter.STALE);
-            LOG.log(System.Logger.Level.DEBUG, "TreeAnnounce from {0} not fresher than stored, ignored", from);
-            return TreeAnnounceOutcome.STALE;
-        }
-        p.declaration = ta;
-        count(TreeCounter.ACCEPTED);
-        LOG.log(System.Logger.Level.DEBUG, "Processed TreeAnnounce from {0}: seq {1}, depth {2}, root {3}", from,
-                Long.toUnsignedString(ta.sequence()), ta.depth(), ta.root());
 
         // Root-disagreement echo, from our pre-evaluation state.
-        if (ta.root().compareTo(root) > 0) {
+        if (ta.root().compareTo(decl.root()) > 0) {
             sendTo(p, nowNanos);
         }
 
         if (evaluateAndApply("announce", nowNanos)) {
             return TreeAnnounceOutcome.ACCEPTED;
         }
-        if (!isRoot() && parent.equals(from)) {
+        if (!isRoot() && decl.parent().equals(from)) {
             refreshFromParent(p, nowNanos);
         }
         return TreeAnnounceOutcome.ACCEPTED;
     }
 
-    private boolean verifySafely(final byte[] key, final TreeAnnounce ta) {
-        try {
-            return verifier.verify(key, ta.signingBytes(), ta.signature());
-        } catch (final RuntimeException e) {
-            return false;
-        }
-    }
-
     /** Branch C: the announcer is our parent and no switch/promotion happened. */
-    private void refreshFromParent(final Peer p, final long nowNanos) {
-        final NodeAddr oldRoot = root;
+    private void refreshFromParent(final TreePeer p, final long nowNanos) {
+        final NodeAddr oldRoot = decl.root();
         if (p.containsInAncestry(me)) {
             count(TreeCounter.LOOP_DETECTED);
             LOG.log(System.Logger.Level.WARNING, "Parent {0} ancestry contains us: loop detected, dropping parent",
                     p.addr);
-            final NodeAddr oldParent = parent;
+            final NodeAddr oldParent = decl.parent();
             handleParentLost(nowNanos);
             if (!sign()) {
                 return;
             }
             effects.invalidateViaNode(me);
-            effects.invalidateOtherRoots(root);
+            effects.invalidateOtherRoots(decl.root());
             effects.resetDiscoveryBackoff();
             sendToAll(nowNanos);
-            effects.onPositionChanged(oldParent, parent, oldRoot, root);
+            effects.onPositionChanged(oldParent, decl.parent(), oldRoot, decl.root());
             return;
         }
         final List<NodeAddr> oldAddrs = coordAddrs();
         final int oldDepth = depth();
-        setParent(p.addr, sequence + 1, wallClock.unixSeconds(), nowNanos);
+        setParent(p.addr, decl.sequence() + 1, wallClock.unixSeconds(), nowNanos);
         recomputeCoords();
         if (!sign()) {
             return;
@@ -354,11 +275,11 @@ public final class SpanningTree {
             count(TreeCounter.ANCESTRY_CHANGED);
             LOG.log(System.Logger.Level.INFO,
                     "Parent ancestry changed, re-announcing: parent {0}, root {1} -> {2}, depth {3} -> {4}", p.addr,
-                    oldRoot, root, oldDepth, depth());
+                    oldRoot, decl.root(), oldDepth, depth());
             sendToAll(nowNanos);
             effects.markChangedFiltersOnly(p.addr);
-            if (!oldRoot.equals(root)) {
-                effects.onPositionChanged(p.addr, parent, oldRoot, root);
+            if (!oldRoot.equals(decl.root())) {
+                effects.onPositionChanged(p.addr, decl.parent(), oldRoot, decl.root());
             }
         }
     }
@@ -373,8 +294,8 @@ public final class SpanningTree {
      * @param nowNanos monotonic now
      */
     public void tick(final long nowNanos) {
-        for (final Peer p : List.copyOf(peers.values())) {
-            if (p.announcePending && canSend(p, nowNanos)) {
+        for (final TreePeer p : List.copyOf(peers.values())) {
+            if (p.announcePending && sender.canSend(p, nowNanos)) {
                 sendTo(p, nowNanos);
             }
         }
@@ -388,7 +309,7 @@ public final class SpanningTree {
         lastReevalNanos = nowNanos;
         if (!evaluateAndApply("periodic", nowNanos)) {
             LOG.log(System.Logger.Level.DEBUG, "Periodic TreeAnnounce re-broadcast (seq {0}, root {1})",
-                    Long.toUnsignedString(sequence), root);
+                    Long.toUnsignedString(decl.sequence()), decl.root());
             sendToAll(nowNanos);
         }
     }
@@ -403,10 +324,10 @@ public final class SpanningTree {
      */
     private boolean evaluateAndApply(final String trigger, final long nowNanos) {
         final NodeAddr best = evaluateParent(nowNanos);
-        final NodeAddr oldParent = parent;
-        final NodeAddr oldRoot = root;
+        final NodeAddr oldParent = decl.parent();
+        final NodeAddr oldRoot = decl.root();
         if (best != null) {
-            final long newSeq = sequence + 1;
+            final long newSeq = decl.sequence() + 1;
             final boolean dampened = setParent(best, newSeq, wallClock.unixSeconds(), nowNanos);
             recomputeCoords();
             if (!sign()) {
@@ -416,9 +337,9 @@ public final class SpanningTree {
             effects.resetDiscoveryBackoff();
             count(TreeCounter.PARENT_SWITCHES);
             LOG.log(System.Logger.Level.INFO, "Parent switched ({0}): {1} -> {2}, seq {3}, root {4}, depth {5}",
-                    trigger, oldParent, best, Long.toUnsignedString(newSeq), root, depth());
-            if (!oldRoot.equals(root)) {
-                LOG.log(System.Logger.Level.INFO, "Root changed: {0} -> {1}", oldRoot, root);
+                    trigger, oldParent, best, Long.toUnsignedString(newSeq), decl.root(), depth());
+            if (!oldRoot.equals(decl.root())) {
+                LOG.log(System.Logger.Level.INFO, "Root changed: {0} -> {1}", oldRoot, decl.root());
             }
             if (dampened) {
                 count(TreeCounter.FLAP_DAMPENED);
@@ -426,10 +347,10 @@ public final class SpanningTree {
             }
             sendToAll(nowNanos);
             effects.markAllPeersForFilterUpdate();
-            effects.onPositionChanged(oldParent, parent, oldRoot, root);
+            effects.onPositionChanged(oldParent, decl.parent(), oldRoot, decl.root());
             return true;
         }
-        if (!isRoot() && shouldBeRoot()) {
+        if (!isRoot() && selection.shouldBeRoot(peers.values())) {
             becomeRoot();
             if (!sign()) {
                 return true;
@@ -441,7 +362,7 @@ public final class SpanningTree {
                     trigger, oldRoot);
             sendToAll(nowNanos);
             effects.markAllPeersForFilterUpdate();
-            effects.onPositionChanged(oldParent, parent, oldRoot, root);
+            effects.onPositionChanged(oldParent, decl.parent(), oldRoot, decl.root());
             return true;
         }
         return false;
@@ -451,238 +372,50 @@ public final class SpanningTree {
      * The reference's {@code evaluate_parent} (routing-session §1.4): the peer to switch to, or null for no change.
      */
     NodeAddr evaluateParent(final long nowNanos) {
-        NodeAddr smallestRoot = null;
-        boolean costsEmpty = true;
-        for (final Peer p : peers.values()) {
-            if (p.suspect) {
-                continue;
-            }
-            if (p.declaration != null) {
-                final NodeAddr r = p.declaration.root();
-                if (smallestRoot == null || r.compareTo(smallestRoot) < 0) {
-                    smallestRoot = r;
-                }
-            }
-            if (p.hasCost) {
-                costsEmpty = false;
-            }
-        }
-        if (smallestRoot == null) {
-            return null;
-        }
-        if (me.compareTo(smallestRoot) <= 0) {
-            return null;
-        }
-        NodeAddr bestId = null;
-        double bestEff = 0;
-        for (final Peer p : peers.values()) {
-            if (p.suspect || p.declaration == null || !p.declaration.root().equals(smallestRoot)
-                    || p.containsInAncestry(me)) {
-                continue;
-            }
-            final double cost;
-            if (p.hasCost) {
-                cost = p.cost;
-            } else if (costsEmpty) {
-                cost = 1.0;
-            } else {
-                continue;
-            }
-            final double eff = p.declaration.depth() + cost;
-            if (bestId == null || eff < bestEff || (eff == bestEff && p.addr.compareTo(bestId) < 0)) {
-                bestId = p.addr;
-                bestEff = eff;
-            }
-        }
-        if (bestId == null) {
-            return null;
-        }
-        final boolean amRoot = isRoot();
-        if (parent.equals(bestId) && !amRoot) {
-            return null;
-        }
-        // Mandatory switches.
-        final Peer current = peers.get(parent);
-        // A suspect parent (fast failover) is left as if it were gone: no hold-down, no hysteresis.
-        final boolean parentHasCoords = current != null && !current.suspect && current.declaration != null;
-        if (!amRoot && !parentHasCoords) {
-            return bestId;
-        }
-        if (smallestRoot.compareTo(root) < 0 || (amRoot && smallestRoot.compareTo(me) < 0)) {
-            return bestId;
-        }
-        if (amRoot) {
-            return bestId;
-        }
-        // Hold-down and flap dampening.
-        if (config.holdDownNanos() != 0 && hasLastParentSwitch
-                && nowNanos - lastParentSwitchNanos < config.holdDownNanos()) {
-            return null;
-        }
-        if (isFlapDampened(nowNanos)) {
-            return null;
-        }
-        // Hysteresis.
-        final double parentCost = current.hasCost ? current.cost : costsEmpty ? 1.0 : Double.POSITIVE_INFINITY;
-        final double parentEff = current.declaration.depth() + parentCost;
-        if (bestEff < parentEff * (1.0 - config.parentHysteresis())) {
-            return bestId;
-        }
-        return null;
-    }
-
-    private boolean shouldBeRoot() {
-        for (final Peer p : peers.values()) {
-            if (!p.suspect && p.declaration != null && p.declaration.root().compareTo(me) < 0) {
-                return false;
-            }
-        }
-        return true;
+        return selection.evaluate(peers, decl.parent(), decl.root(), nowNanos);
     }
 
     /** @return true when flap dampening was engaged by this switch */
     private boolean setParent(final NodeAddr newParent, final long newSeq, final long newTs, final long nowNanos) {
-        final boolean changed = isRoot() || !parent.equals(newParent);
-        parent = newParent;
-        sequence = newSeq;
-        timestamp = newTs;
-        invalidateSignature();
-        hasLastParentSwitch = true;
-        lastParentSwitchNanos = nowNanos;
-        return changed && recordParentSwitch(nowNanos);
-    }
-
-    private boolean recordParentSwitch(final long nowNanos) {
-        if (hasFlapWindow && nowNanos - flapWindowStartNanos < config.flapWindowNanos()) {
-            flapCount++;
-        } else {
-            hasFlapWindow = true;
-            flapWindowStartNanos = nowNanos;
-            flapCount = 1;
-        }
-        // As the reference: once set, the dampening deadline is never cleared, so it engages once per process.
-        if (flapCount >= config.flapThreshold() && !hasDampening) {
-            hasDampening = true;
-            dampeningUntilNanos = nowNanos + config.flapDampeningNanos();
-            return true;
-        }
-        return false;
-    }
-
-    private boolean isFlapDampened(final long nowNanos) {
-        return hasDampening && nowNanos - dampeningUntilNanos < 0;
+        return selection.onParentSet(decl.setParent(newParent, newSeq, newTs), nowNanos);
     }
 
     private void becomeRoot() {
-        sequence = sequence + 1;
-        timestamp = wallClock.unixSeconds();
-        parent = me;
-        invalidateSignature();
-        recomputeCoords();
+        decl.becomeRoot();
     }
 
     private void handleParentLost(final long nowNanos) {
         final NodeAddr alt = evaluateParent(nowNanos);
         if (alt != null) {
-            setParent(alt, sequence + 1, wallClock.unixSeconds(), nowNanos);
+            setParent(alt, decl.sequence() + 1, wallClock.unixSeconds(), nowNanos);
             recomputeCoords();
             return;
         }
-        sequence = sequence + 1;
-        timestamp = wallClock.unixSeconds();
-        parent = me;
-        invalidateSignature();
-        recomputeCoords();
+        decl.becomeRoot();
     }
 
-    /** Our coordinate from the parent's ancestry, demoting to self-root rather than emit an invalid path. */
     private void recomputeCoords() {
-        if (parent.equals(me)) {
-            coords = List.of(new CoordEntry(me, sequence, timestamp));
-            root = me;
-            return;
-        }
-        final Peer p = peers.get(parent);
-        if (p == null || p.declaration == null) {
-            return;
-        }
-        if (me.compareTo(p.declaration.root()) <= 0) {
-            parent = me;
-            invalidateSignature();
-            coords = List.of(new CoordEntry(me, sequence, timestamp));
-            root = me;
-            return;
-        }
-        final List<CoordEntry> c = new ArrayList<>(p.declaration.ancestry().size() + 1);
-        c.add(new CoordEntry(me, sequence, timestamp));
-        c.addAll(p.declaration.ancestry());
-        coords = Collections.unmodifiableList(c);
-        root = c.getLast().nodeAddr();
-    }
-
-    private void invalidateSignature() {
-        signature = null;
-        ownAnnounce = null;
+        final TreePeer p = peers.get(decl.parent());
+        decl.recomputeCoords(p == null ? null : p.declaration);
     }
 
     private boolean sign() {
-        final byte[] sig;
-        try {
-            sig = signer.sign(TreeAnnounce.signingBytes(me, parent, sequence, timestamp));
-        } catch (final RuntimeException e) {
-            count(TreeCounter.OUTBOUND_SIGN_FAILED);
-            LOG.log(System.Logger.Level.WARNING, "Failed to sign tree declaration: {0}", e.toString());
-            return false;
-        }
-        if (sig == null || sig.length != TreeAnnounce.SIGNATURE_SIZE) {
-            count(TreeCounter.OUTBOUND_SIGN_FAILED);
-            LOG.log(System.Logger.Level.WARNING, "Failed to sign tree declaration: no 64-byte signature");
-            return false;
-        }
-        signature = sig.clone();
-        ownAnnounce = new TreeAnnounce(sequence, timestamp, parent, coords, signature);
-        return true;
+        return decl.sign();
     }
 
     // ------------------------------------------------------------------------------------------------------------
     // Sending
 
-    private boolean canSend(final Peer p, final long nowNanos) {
-        return !p.announceSent || nowNanos - p.lastAnnounceNanos >= config.announceMinIntervalNanos();
-    }
-
-    private void sendTo(final Peer p, final long nowNanos) {
-        if (!canSend(p, nowNanos)) {
-            p.announcePending = true;
-            count(TreeCounter.RATE_LIMITED);
-            LOG.log(System.Logger.Level.DEBUG, "TreeAnnounce to {0} rate-limited, marking pending", p.addr);
-            return;
-        }
-        final TreeAnnounce a = ownAnnounce;
-        if (a == null) {
-            LOG.log(System.Logger.Level.DEBUG, "TreeAnnounce to {0} not sent: declaration not signed", p.addr);
-            return;
-        }
-        if (!effects.sendTreeAnnounce(p.addr, a)) {
-            count(TreeCounter.SEND_FAILED);
-            return;
-        }
-        count(TreeCounter.SENT);
-        p.announceSent = true;
-        p.lastAnnounceNanos = nowNanos;
-        p.announcePending = false;
-        LOG.log(System.Logger.Level.DEBUG, "Sent TreeAnnounce to {0} (seq {1})", p.addr,
-                Long.toUnsignedString(sequence));
+    private void sendTo(final TreePeer p, final long nowNanos) {
+        sender.sendTo(p, decl.announce(), nowNanos);
     }
 
     private void sendToAll(final long nowNanos) {
-        for (final Peer p : List.copyOf(peers.values())) {
-            sendTo(p, nowNanos);
-        }
+        sender.sendToAll(peers.values(), decl.announce(), nowNanos);
     }
 
     private void count(final TreeCounter c) {
-        counters[c.ordinal()]++;
+        counts.count(c);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -695,38 +428,38 @@ public final class SpanningTree {
 
     /** @return our root (last entry of our coordinate) */
     public NodeAddr root() {
-        return root;
+        return decl.root();
     }
 
     /** @return true when we are the root */
     public boolean isRoot() {
-        return root.equals(me);
+        return decl.isRoot();
     }
 
     /** @return our declared parent (ourselves when root) */
     public NodeAddr parent() {
-        return parent;
+        return decl.parent();
     }
 
     /** @return our parent, or null when we are root (for {@code BloomRouting}) */
     public NodeAddr parentOrNull() {
-        return isRoot() ? null : parent;
+        return isRoot() ? null : decl.parent();
     }
 
     /** @return our depth (0 at the root) */
     public int depth() {
-        return coords.size() - 1;
+        return decl.coords().size() - 1;
     }
 
     /** @return our coordinate with metadata, self first */
     public List<CoordEntry> coordEntries() {
-        return coords;
+        return decl.coords();
     }
 
     /** @return our coordinate's addresses, self first */
     public List<NodeAddr> coordAddrs() {
-        final List<NodeAddr> out = new ArrayList<>(coords.size());
-        for (final CoordEntry e : coords) {
+        final List<NodeAddr> out = new ArrayList<>(decl.coords().size());
+        for (final CoordEntry e : decl.coords()) {
             out.add(e.nodeAddr());
         }
         return List.copyOf(out);
@@ -734,22 +467,22 @@ public final class SpanningTree {
 
     /** @return our declaration's sequence (unsigned u64) */
     public long sequence() {
-        return sequence;
+        return decl.sequence();
     }
 
     /** @return our declaration's timestamp, Unix seconds */
     public long timestamp() {
-        return timestamp;
+        return decl.timestamp();
     }
 
     /** @return true when our declaration is signed */
     public boolean isDeclarationSigned() {
-        return signature != null;
+        return decl.signed();
     }
 
     /** @return our current signed announce, or null when signing failed */
     public TreeAnnounce ownAnnounce() {
-        return ownAnnounce;
+        return decl.announce();
     }
 
     /**
@@ -757,10 +490,10 @@ public final class SpanningTree {
      * @return true for our parent or a peer whose accepted declaration names us as parent ("tree peer", §2.3)
      */
     public boolean isTreePeer(final NodeAddr peer) {
-        if (!isRoot() && parent.equals(peer)) {
+        if (!isRoot() && decl.parent().equals(peer)) {
             return true;
         }
-        final Peer p = peers.get(peer);
+        final TreePeer p = peers.get(peer);
         return p != null && p.declaration != null && p.declaration.parent().equals(me);
     }
 
@@ -769,7 +502,7 @@ public final class SpanningTree {
      * @return its accepted coordinate (self first), or empty when it has none
      */
     public List<NodeAddr> peerCoords(final NodeAddr peer) {
-        final Peer p = peers.get(peer);
+        final TreePeer p = peers.get(peer);
         if (p == null || p.declaration == null) {
             return List.of();
         }
@@ -781,7 +514,7 @@ public final class SpanningTree {
      * @return its last valid announce, even a stale one (the display copy), or null
      */
     public TreeAnnounce peerLastSeenAnnounce(final NodeAddr peer) {
-        final Peer p = peers.get(peer);
+        final TreePeer p = peers.get(peer);
         return p == null ? null : p.lastSeen;
     }
 
@@ -803,12 +536,12 @@ public final class SpanningTree {
      * @return its value
      */
     public long counter(final TreeCounter c) {
-        return counters[c.ordinal()];
+        return counts.get(c);
     }
 
     /** @return true while flap dampening suppresses non-mandatory switches at {@code nowNanos} */
     public boolean isFlapDampenedAt(final long nowNanos) {
-        return isFlapDampened(nowNanos);
+        return selection.isFlapDampened(nowNanos);
     }
 
     /** @return an immutable view for {@code show_tree} */
@@ -816,8 +549,8 @@ public final class SpanningTree {
         final List<NodeAddr> mine = coordAddrs();
         final List<TreeSnapshot.Peer> views = new ArrayList<>(peers.size());
         int withPosition = 0;
-        for (final Peer p : peers.values()) {
-            final boolean isParent = !isRoot() && parent.equals(p.addr);
+        for (final TreePeer p : peers.values()) {
+            final boolean isParent = !isRoot() && decl.parent().equals(p.addr);
             if (p.declaration != null) {
                 withPosition++;
                 final List<NodeAddr> pc = p.declaration.coords().addrs();
@@ -831,11 +564,11 @@ public final class SpanningTree {
         }
         final Map<String, Long> stats = new LinkedHashMap<>();
         for (final TreeCounter c : TreeCounter.values()) {
-            stats.put(c.key(), counters[c.ordinal()]);
+            stats.put(c.key(), counts.get(c));
         }
         final NodeAddr coordParent = mine.size() > 1 ? mine.get(1) : me;
-        return new TreeSnapshot(me, root, isRoot(), depth(), mine, coordParent, sequence, timestamp,
-                signature != null, withPosition, List.copyOf(views), Collections.unmodifiableMap(stats));
+        return new TreeSnapshot(me, decl.root(), isRoot(), depth(), mine, coordParent, decl.sequence(),
+                decl.timestamp(), decl.signed(), withPosition, List.copyOf(views), Collections.unmodifiableMap(stats));
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -843,7 +576,7 @@ public final class SpanningTree {
 
     /** Forgets a peer's declaration while keeping the link (the reference's {@code tree_state.remove_peer}). */
     void forgetPeerDeclaration(final NodeAddr peer) {
-        final Peer p = peers.get(peer);
+        final TreePeer p = peers.get(peer);
         if (p != null) {
             p.declaration = null;
         }
@@ -857,7 +590,8 @@ public final class SpanningTree {
 
     @Override
     public String toString() {
-        return "SpanningTree[" + me + ", root=" + root + ", depth=" + depth() + ", seq="
-                + Long.toUnsignedString(sequence) + ", peers=" + peers.size() + ", signed=" + (signature != null) + "]";
+        return "SpanningTree[" + me + ", root=" + decl.root() + ", depth=" + depth() + ", seq="
+                + Long.toUnsignedString(decl.sequence()) + ", peers=" + peers.size() + ", signed=" + decl.signed()
+                + "]";
     }
 }

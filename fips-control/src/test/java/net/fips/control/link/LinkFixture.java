@@ -1,12 +1,15 @@
 package net.fips.control.link;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import java.util.Random;
 
-import net.fips.dataplane.transport.TransportAddr;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
+import net.fips.dataplane.transport.TransportAddr;
 
 /** Two (or more) conductors over {@link PairedDataPlanes}, with deterministic identities and randomness. */
 final class LinkFixture {
@@ -73,6 +76,38 @@ final class LinkFixture {
         c.setConnectionCloser((transport, at) -> side.closeConnection(at));
         side.conductor = c;
         return new Node(id, epoch, side, c);
+    }
+
+    /** Two nodes, "a" (seed 1) and "b" (seed 2), with the same settings and no ACL. */
+    Node[] pair(final LinkConfig cfg) {
+        return new Node[] {node("a", 1, cfg, PeerFilter.ALLOW_ALL), node("b", 2, cfg, PeerFilter.ALLOW_ALL)};
+    }
+
+    /** Both sides hold exactly one link whose indices mirror each other. */
+    static void assertLinked(final Node x, final Node y) {
+        assertEquals(1, x.peers(), x.side.name + " peers");
+        assertEquals(1, y.peers(), y.side.name + " peers");
+        final PeerSnapshot xy = x.peer(y);
+        final PeerSnapshot yx = y.peer(x);
+        assertNotNull(xy);
+        assertNotNull(yx);
+        assertEquals(xy.ourIndex(), yx.theirIndex());
+        assertEquals(xy.theirIndex(), yx.ourIndex());
+        assertEquals(1, x.side.links.size());
+        assertEquals(1, y.side.links.size());
+    }
+
+    /** Sends {@code n} data messages each way and checks that all of them arrive. */
+    void assertTraffic(final Node x, final Node y, final int n) {
+        final int xBefore = y.side.datagrams.size();
+        final int yBefore = x.side.datagrams.size();
+        for (int i = 0; i < n; i++) {
+            x.side.sendData(x.side.onlyLink().linkId, i);
+            y.side.sendData(y.side.onlyLink().linkId, i);
+        }
+        net.deliverAll();
+        assertEquals(xBefore + n, y.side.datagrams.size(), "x->y data");
+        assertEquals(yBefore + n, x.side.datagrams.size(), "y->x data");
     }
 
     /** Replaces a node by a restarted process: same identity and address, new epoch, empty state. */

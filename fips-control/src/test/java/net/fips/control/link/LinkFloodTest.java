@@ -59,7 +59,7 @@ class LinkFloodTest {
                 b.side.sendData(bLink, sent++);
                 fx.net.advance(100 * MS);
                 maxPeers = Math.max(maxPeers, b.peers());
-                assertTrue(b.conductor.pendingInbound == 0);
+                assertTrue(b.conductor.pendingInbound() == 0);
             }
         }
         fx.net.deliverAll();
@@ -71,7 +71,7 @@ class LinkFloodTest {
         assertEquals(16, b.peers());
         assertEquals(admitted - 15, b.count(LinkCounter.MAX_PEERS_DROPPED));
         assertEquals(0, b.snap().pendingOutbound());
-        assertTrue(b.conductor.indices.size() <= 16);
+        assertTrue(b.conductor.indicesInUse() <= 16);
         assertTrue(b.side.links.size() <= 16);
 
         // The real link keeps working, and the flood's dead links are reaped after 30 s.

@@ -94,8 +94,8 @@ class LinkRekeyTest {
         fx.net.run(12_000, 1000);
         assertEquals(1, a.side.byIndex.size());
         assertEquals(1, b.side.byIndex.size());
-        assertEquals(1, a.conductor.indices.size());
-        assertEquals(1, b.conductor.indices.size());
+        assertEquals(1, a.conductor.indicesInUse());
+        assertEquals(1, b.conductor.indicesInUse());
     }
 
     @Test

@@ -60,8 +60,8 @@ class LinkTimeBaseTest {
 
     /** The conductor's session start for {@code other} and the data plane's are the same instant. */
     private static void assertOneTimeBase(final Node self, final Node other) {
-        final PeerLink peer = self.conductor.peers.get(other.id.nodeAddr());
-        assertEquals(self.side.onlyLink().sessionStart, peer.sessionStartNanos,
+        final PeerLink peer = self.conductor.peer(other.id.nodeAddr());
+        assertEquals(self.side.onlyLink().keyEpochStart, peer.keyEpochStartNanos,
                 self.side.name + ": control and data plane session starts");
     }
 
@@ -106,14 +106,14 @@ class LinkTimeBaseTest {
         network(0, 0);
         a.conductor.connect(b.peer, TRANSPORT, b.side.address);
         runWithData(170_000, () -> a.count(LinkCounter.CUTOVERS) >= 1 && b.count(LinkCounter.CUTOVERS) >= 1);
-        final PeerLink peer = a.conductor.peers.get(b.id.nodeAddr());
+        final PeerLink peer = a.conductor.peer(b.id.nodeAddr());
         assertEquals(1, a.count(LinkCounter.CUTOVERS));
-        final long dataPlaneInstant = peer.sessionStartNanos - 3 * MS;
+        final long dataPlaneInstant = peer.keyEpochStartNanos - 3 * MS;
         a.conductor.onEvent(new DataPlaneEvent.CutOver(peer.linkId, peer.ourIndex, dataPlaneInstant), fx.net.now);
-        assertEquals(dataPlaneInstant, peer.sessionStartNanos, "adopted the data plane's instant");
+        assertEquals(dataPlaneInstant, peer.keyEpochStartNanos, "adopted the data plane's instant");
         assertEquals(1, a.count(LinkCounter.CUTOVERS), "no second cutover");
         a.conductor.onEvent(new DataPlaneEvent.CutOver(peer.linkId, peer.previousOurIndex, fx.net.now), fx.net.now);
-        assertEquals(dataPlaneInstant, peer.sessionStartNanos, "a stale event changes nothing");
+        assertEquals(dataPlaneInstant, peer.keyEpochStartNanos, "a stale event changes nothing");
         assertEquals(1, a.count(LinkCounter.CUTOVERS));
     }
 }

@@ -167,115 +167,6 @@ final class PairedDataPlanes {
         }
     }
 
-    /** One session's keys, indices, counter and replay window. */
-    static final class Session {
-        final int ourIndex;
-        final int theirIndex;
-        final MemorySegment sendKey;
-        final MemorySegment recvKey;
-        final ReplayWindow window = new ReplayWindow();
-        long sendCounter;
-
-        Session(final int ourIndex, final int theirIndex, final byte[] sendKey, final byte[] recvKey) {
-            this.ourIndex = ourIndex;
-            this.theirIndex = theirIndex;
-            this.sendKey = MemorySegment.ofArray(sendKey.clone());
-            this.recvKey = MemorySegment.ofArray(recvKey.clone());
-        }
-    }
-
-    /** A link in one data plane. */
-    static final class DpLink implements LinkStats {
-        final long linkId;
-        final int transportId;
-        TransportAddr remote;
-        Session current;
-        Session pending;
-        Session previous;
-        int k;
-        long sessionStart;
-        long lastAuth;
-        long packetsIn;
-        long bytesIn;
-        long packetsOut;
-        long bytesOut;
-        long dropsIn;
-        long replayDrops;
-        int consecutiveFailures;
-
-        DpLink(final LinkSpec spec, final long now) {
-            this.linkId = spec.linkId();
-            this.transportId = spec.transportId();
-            this.remote = spec.remote();
-            this.current = new Session(spec.ourIndex(), spec.theirIndex(), spec.sendKey(), spec.recvKey());
-            this.sessionStart = spec.sessionStartNanos();
-            this.lastAuth = now;
-        }
-
-        @Override
-        public long lastAuthenticatedNanos() {
-            return lastAuth;
-        }
-
-        @Override
-        public long sendCounter() {
-            return current.sendCounter;
-        }
-
-        @Override
-        public int keyEpochBit() {
-            return k;
-        }
-
-        @Override
-        public long packetsIn() {
-            return packetsIn;
-        }
-
-        @Override
-        public long bytesIn() {
-            return bytesIn;
-        }
-
-        @Override
-        public long packetsOut() {
-            return packetsOut;
-        }
-
-        @Override
-        public long bytesOut() {
-            return bytesOut;
-        }
-
-        @Override
-        public long highestCounterIn() {
-            return current.window.highest();
-        }
-
-        @Override
-        public long dropsIn() {
-            return dropsIn;
-        }
-
-        @Override
-        public long replayDrops() {
-            return replayDrops;
-        }
-
-        @Override
-        public int consecutiveDecryptFailures() {
-            return consecutiveFailures;
-        }
-
-        /** Fed with every current-session frame, as the real worker does. */
-        final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
-
-        @Override
-        public net.fips.dataplane.MmpReceiver receiver() {
-            return mmp;
-        }
-    }
-
     /** One node's data plane. */
     final class Side implements DataPlaneCommands {
 
@@ -332,8 +223,8 @@ final class PairedDataPlanes {
         }
         final String name;
         final TransportAddr address;
-        final Map<Long, DpLink> links = new HashMap<>();
-        final Map<Integer, DpLink> byIndex = new HashMap<>();
+        final Map<Long, FakeLink> links = new HashMap<>();
+        final Map<Integer, FakeLink> byIndex = new HashMap<>();
         final AeadCipher cipher = new JdkAeadCipher();
         final MemorySegment nonce = MemorySegment.ofArray(new byte[AeadCipher.NONCE_BYTES]);
         final List<DataPlaneEvent> events = new ArrayList<>();
@@ -359,7 +250,7 @@ final class PairedDataPlanes {
             return links.get(linkId);
         }
 
-        DpLink onlyLink() {
+        FakeLink onlyLink() {
             if (links.size() != 1) {
                 throw new IllegalStateException(name + " has " + links.size() + " links");
             }
@@ -379,7 +270,7 @@ final class PairedDataPlanes {
         @Override
         public void addLink(final LinkSpec spec) {
             now += addLinkDelayNanos;
-            final DpLink l = new DpLink(spec, now);
+            final FakeLink l = new FakeLink(spec, now);
             links.put(spec.linkId(), l);
             byIndex.put(spec.ourIndex(), l);
         }
@@ -387,26 +278,26 @@ final class PairedDataPlanes {
         @Override
         public void installPending(final long linkId, final int ourIndex, final int theirIndex, final byte[] sendKey,
                                    final byte[] recvKey) {
-            final DpLink l = links.get(linkId);
+            final FakeLink l = links.get(linkId);
             if (l == null) {
                 return;
             }
             if (l.pending != null) {
                 byIndex.remove(l.pending.ourIndex);
             }
-            l.pending = new Session(ourIndex, theirIndex, sendKey, recvKey);
+            l.pending = new FakeLink.KeyEpoch(ourIndex, theirIndex, sendKey, recvKey);
             byIndex.put(ourIndex, l);
         }
 
         @Override
         public void cutover(final long linkId, final long sessionStartNanos) {
-            final DpLink l = links.get(linkId);
+            final FakeLink l = links.get(linkId);
             if (l != null) {
                 doCutover(l, sessionStartNanos);
             }
         }
 
-        private void doCutover(final DpLink l, final long sessionStartNanos) {
+        private void doCutover(final FakeLink l, final long sessionStartNanos) {
             if (l.pending == null) {
                 return;
             }
@@ -417,7 +308,7 @@ final class PairedDataPlanes {
             l.current = l.pending;
             l.pending = null;
             l.k ^= 1;
-            l.sessionStart = sessionStartNanos;
+            l.keyEpochStart = sessionStartNanos;
             l.mmp.resetForRekey(sessionStartNanos);
         }
 
@@ -431,7 +322,7 @@ final class PairedDataPlanes {
 
         @Override
         public void dropPrevious(final long linkId) {
-            final DpLink l = links.get(linkId);
+            final FakeLink l = links.get(linkId);
             if (l != null && l.previous != null) {
                 byIndex.remove(l.previous.ourIndex);
                 l.previous = null;
@@ -440,11 +331,11 @@ final class PairedDataPlanes {
 
         @Override
         public void removeLink(final long linkId) {
-            final DpLink l = links.remove(linkId);
+            final FakeLink l = links.remove(linkId);
             if (l == null) {
                 return;
             }
-            for (final Session s : new Session[] {l.current, l.pending, l.previous}) {
+            for (final FakeLink.KeyEpoch s : new FakeLink.KeyEpoch[] {l.current, l.pending, l.previous}) {
                 if (s != null && byIndex.get(s.ourIndex) == l) {
                     byIndex.remove(s.ourIndex);
                 }
@@ -453,15 +344,15 @@ final class PairedDataPlanes {
 
         @Override
         public void sendLinkMessage(final long linkId, final byte[] message) {
-            final DpLink l = links.get(linkId);
+            final FakeLink l = links.get(linkId);
             if (l == null) {
                 sendToMissingLink++;
                 return;
             }
             sentMessages.add(message.clone());
-            final Session s = l.current;
+            final FakeLink.KeyEpoch s = l.current;
             final long counter = s.sendCounter++;
-            final byte[] plain = FmpInnerHeader.prepend((now - l.sessionStart) / MS, message);
+            final byte[] plain = FmpInnerHeader.prepend((now - l.keyEpochStart) / MS, message);
             final byte[] frame = new byte[FmpEstablishedHeader.SIZE + plain.length + AeadCipher.TAG_BYTES];
             final MemorySegment seg = MemorySegment.ofArray(frame);
             FmpEstablishedHeader.write(seg, 0, l.k == 1 ? FmpEstablishedHeader.FLAG_KEY_EPOCH : 0, plain.length,
@@ -541,14 +432,14 @@ final class PairedDataPlanes {
             if (!r.isOk() || p.bytes().length < FmpEstablishedHeader.MIN_FRAME_SIZE) {
                 return;
             }
-            final DpLink l = byIndex.get(h.receiverIdx());
+            final FakeLink l = byIndex.get(h.receiverIdx());
             if (l == null) {
                 unknownIndex++;
                 return;
             }
             final long counter = h.counter();
             final int frameK = h.keyEpoch() ? 1 : 0;
-            final Session addressed = sessionFor(l, h.receiverIdx());
+            final FakeLink.KeyEpoch addressed = sessionFor(l, h.receiverIdx());
             if (l.pending != null && (frameK != l.k || addressed == l.pending)) {
                 final byte[] plain = open(l.pending, p.bytes(), counter);
                 if (plain != null) {
@@ -581,8 +472,8 @@ final class PairedDataPlanes {
             accepted(l, p, plain, addressed == l.current ? counter : -1, h.flags());
         }
 
-        private Session sessionFor(final DpLink l, final int index) {
-            for (final Session s : new Session[] {l.current, l.pending, l.previous}) {
+        private FakeLink.KeyEpoch sessionFor(final FakeLink l, final int index) {
+            for (final FakeLink.KeyEpoch s : new FakeLink.KeyEpoch[] {l.current, l.pending, l.previous}) {
                 if (s != null && s.ourIndex == index) {
                     return s;
                 }
@@ -591,7 +482,7 @@ final class PairedDataPlanes {
         }
 
         /** check, open, accept: the window only moves for a frame that authenticated. */
-        private byte[] open(final Session s, final byte[] frame, final long counter) {
+        private byte[] open(final FakeLink.KeyEpoch s, final byte[] frame, final long counter) {
             if (!s.window.check(counter)) {
                 return null;
             }
@@ -609,7 +500,7 @@ final class PairedDataPlanes {
             return plain;
         }
 
-        private void failed(final DpLink l) {
+        private void failed(final FakeLink l) {
             authFailures++;
             l.dropsIn++;
             if (++l.consecutiveFailures == DECRYPT_FAILURE_LIMIT) {
@@ -618,7 +509,7 @@ final class PairedDataPlanes {
         }
 
         /** @param counter the frame's counter when it is the current session's (fed to the MMP receiver), else -1 */
-        private void accepted(final DpLink l, final Packet p, final byte[] plain, final long counter,
+        private void accepted(final FakeLink l, final Packet p, final byte[] plain, final long counter,
                               final int fmpFlags) {
             l.consecutiveFailures = 0;
             l.packetsIn++;

@@ -122,8 +122,11 @@ class NodeMeshTest {
         // show_peers carries the real tree roles: in a chain every link is a tree edge, so B has its parent
         // (unless it is the root) and its children among its two peers; wait for the children's announces.
         final int wantParents = idB.nodeAddr().equals(minAddr) ? 0 : 1;
+        // show_peers, like show_tree, is a per-tick rendering: wait until one also carries depths that agree with B's.
         await(10_000, () -> roles(ask(b, "show_peers"))[0] == wantParents
-                && roles(ask(b, "show_peers"))[1] == 2 - wantParents, () -> "tree roles at B: " + ask(b, "show_peers"));
+                && roles(ask(b, "show_peers"))[1] == 2 - wantParents
+                && depthsAgree(ask(b, "show_peers"), treeB.get("depth").asInt()),
+                () -> "tree roles and depths at B: " + ask(b, "show_peers"));
         for (final JsonNode p : ask(b, "show_peers").get("peers")) {
             assertTrue(p.get("has_tree_position").asBoolean());
             // Loss, ETX, goodput and the delivery ratios are present, as in the reference, and null until two
@@ -229,5 +232,16 @@ class NodeMeshTest {
         } catch (final ControlClientException e) {
             throw new AssertionError(command + ": " + e.getMessage(), e);
         }
+    }
+
+    /** @return whether every peer's tree_depth is one less (a parent) or one more (a child) than {@code depth} */
+    private static boolean depthsAgree(final JsonNode peers, final int depth) {
+        for (final JsonNode p : peers.get("peers")) {
+            final int want = p.get("is_parent").asBoolean() ? depth - 1 : depth + 1;
+            if (p.get("tree_depth").asInt() != want) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -132,8 +132,13 @@ class NodeSessionTest {
                 "nothing else: the reply and unreachable answers to A's own early tries");
 
         // The operator's view: one established session at each end, A the initiator, in the reference's keys.
+        // show_sessions is rendered once per tick: wait for a rendering that has caught up with the traffic above
+        // (established at A, A's send counted), not just for one that lists the sessions.
         await(5_000, () -> ask(a, "show_sessions").path("sessions").size() == 1
-                && ask(c, "show_sessions").path("sessions").size() == 1, () -> "sessions: " + ask(a, "show_sessions"));
+                && ask(c, "show_sessions").path("sessions").size() == 1
+                && "established".equals(ask(a, "show_sessions").path("sessions").path(0).path("state").asText())
+                && ask(a, "show_sessions").path("sessions").path(0).path("stats").path("packets_sent").asLong() >= 1,
+                () -> "sessions: " + ask(a, "show_sessions"));
         final com.fasterxml.jackson.databind.JsonNode sa = ask(a, "show_sessions").get("sessions").get(0);
         assertEquals(idC.nodeAddr().toString(), sa.get("remote_addr").asText());
         assertEquals("established", sa.get("state").asText());

@@ -163,6 +163,25 @@ class ParentSelectionTest {
     }
 
     @Test
+    void aParentThatMovesToALargerRootIsLeftAtOnceForAPeerAtTheSmallerRoot() {
+        // Seen in tests/netns/chaos.sh: a restarted transit had taken a deep parent (the only peer measured yet),
+        // was held down on it, and when that parent lost its own way to the root and became a root itself, the
+        // transit followed it to the larger root although its other peer was the root (ADR 0026).
+        final TreeHarness h = new TreeHarness(6, 13, 4, TreeConfig.defaults());
+        h.add(0, 3);
+        h.receive(3, 1, h.path(2, 0)); // root 0 via 3 (depth 2)
+        assertEquals(h.addr(3), h.tree.parent());
+        h.advance(5 * S);
+        h.receive(0, 1); // 0 itself: better, same root, but within the 30 s hold-down
+        assertEquals(h.addr(3), h.tree.parent());
+        h.advance(S);
+        h.receive(3, 2); // 3 lost its way to 0 and declares itself root: larger than peer 0's root
+        assertEquals(h.addr(0), h.tree.parent(), "left the parent for the peer at the smaller root");
+        assertEquals(h.addr(0), h.tree.root());
+        assertEquals(1, h.tree.depth());
+    }
+
+    @Test
     void sameParentRefreshRestartsTheHoldDownClock() {
         final TreeHarness h = new TreeHarness(6, 12, 5, TreeConfig.defaults());
         h.add(3, 4);
