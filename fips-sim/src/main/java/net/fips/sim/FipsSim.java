@@ -28,8 +28,15 @@ public final class FipsSim {
                 java.util.logging.Level logLevel) {
     }
 
-    /** Entry point; exit status 0 when the scenario converged and every lookup succeeded, 1 otherwise, 2 on usage. */
+    /**
+     * Entry point; exit status 0 when the scenario converged and every lookup succeeded (the soak: no invariant
+     * broke), 1 otherwise, 2 on usage.
+     */
     public static void main(final String[] argv) {
+        if (argv.length > 0 && argv[0].equals("soak")) {
+            soakMain(java.util.Arrays.copyOfRange(argv, 1, argv.length));
+            return;
+        }
         final Args a;
         try {
             a = parse(argv);
@@ -53,6 +60,124 @@ public final class FipsSim {
         System.exit(r.ok() ? 0 : 1);
     }
 
+    static String soakUsage() {
+        return String.join("\n",
+                "Usage: fips-sim soak [--nodes N] [--hours H] [--seed S] [--degree D] [--present P]",
+                "                     [--events-per-hour E] [--cycle-min C] [--quiet-min Q] [--check-s T]",
+                "                     [--walks W] [--lookups M] [--reconverge-s R] [--heap-every-min K] [--loss P]",
+                "Runs N simulated nodes for H hours of virtual time under churn (joins, leaves, restarts with the",
+                "same identity, partitions and heals) and checks invariants throughout: no routing loops and no",
+                "dead next hops (walks from every node to W sampled destinations every T s), bounded tables and",
+                "caches, and after the quiet Q minutes that end each C-minute cycle: reconvergence within R s,",
+                "every walk delivered and M sampled lookups (fresh discovery) delivered. Prints progress lines",
+                "(#, with the used heap after a full collection every K virtual minutes), the first violations,",
+                "and one summary line last.",
+                "Defaults: --nodes 200 --hours 24 --seed 1 --degree 4 --present 0.9 --events-per-hour 60",
+                "          --cycle-min 20 --quiet-min 5 --check-s 30 --walks 2 --lookups 50 --reconverge-s 600",
+                "          --heap-every-min 60 --loss 0",
+                "Exit status: 0 no invariant broke, 1 some did, 2 bad arguments.");
+    }
+
+    static Soak.Config parseSoak(final String[] argv) {
+        int nodes = 200;
+        double hours = 24;
+        long seed = 1;
+        double degree = 4;
+        double present = 0.9;
+        double events = 60;
+        double cycleMin = 20;
+        double quietMin = 5;
+        long checkS = 30;
+        int walks = 2;
+        int lookups = 50;
+        long reconverge = 600;
+        double heapMin = 60;
+        double loss = 0;
+        for (int i = 0; i < argv.length; i++) {
+            final String opt = argv[i];
+            if (opt.equals("-h") || opt.equals("--help")) {
+                return null;
+            }
+            if (i + 1 >= argv.length) {
+                throw new IllegalArgumentException("unknown option or missing value: " + opt);
+            }
+            final String v = argv[++i];
+            try {
+                switch (opt) {
+                    case "--nodes" -> nodes = Integer.parseInt(v);
+                    case "--hours" -> hours = Double.parseDouble(v);
+                    case "--seed" -> seed = Long.parseLong(v);
+                    case "--degree" -> degree = Double.parseDouble(v);
+                    case "--present" -> present = Double.parseDouble(v);
+                    case "--events-per-hour" -> events = Double.parseDouble(v);
+                    case "--cycle-min" -> cycleMin = Double.parseDouble(v);
+                    case "--quiet-min" -> quietMin = Double.parseDouble(v);
+                    case "--check-s" -> checkS = Long.parseLong(v);
+                    case "--walks" -> walks = Integer.parseInt(v);
+                    case "--lookups" -> lookups = Integer.parseInt(v);
+                    case "--reconverge-s" -> reconverge = Long.parseLong(v);
+                    case "--heap-every-min" -> heapMin = Double.parseDouble(v);
+                    case "--loss" -> loss = Double.parseDouble(v);
+                    default -> throw new IllegalArgumentException("unknown option: " + opt);
+                }
+            } catch (final NumberFormatException e) {
+                throw new IllegalArgumentException("bad value for " + opt + ": " + v);
+            }
+        }
+        if (nodes < 4) {
+            throw new IllegalArgumentException("--nodes must be at least 4");
+        }
+        if (degree < 1 || degree > nodes - 1) {
+            throw new IllegalArgumentException("--degree must be in [1, nodes-1]");
+        }
+        if (!(hours > 0) || !(present > 0 && present <= 1) || !(events > 0) || !(checkS > 0) || walks < 1
+                || lookups < 0 || reconverge < 1 || heapMin < 0 || loss < 0 || loss >= 1) {
+            throw new IllegalArgumentException("--hours, --present (0, 1], --events-per-hour, --check-s, --walks"
+                    + " and --reconverge-s must be positive, --lookups and --heap-every-min not negative,"
+                    + " --loss in [0, 1)");
+        }
+        if (!(quietMin > 0) || !(cycleMin > quietMin)) {
+            throw new IllegalArgumentException("--cycle-min must be longer than --quiet-min, both positive");
+        }
+        return new Soak.Config(nodes, degree, seed, Math.round(hours * 3600), present, events,
+                Math.round(cycleMin * 60), Math.round(quietMin * 60), checkS, walks, lookups, reconverge,
+                Math.round(heapMin * 60), loss);
+    }
+
+    private static void soakMain(final String[] argv) {
+        final Soak.Config c;
+        try {
+            c = parseSoak(argv);
+        } catch (final IllegalArgumentException e) {
+            System.err.println("fips-sim soak: " + e.getMessage());
+            System.err.println(soakUsage());
+            System.exit(2);
+            return;
+        }
+        if (c == null) {
+            System.out.println(soakUsage());
+            return;
+        }
+        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
+        for (final java.util.logging.Handler h : java.util.logging.Logger.getLogger("").getHandlers()) {
+            h.setLevel(java.util.logging.Level.SEVERE);
+        }
+        System.out.printf(Locale.ROOT, "# soak: nodes=%d hours=%.2f seed=%d degree=%.1f present=%.2f"
+                        + " events_per_hour=%.0f cycle_s=%d quiet_s=%d check_s=%d walks=%d lookups=%d"
+                        + " reconverge_s=%d heap_every_s=%d loss=%.3f; java %s, %d CPUs, max heap %d MiB%n",
+                c.nodes(), c.seconds() / 3600.0, c.seed(), c.degree(), c.initialPresent(), c.eventsPerHour(),
+                c.cycleSecs(), c.quietSecs(), c.checkEverySecs(), c.walksPerNode(), c.lookups(),
+                c.reconvergeLimitSecs(), c.heapEverySecs(), c.loss(), System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
+        final Soak.Result r = new Soak(c, Invariants.NextHops.MESH, System.out).run();
+        for (final Invariants.Violation v : r.violations().subList(0, Math.min(50, r.violations().size()))) {
+            System.out.println("# violation " + v);
+        }
+        System.out.println("# max table sizes: " + r.maxSizes());
+        System.out.println(r.summary());
+        System.exit(r.violationCount() == 0 ? 0 : 1);
+    }
+
     static String usage() {
         return String.join("\n",
                 "Usage: fips-sim [--nodes N] [--degree D] [--seed S] [--scenario converge|churn|partition]",
@@ -72,7 +197,8 @@ public final class FipsSim {
                 "  --limit-s T       give up converging after T simulated seconds (default 300)",
                 "  --log-level L     node log level: error, warn (default), info, debug, trace",
                 "  -v, --verbose     progress lines (starting with #) before the summary",
-                "Exit status: 0 converged and all lookups delivered, 1 otherwise, 2 bad arguments.");
+                "Exit status: 0 converged and all lookups delivered, 1 otherwise, 2 bad arguments.",
+                "fips-sim soak --help: the long run under churn with invariant checks.");
     }
 
     static Args parse(final String[] argv) {

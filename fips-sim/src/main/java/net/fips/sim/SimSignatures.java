@@ -2,7 +2,7 @@ package net.fips.sim;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import net.fips.control.crypto.Schnorr;
@@ -12,11 +12,23 @@ import net.fips.control.tree.SignatureVerifier;
  * Real BIP-340 verification for every simulated node, optionally memoised: a TreeAnnounce is verified by each of
  * the announcer's peers, and in one JVM those are checks of identical bytes, so the first result is reused. The
  * key is SHA-256 of (key, data, signature), so a changed byte is a new check; only the cost is saved, never the
- * check itself.
+ * check itself. The memo keeps the {@value #MEMO_CAPACITY} most recently used results: every new announce or proof
+ * adds one, so an unbounded memo grew by about 1 MiB per virtual hour of a 250-node soak and hid the nodes' own
+ * heap figure; the peers of an announcer check it within seconds, long before it is evicted.
  */
 public final class SimSignatures implements SignatureVerifier {
     private final boolean memoise;
-    private final Map<Key, Boolean> memo = new HashMap<>();
+    /** Results kept for reuse. */
+    static final int MEMO_CAPACITY = 1 << 16;
+
+    private final Map<Key, Boolean> memo = new LinkedHashMap<>(1024, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(final Map.Entry<Key, Boolean> eldest) {
+            return size() > MEMO_CAPACITY;
+        }
+    };
     private final MessageDigest sha;
     private long verifications;
     private long memoHits;
@@ -74,6 +86,11 @@ public final class SimSignatures implements SignatureVerifier {
     /** @return BIP-340 verifications actually computed */
     public long verifications() {
         return verifications;
+    }
+
+    /** @return results in the memo (at most {@value #MEMO_CAPACITY}) */
+    public int memoSize() {
+        return memo.size();
     }
 
     /** @return checks answered from the memo */

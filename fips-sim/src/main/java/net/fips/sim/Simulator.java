@@ -25,6 +25,11 @@ import net.fips.dataplane.wire.NodeAddr;
  * <p>What is simulated rather than run: the link layer (Noise, FMP framing, MMP). A link delivers each link message
  * after its latency unless it is down or the message is lost; each side gets one RTT sample (twice the latency)
  * a second after the link comes up, as the first MMP report would give it.
+ *
+ * <p>Churn (the soak, {@link Soak}): a node can {@link #leave} (every link down, the node gone), {@link #join} (back,
+ * or for the first time, with empty routing state) and {@link #restart} (same identity, fresh state, its links
+ * down for a while); {@link #partition} cuts every link between a set of nodes and the rest until {@link #heal}.
+ * A link comes up only between two present nodes and never across a cut.
  */
 public final class Simulator {
     static final long MS = 1_000_000L;
@@ -47,17 +52,31 @@ public final class Simulator {
         final int index;
         final NodeIdentity identity;
         final PeerIdentity peer;
-        final MeshControl mesh;
+        MeshControl mesh;
         final Map<NodeAddr, Link> links = new HashMap<>();
         boolean alive = true;
+        /** In the mesh at all: false after {@link #leave}, until {@link #join}. */
+        boolean present = true;
+        /** Counts leaves, joins and restarts, so a scheduled bring-up of an older incarnation does nothing. */
+        long generation;
 
         Node(final int index, final NodeIdentity identity) {
             this.index = index;
             this.identity = identity;
             this.peer = identity.toPeer();
+            this.mesh = freshMesh();
+        }
+
+        /** Routing state as a node process starting now has it: nothing learnt yet, same identity. */
+        private MeshControl freshMesh() {
             final WallClock wall = () -> WALL_EPOCH_MS + loop.now() / MS;
-            this.mesh = new MeshControl(identity, settings, this::send, MeshControl.TablePublisher.NONE,
+            return new MeshControl(identity, settings, this::send, MeshControl.TablePublisher.NONE,
                     new Random(random.nextLong()), wall, signatures, transport -> LINK_MTU, loop.now());
+        }
+
+        /** @return true while the node is in the mesh (not left) */
+        public boolean present() {
+            return present;
         }
 
         /** @return the node's address */
@@ -112,8 +131,11 @@ public final class Simulator {
         final Node a;
         final Node b;
         final long latencyNanos;
-        final long id;
+        /** A fresh id each time the link comes up, as a new Noise link gets one. */
+        long id;
         boolean up;
+        /** Cut by {@link #partition}: stays down until {@link #heal}. */
+        boolean cut;
         long epoch;
 
         Link(final Node a, final Node b, final long latencyNanos, final long id) {
@@ -246,14 +268,18 @@ public final class Simulator {
         }
     }
 
-    /** Brings the link a-b up (both sides promote it now, each gets an RTT sample a second later). */
+    /**
+     * Brings the link a-b up (both sides promote it now, each gets an RTT sample a second later); nothing when it is
+     * up already, cut by a partition, or an end is not present.
+     */
     public void linkUp(final int a, final int b) {
         final Link l = links.get(key(a, b));
-        if (l == null || l.up) {
+        if (l == null || l.up || l.cut || !l.a.present || !l.b.present) {
             return;
         }
         l.up = true;
         l.epoch++;
+        l.id = nextLinkId++;
         final long now = loop.now();
         final long epoch = l.epoch;
         l.a.mesh.onPeerUp(l.b.peer, l.id, 0, now);
@@ -278,6 +304,134 @@ public final class Simulator {
         final long now = loop.now();
         l.a.mesh.onPeerDown(l.b.peer, now);
         l.b.mesh.onPeerDown(l.a.peer, now);
+    }
+
+    /**
+     * The node leaves the mesh: every link of it goes down (its peers remove it now) and it stops ticking. Nothing
+     * when it is not present.
+     */
+    public void leave(final int node) {
+        final Node n = nodes.get(node);
+        if (!n.present) {
+            return;
+        }
+        linksDown(n);
+        n.present = false;
+        n.alive = false;
+        n.generation++;
+    }
+
+    /**
+     * The node joins (or rejoins) the mesh with empty routing state and its links to present neighbours come up
+     * now (those not cut). Nothing when it is present.
+     */
+    public void join(final int node) {
+        final Node n = nodes.get(node);
+        if (n.present) {
+            return;
+        }
+        n.present = true;
+        n.alive = true;
+        n.generation++;
+        n.mesh = n.freshMesh();
+        linksUp(n);
+    }
+
+    /**
+     * The node's process restarts: its links go down now (its peers remove it), it starts again at once with the
+     * same identity and empty routing state, and its links come back {@code downNanos} later, as the peers'
+     * reconnection would bring them. Nothing when it is not present.
+     */
+    public void restart(final int node, final long downNanos) {
+        final Node n = nodes.get(node);
+        if (!n.present) {
+            return;
+        }
+        linksDown(n);
+        n.alive = true;
+        final long gen = ++n.generation;
+        n.mesh = n.freshMesh();
+        loop.after(downNanos, () -> {
+            if (n.generation == gen) {
+                linksUp(n);
+            }
+        });
+    }
+
+    /**
+     * Cuts every link between {@code side} and the other nodes: those up go down now, and none of them comes up
+     * until {@link #heal()}.
+     *
+     * @return how many links were cut (up or not)
+     */
+    public int partition(final java.util.Set<Integer> side) {
+        int cut = 0;
+        for (final Link l : links.values()) {
+            if (side.contains(l.a.index) != side.contains(l.b.index)) {
+                l.cut = true;
+                cut++;
+                linkDown(l.a.index, l.b.index);
+            }
+        }
+        return cut;
+    }
+
+    /** Lifts every cut; the cut links between present nodes come up now. */
+    public void heal() {
+        for (final Link l : new ArrayList<>(links.values())) {
+            if (l.cut) {
+                l.cut = false;
+                linkUp(l.a.index, l.b.index);
+            }
+        }
+    }
+
+    /** @return true while some link is cut by a partition */
+    public boolean partitioned() {
+        for (final Link l : links.values()) {
+            if (l.cut) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void linksDown(final Node n) {
+        for (final Link l : new ArrayList<>(n.links.values())) {
+            linkDown(l.a.index, l.b.index);
+        }
+    }
+
+    private void linksUp(final Node n) {
+        for (final Link l : new ArrayList<>(n.links.values())) {
+            linkUp(l.a.index, l.b.index);
+        }
+    }
+
+    /** @return the addresses of the node's neighbours over links that are up */
+    public java.util.Set<NodeAddr> livePeers(final int node) {
+        final java.util.Set<NodeAddr> out = new java.util.HashSet<>();
+        for (final Map.Entry<NodeAddr, Link> e : nodes.get(node).links.entrySet()) {
+            if (e.getValue().up) {
+                out.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    /** @return the node with this address, or null */
+    public Node node(final NodeAddr addr) {
+        return byAddr.get(addr);
+    }
+
+    /**
+     * Test hook: the link a-b stops carrying anything without either side being told (a fault, not churn: the
+     * invariant checks must report it).
+     */
+    void breakSilently(final int a, final int b) {
+        final Link l = links.get(key(a, b));
+        l.up = false;
+        l.epoch++;
     }
 
     /** @return true when a-b is up */
@@ -325,8 +479,8 @@ public final class Simulator {
 
     /**
      * The convergence predicate of {@code bin/fips-sim}: within every connected component of live links, every
-     * node has the component's minimum address as root, a parent that is a live peer (itself when root) and depth
-     * = parent depth + 1, and no node has a FilterAnnounce waiting to be sent.
+     * present node has the component's minimum address as root, a parent that is a live peer (itself when root)
+     * and depth = parent depth + 1, and no node has a FilterAnnounce waiting to be sent.
      *
      * @return true when converged
      */
@@ -334,9 +488,14 @@ public final class Simulator {
         final int[] comp = liveComponents();
         final Map<Integer, NodeAddr> min = new HashMap<>();
         for (final Node n : nodes) {
-            min.merge(comp[n.index], n.addr(), (x, y) -> x.compareTo(y) <= 0 ? x : y);
+            if (n.present) {
+                min.merge(comp[n.index], n.addr(), (x, y) -> x.compareTo(y) <= 0 ? x : y);
+            }
         }
         for (final Node n : nodes) {
+            if (!n.present) {
+                continue;
+            }
             final MeshControl m = n.mesh;
             if (!m.root().equals(min.get(comp[n.index]))) {
                 return false;
@@ -472,7 +631,7 @@ public final class Simulator {
     }
 
     /**
-     * {@code m} random (source, target) pairs of live nodes in the same live component, each target used once
+     * {@code m} random (source, target) pairs of live, present nodes in the same live component, each target used once
      * while targets remain. Distinct targets matter: a transit forwards at most one LookupRequest per target per
      * 2 s (routing-session §3.3, as the reference), so several origins looking up one target at the same instant
      * suppress each other's attempts and some give up after 15 s, which would measure the limiter, not routing.
@@ -487,7 +646,8 @@ public final class Simulator {
         while (pairs.size() < m && guard++ < m * 100) {
             final int a = random.nextInt(nodes.size());
             final int b = random.nextInt(nodes.size());
-            if (a == b || comp[a] != comp[b] || !nodes.get(a).alive || !nodes.get(b).alive) {
+            if (a == b || comp[a] != comp[b] || !nodes.get(a).alive || !nodes.get(b).alive
+                    || !nodes.get(a).present || !nodes.get(b).present) {
                 continue;
             }
             if (targets.size() < nodes.size() && !targets.add(b)) {

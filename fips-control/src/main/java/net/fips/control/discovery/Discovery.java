@@ -500,6 +500,16 @@ public final class Discovery {
         return transit.recentCount();
     }
 
+    /** @return targets in the transit limiter's table (entries older than 60 s go at the next forward) */
+    public int forwardLimiterSize() {
+        return transit.forwardLimiterSize();
+    }
+
+    /** @return targets under a failed-lookup backoff (cleared as a whole when the topology changes) */
+    public int backoffSize() {
+        return backoff.size();
+    }
+
     /** @param requestId a request_id @return true when it is in the request table */
     public boolean hasRecentRequest(final long requestId) {
         return transit.hasRecent(requestId);

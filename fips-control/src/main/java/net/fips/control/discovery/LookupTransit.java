@@ -239,6 +239,11 @@ final class LookupTransit {
         return true;
     }
 
+    /** @return targets in the per-target forward limiter's table */
+    int forwardLimiterSize() {
+        return lastForwarded.size();
+    }
+
     /** @return how many request_ids are remembered */
     int recentCount() {
         return recent.size();
