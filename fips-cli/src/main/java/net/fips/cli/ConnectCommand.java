@@ -4,12 +4,12 @@ import java.net.Inet6Address;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import net.fips.control.ctl.ControlJson;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+
+import net.fips.control.ctl.ControlJson;
 
 /**
  * {@code fipsctl connect <peer> <address> [<transport>]}: an ephemeral dial. The reference takes the transport as

@@ -2,10 +2,11 @@ package net.fips.cli;
 
 import java.util.concurrent.Callable;
 
-import net.fips.control.ctl.ControlJson;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+
+import net.fips.control.ctl.ControlJson;
 
 /** {@code fipsctl disconnect <peer>}. */
 @Command(name = "disconnect", mixinStandardHelpOptions = true,

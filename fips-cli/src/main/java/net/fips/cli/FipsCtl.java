@@ -7,19 +7,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import java.io.Console;
+import java.util.function.BooleanSupplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import net.fips.control.ctl.ControlClient;
-import net.fips.control.ctl.ControlClientException;
-import net.fips.control.config.ControlSocketPaths;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
+
+import net.fips.control.ctl.ControlClient;
+import net.fips.control.ctl.ControlClientException;
+import net.fips.control.config.ControlSocketPaths;
 
 /**
  * {@code fipsctl}: sends one request to the daemon's control socket and prints the answer. Thin by design: the
@@ -64,8 +66,8 @@ public final class FipsCtl implements Callable<Integer> {
     boolean table;
 
     /** Whether the process's stdout is a terminal; replaceable so tests can play either side. */
-    static java.util.function.BooleanSupplier stdoutIsTerminal = () -> {
-        final java.io.Console c = System.console();
+    static BooleanSupplier stdoutIsTerminal = () -> {
+        final Console c = System.console();
         return c != null && c.isTerminal();
     };
 

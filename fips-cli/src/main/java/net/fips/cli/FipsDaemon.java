@@ -9,6 +9,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import net.fips.control.config.ConfigException;
 import net.fips.control.config.ConfigSources;
@@ -18,11 +28,6 @@ import net.fips.control.node.Node;
 import net.fips.control.node.NodeOptions;
 import net.fips.control.node.NodeStartException;
 import net.fips.dataplane.engine.DataPlaneCounter;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * The {@code fips} daemon: loads the configuration (operator.md §1.1), starts a {@link Node} and runs in the
@@ -101,7 +106,7 @@ public final class FipsDaemon implements Callable<Integer> {
         // and without a handler the JVM's default would stop the daemon. A reload asked for during the start waits
         // on the single reload thread until the node runs (and is dropped if the start fails).
         final CompletableFuture<Node> started = new CompletableFuture<>();
-        final java.util.concurrent.ExecutorService reloads = java.util.concurrent.Executors.newSingleThreadExecutor(
+        final ExecutorService reloads = Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().name("fips-reload").daemon().factory());
         final boolean hupIgnored = Signals.handle("HUP", s -> {
             try {
@@ -114,7 +119,7 @@ public final class FipsDaemon implements Callable<Integer> {
                     }
                     reload(running);
                 });
-            } catch (final java.util.concurrent.RejectedExecutionException stopping) {
+            } catch (final RejectedExecutionException stopping) {
                 // SIGHUP while stopping: nothing left to reload.
             }
         });
@@ -195,7 +200,7 @@ public final class FipsDaemon implements Callable<Integer> {
     }
 
     private static String name(final NodeConfig.LogLevel l) {
-        return l.name().toLowerCase(java.util.Locale.ROOT);
+        return l.name().toLowerCase(Locale.ROOT);
     }
 
     /** Prints a configuration's problems, one line each, under a header naming the source. */

@@ -7,12 +7,13 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import net.fips.control.identity.KeyFileException;
-import net.fips.control.identity.KeyFiles;
-import net.fips.control.identity.NodeIdentity;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
+
+import net.fips.control.identity.KeyFileException;
+import net.fips.control.identity.KeyFiles;
+import net.fips.control.identity.NodeIdentity;
 
 /**
  * {@code fipsctl keygen}: a fresh identity, made locally without the daemon. Same flags as the reference:

@@ -3,16 +3,16 @@ package net.fips.cli;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import net.fips.control.ctl.ControlJson;
-import net.fips.control.metrics.NodeMetric;
-import net.fips.control.metrics.PeerMetric;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+
+import net.fips.control.ctl.ControlJson;
+import net.fips.control.metrics.NodeMetric;
+import net.fips.control.metrics.PeerMetric;
 
 /** {@code fipsctl stats ...}: the node's stats history and counter families. */
 @Command(name = "stats", description = "Query the node's statistics: history series and counters.",

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.io.Console;
 
 import org.jline.terminal.Attributes;
 import org.jline.terminal.Size;
@@ -21,17 +22,16 @@ import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 import org.jline.utils.InfoCmp.Capability;
 import org.jline.utils.NonBlockingReader;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
 import net.fips.control.config.ControlSocketPaths;
 import net.fips.control.ctl.ControlClient;
 import net.fips.control.ctl.ControlClientException;
 import net.fips.control.ctl.ControlJson;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code fipsctl top}: a live full-screen view of the node in the spirit of the reference's {@code fipstop}. It
@@ -53,7 +53,7 @@ final class TopCommand implements Callable<Integer> {
 
     /** Whether stdin and stdout are a terminal; replaceable by tests. */
     static BooleanSupplier isTerminal = () -> {
-        final java.io.Console c = System.console();
+        final Console c = System.console();
         return c != null && c.isTerminal();
     };
 

@@ -1,14 +1,10 @@
 package net.fips.cli;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import org.jline.utils.WCWidth;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.cli.TopView.Body;

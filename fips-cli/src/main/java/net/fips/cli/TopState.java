@@ -1,6 +1,7 @@
 package net.fips.cli;
 
 import java.util.List;
+import java.util.ArrayList;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -238,7 +239,7 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
 
     /** {@code f} moves between the link and session tables, {@code s} cycles the sort column, {@code S} flips it. */
     private TopState perfKey(final int key, final int maxScroll) {
-        final List<Integer> sort = new java.util.ArrayList<>(perfSort);
+        final List<Integer> sort = new ArrayList<>(perfSort);
         final int cols = TopPeerViews.PERF_COLUMNS.get(perfPane).size();
         switch (key) {
             case 'f' -> {

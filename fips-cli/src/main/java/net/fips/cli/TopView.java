@@ -5,10 +5,8 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-
-import org.jline.utils.WCWidth;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -299,7 +297,7 @@ final class TopView {
         return l;
     }
 
-    static Body text(final JsonNode d, final String none, final java.util.function.Function<JsonNode,
+    static Body text(final JsonNode d, final String none, final Function<JsonNode,
             String> table) {
         return new Body(d == null ? List.of(none) : List.of(table.apply(d).split("\n", -1)), -1);
     }

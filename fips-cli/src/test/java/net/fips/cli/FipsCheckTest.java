@@ -14,12 +14,12 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 import net.fips.control.config.ConfigSources;
 import net.fips.control.config.HostEnvironment;
 import net.fips.control.identity.KeyFiles;
 import net.fips.control.identity.NodeIdentity;
-import picocli.CommandLine;
 
 /** {@code fips --check}: validates without starting anything; one OK line or every problem; exit 0 or 78. */
 class FipsCheckTest {

@@ -13,13 +13,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.IntSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.ctl.AclSnapshot;
@@ -46,6 +51,10 @@ import net.fips.control.identity.NodeIdentity;
 import net.fips.control.metrics.NodeSample;
 import net.fips.control.metrics.PeerSample;
 import net.fips.control.metrics.StatsHistory;
+import net.fips.control.ctl.UnconnectedPeer;
+import net.fips.control.mesh.MeshControl;
+import net.fips.control.mesh.MeshSettings;
+import net.fips.control.mesh.MeshSnapshot;
 
 /** fipsctl end to end, in process, against a control socket server in a temp dir. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -73,7 +82,7 @@ class FipsCtlTest {
             return new StatusSnapshot("0.1.0-test", SELF.npub(), SELF.nodeAddr().toString(),
                     SELF.address().toString(), NodeState.RUNNING, false, 1, 0, 1, 1, 1, TunState.DISABLED, null,
                     1203, "/run/fips/control.sock", 42, null, 7, null, false, SELF.nodeAddr().toString(), true,
-                    java.util.Map.of("udp", 1L), null, null);
+                    Map.of("udp", 1L), null, null);
         }
 
         @Override
@@ -85,10 +94,10 @@ class FipsCtlTest {
         }
 
         @Override
-        public List<net.fips.control.ctl.UnconnectedPeer> showUnconnectedPeers() {
-            return List.of(new net.fips.control.ctl.UnconnectedPeer(DOWN.npub(), "bob", DOWN.nodeAddr().toString(),
+        public List<UnconnectedPeer> showUnconnectedPeers() {
+            return List.of(new UnconnectedPeer(DOWN.npub(), "bob", DOWN.nodeAddr().toString(),
                     "retrying", "udp", "192.0.2.7:2121", 11_200L, 3),
-                    new net.fips.control.ctl.UnconnectedPeer(SELF.npub(), "carol", SELF.nodeAddr().toString(),
+                    new UnconnectedPeer(SELF.npub(), "carol", SELF.nodeAddr().toString(),
                             "connecting", "tcp", "192.0.2.8:443", null, null));
         }
 
@@ -117,36 +126,36 @@ class FipsCtlTest {
         }
 
         /** A lone node's routing state from the production renderer, on a fixed clock. */
-        private net.fips.control.mesh.MeshSnapshot lone() {
-            final net.fips.control.mesh.MeshControl m = new net.fips.control.mesh.MeshControl(SELF,
-                    net.fips.control.mesh.MeshSettings.defaults(), (peer, msg) -> false,
-                    net.fips.control.mesh.MeshControl.TablePublisher.NONE, new java.util.Random(7),
+        private MeshSnapshot lone() {
+            final MeshControl m = new MeshControl(SELF,
+                    MeshSettings.defaults(), (peer, msg) -> false,
+                    MeshControl.TablePublisher.NONE, new Random(7),
                     () -> 1_784_470_000_000L, (k, d, sig) -> false, t -> 1280, 0);
             return m.snapshot(a -> a.shortHex(), 0, 1_784_470_000_000L);
         }
 
         @Override
-        public com.fasterxml.jackson.databind.JsonNode showTree() {
+        public JsonNode showTree() {
             return lone().tree();
         }
 
         @Override
-        public com.fasterxml.jackson.databind.JsonNode showBloom() {
+        public JsonNode showBloom() {
             return lone().bloom();
         }
 
         @Override
-        public com.fasterxml.jackson.databind.JsonNode showCache() {
+        public JsonNode showCache() {
             return lone().cache();
         }
 
         @Override
-        public com.fasterxml.jackson.databind.JsonNode showRouting() {
+        public JsonNode showRouting() {
             return lone().routing();
         }
 
         @Override
-        public com.fasterxml.jackson.databind.JsonNode showIdentityCache() {
+        public JsonNode showIdentityCache() {
             return lone().identityCache();
         }
 
@@ -158,7 +167,7 @@ class FipsCtlTest {
         }
 
         @Override
-        public com.fasterxml.jackson.databind.JsonNode showMetrics() {
+        public JsonNode showMetrics() {
             final var o = ControlJson.MAPPER.createObjectNode();
             o.putObject("forwarding").put("forwarded_packets", 5).putNull("forwarded_bytes");
             o.putObject("tree").put("parent_switches", 2);
@@ -166,8 +175,8 @@ class FipsCtlTest {
         }
 
         @Override
-        public java.util.Optional<StatsView> stats() {
-            return java.util.Optional.of(new StatsView(history, () -> 10 * StatsHistory.SAMPLE_NANOS,
+        public Optional<StatsView> stats() {
+            return Optional.of(new StatsView(history, () -> 10 * StatsHistory.SAMPLE_NANOS,
                     n -> null, n -> n.equals(PEER.npub()) ? "alice" : n));
         }
 
@@ -186,7 +195,7 @@ class FipsCtlTest {
                       "wildcard_bind":true},
                      {"proto":"udp","local_addr":"fd12::1","port":5354,"pid":null,"process":null,
                       "filter":"no_firewall","wildcard_bind":false}]}""");
-            } catch (final java.io.IOException e) {
+            } catch (final IOException e) {
                 throw new ControlException(e.toString());
             }
         }
@@ -205,7 +214,7 @@ class FipsCtlTest {
         final double[] srtt = {41.0, 41.3, Double.NaN, 40.9, 41.2};
         for (int t = 0; t < srtt.length; t++) {
             history.record(t * StatsHistory.SAMPLE_NANOS, new NodeSample(3, 1, 1, 0, 0, 0, 0, 0, Double.NaN,
-                    Double.NaN), java.util.List.of(new PeerSample(PEER.nodeAddr().toString(), PEER.npub(), srtt[t],
+                    Double.NaN), List.of(new PeerSample(PEER.nodeAddr().toString(), PEER.npub(), srtt[t],
                     Double.NaN, 0, 0, 0, 0, NodeSample.UNMEASURED)));
         }
         server = ControlSocketServer.start(dir.resolve("control.sock"), new Api());
@@ -223,7 +232,7 @@ class FipsCtlTest {
         return runRaw(all.toArray(String[]::new));
     }
 
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void onATerminal() {
         // Tables are what a person at a terminal gets; the pipe case is tested separately.
         FipsCtl.stdoutIsTerminal = () -> true;
@@ -231,13 +240,13 @@ class FipsCtlTest {
         StatsTables.plotColumns = () -> StatsTables.DEFAULT_COLUMNS;
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void realTerminalCheck() {
         FipsCtl.stdoutIsTerminal = () -> System.console() != null && System.console().isTerminal();
         StatsTables.plotColumns = REAL_PLOT_COLUMNS;
     }
 
-    private static final java.util.function.IntSupplier REAL_PLOT_COLUMNS = StatsTables.plotColumns;
+    private static final IntSupplier REAL_PLOT_COLUMNS = StatsTables.plotColumns;
 
     /** The same command line through picocli only, as before the quick path existed. */
     private static Result runPicocli(final String... args) {
@@ -328,7 +337,7 @@ class FipsCtlTest {
             {"show", "connections"}, {"show", "transports"}, {"show", "tree"}, {"show", "bloom"}, {"show", "cache"},
             {"show", "routing"}, {"show", "identity-cache"}, {"acl", "show"}, {"stats", "list"}, {"stats", "metrics"}, {"stats", "peers"},
             {"stats", "history"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
-            final String[] args = java.util.Arrays.copyOf(leaf, leaf.length + 1);
+            final String[] args = Arrays.copyOf(leaf, leaf.length + 1);
             args[leaf.length] = "--help";
             final Result r = runRaw(args);
             assertEquals(0, r.code(), String.join(" ", args) + ": " + r.err());

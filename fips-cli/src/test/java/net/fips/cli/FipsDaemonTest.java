@@ -21,17 +21,18 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import picocli.CommandLine;
+import org.junit.jupiter.api.Assumptions;
 
 import net.fips.control.identity.NodeIdentity;
-import picocli.CommandLine;
 
 /**
  * The {@code fips} daemon end to end: two daemons as separate processes link up over loopback, fipsctl inspects
@@ -142,7 +143,7 @@ class FipsDaemonTest {
     }
 
     private static void await(final long timeoutMs, final BooleanSupplier condition,
-                              final java.util.function.Supplier<String> what) {
+                              final Supplier<String> what) {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
@@ -299,7 +300,7 @@ class FipsDaemonTest {
         await(30_000, () -> peerCount(sock) >= 0, "the daemon to answer on its socket");
         // A test JVM started with SIGHUP ignored (under nohup) passes that on to the daemon, which then cannot
         // hear the signal at all and says so; nothing here could be checked then.
-        org.junit.jupiter.api.Assumptions.assumeFalse(log("hup").contains("SIGHUP is ignored by this process"),
+        Assumptions.assumeFalse(log("hup").contains("SIGHUP is ignored by this process"),
                 "SIGHUP is ignored in this environment (inherited)");
         Files.writeString(cfg, Files.readString(cfg).replace("node:\n", "node:\n  log_level: debug\n")
                 .replace("heartbeat_interval_secs: 1", "heartbeat_interval_secs: 2"));

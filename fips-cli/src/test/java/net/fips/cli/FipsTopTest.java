@@ -17,13 +17,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.ctl.ControlJson;
@@ -137,7 +138,7 @@ class FipsTopTest {
         }
     }
 
-    private static void await(final long timeoutMs, final java.util.function.BooleanSupplier ok, final String what) {
+    private static void await(final long timeoutMs, final BooleanSupplier ok, final String what) {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (!ok.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
@@ -211,7 +212,7 @@ class FipsTopTest {
         tmux("send-keys", "-t", "a", "Tab");
         // bob's row: RTT and loss measured (loss from the link's ReceiverReports), byte
         // rates once two polls have been taken.
-        final java.util.regex.Pattern bobRow = java.util.regex.Pattern.compile("\\s*bob\\s+connected\\s+127\\.0\\.0"
+        final Pattern bobRow = Pattern.compile("\\s*bob\\s+connected\\s+127\\.0\\.0"
                 + "\\.1:" + pb + "\\s+\\S+\\s+\\S+\\s+[0-9.]+\\s+[0-9.]+\\s+[0-9.]+[kM]?\\s+[0-9.]+[kM]?\\s+"
                 + b.nodeAddr());
         awaitScreen("a", 15_000, s -> s.contains("[Peers]") && s.contains("Peers: 1")
@@ -230,7 +231,7 @@ class FipsTopTest {
 
         // Transports (key 3): a's UDP transport with the link to b underneath, b's alias on it.
         tmux("send-keys", "-t", "a", "3");
-        final java.util.regex.Pattern link = java.util.regex.Pattern.compile("\\s+└─ (out|in ) 127\\.0\\.0\\.1:"
+        final Pattern link = Pattern.compile("\\s+└─ (out|in ) 127\\.0\\.0\\.1:"
                 + pb + "\\s+connected\\s+bob\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+");
         awaitScreen("a", 15_000, s -> s.contains("[Transports]") && s.contains("Transports: 1   Links: 1")
                 && s.lines().anyMatch(l -> l.matches(".*udp 127\\.0\\.0\\.1:" + pa + " #\\d+\\s+up\\s+\\d+.*"))

@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Arrays;
 
 import org.jline.utils.NonBlockingReader;
 import org.junit.jupiter.api.Test;
@@ -120,9 +121,9 @@ class TopGraphsTest {
         assertEquals(List.of("▁▁▁"), TopGraphs.plot(new double[] {5, 5, 5}, 3, 1));
         assertEquals(List.of("   "), TopGraphs.plot(new double[] {nan, nan, nan}, 3, 1));
         assertEquals(List.of(""), TopGraphs.plot(new double[0], 3, 1));
-        assertEquals("[1.5, 3.5]", java.util.Arrays.toString(TopGraphs.buckets(new double[] {1, 2, 3, 4}, 2)));
-        assertEquals("[1.0, NaN]", java.util.Arrays.toString(TopGraphs.buckets(new double[] {1, nan, nan, nan}, 2)));
-        assertEquals("[1.0, 1.0, 2.0, 2.0]", java.util.Arrays.toString(TopGraphs.buckets(new double[] {1, 2}, 4)));
+        assertEquals("[1.5, 3.5]", Arrays.toString(TopGraphs.buckets(new double[] {1, 2, 3, 4}, 2)));
+        assertEquals("[1.0, NaN]", Arrays.toString(TopGraphs.buckets(new double[] {1, nan, nan, nan}, 2)));
+        assertEquals("[1.0, 1.0, 2.0, 2.0]", Arrays.toString(TopGraphs.buckets(new double[] {1, 2}, 4)));
         assertEquals("-", TopGraphs.compact(nan));
         assertEquals("0.25", TopGraphs.compact(0.25));
         assertEquals("41.2", TopGraphs.compact(41.2));

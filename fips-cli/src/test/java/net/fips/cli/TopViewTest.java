@@ -1,6 +1,5 @@
 package net.fips.cli;
 
-import static net.fips.cli.TopFixtures.MMP;
 import static net.fips.cli.TopFixtures.NPUB_US01;
 import static net.fips.cli.TopFixtures.NPUB_US02;
 import static net.fips.cli.TopFixtures.assertLine;
@@ -23,6 +22,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
+import org.jline.utils.WCWidth;
 
 import net.fips.cli.TopState.GraphsMode;
 import net.fips.cli.TopView.Poll;
@@ -73,7 +73,7 @@ class TopViewTest {
     }
 
     private static int columns(final String s) {
-        return s.codePoints().map(cp -> Math.max(0, org.jline.utils.WCWidth.wcwidth(cp))).sum();
+        return s.codePoints().map(cp -> Math.max(0, WCWidth.wcwidth(cp))).sum();
     }
 
     @Test

@@ -1,7 +1,6 @@
 package net.fips.dataplane;
 
 import net.fips.dataplane.transport.TransportAddr;
-
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.wire.NodeAddr;
 

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.net.URISyntaxException;
 
 /**
  * What the root-only namespace tests share: running a command (bounded), telling whether we are root, and child
@@ -39,7 +40,7 @@ public final class NamespaceProbes {
         final Process p;
         try {
             p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        } catch (IOException e) {
+        } catch (final IOException e) {
             return new Run(127, e.getMessage());
         }
         final byte[] out = p.getInputStream().readAllBytes();
@@ -88,7 +89,7 @@ public final class NamespaceProbes {
     private static String codeSource(final Class<?> c) {
         try {
             return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        } catch (java.net.URISyntaxException e) {
+        } catch (final URISyntaxException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -103,7 +104,7 @@ public final class NamespaceProbes {
                 while ((l = r.readLine()) != null) {
                     q.add(l);
                 }
-            } catch (IOException ignored) {
+            } catch (final IOException ignored) {
                 // The process went away; the waiting side reports what it saw.
             }
             q.add("<EOF>");

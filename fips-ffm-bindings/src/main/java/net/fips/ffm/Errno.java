@@ -102,7 +102,7 @@ public final class Errno {
                 return "errno " + errno;
             }
             return text.reinterpret(1024).getString(0);
-        } catch (RuntimeException | Error e) {
+        } catch (final RuntimeException | Error e) {
             // Native access denied or libc missing: still give the caller something readable.
             return "errno " + errno;
         }

@@ -4,6 +4,11 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import net.fips.control.mesh.MeshSettings;
 
@@ -25,7 +30,7 @@ public final class FipsSim {
     /** Parsed command line. */
     record Args(int nodes, double degree, long seed, String scenario, int lookups, long latencyMinMs,
                 long latencyMaxMs, double loss, int limitSimSeconds, boolean verbose,
-                java.util.logging.Level logLevel) {
+                Level logLevel) {
     }
 
     /**
@@ -34,7 +39,7 @@ public final class FipsSim {
      */
     public static void main(final String[] argv) {
         if (argv.length > 0 && argv[0].equals("soak")) {
-            soakMain(java.util.Arrays.copyOfRange(argv, 1, argv.length));
+            soakMain(Arrays.copyOfRange(argv, 1, argv.length));
             return;
         }
         final Args a;
@@ -51,8 +56,8 @@ public final class FipsSim {
             return;
         }
         // A thousand nodes logging parent switches would bury the summary: warnings only unless asked.
-        java.util.logging.Logger.getLogger("").setLevel(a.logLevel());
-        for (final java.util.logging.Handler h : java.util.logging.Logger.getLogger("").getHandlers()) {
+        Logger.getLogger("").setLevel(a.logLevel());
+        for (final Handler h : Logger.getLogger("").getHandlers()) {
             h.setLevel(a.logLevel());
         }
         final Result r = run(a, a.verbose() ? System.out : null);
@@ -158,9 +163,9 @@ public final class FipsSim {
             System.out.println(soakUsage());
             return;
         }
-        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
-        for (final java.util.logging.Handler h : java.util.logging.Logger.getLogger("").getHandlers()) {
-            h.setLevel(java.util.logging.Level.SEVERE);
+        Logger.getLogger("").setLevel(Level.SEVERE);
+        for (final Handler h : Logger.getLogger("").getHandlers()) {
+            h.setLevel(Level.SEVERE);
         }
         System.out.printf(Locale.ROOT, "# soak: nodes=%d hours=%.2f seed=%d degree=%.1f present=%.2f"
                         + " events_per_hour=%.0f cycle_s=%d quiet_s=%d check_s=%d walks=%d lookups=%d"
@@ -212,7 +217,7 @@ public final class FipsSim {
         double loss = 0;
         int limit = 300;
         boolean verbose = false;
-        java.util.logging.Level level = java.util.logging.Level.WARNING;
+        Level level = Level.WARNING;
         for (int i = 0; i < argv.length; i++) {
             final String opt = argv[i];
             switch (opt) {
@@ -239,12 +244,12 @@ public final class FipsSim {
                             }
                             case "--loss" -> loss = Double.parseDouble(v);
                             case "--limit-s" -> limit = Integer.parseInt(v);
-                            case "--log-level" -> level = switch (v.toLowerCase(java.util.Locale.ROOT)) {
-                                case "error" -> java.util.logging.Level.SEVERE;
-                                case "warn", "warning" -> java.util.logging.Level.WARNING;
-                                case "info" -> java.util.logging.Level.INFO;
-                                case "debug" -> java.util.logging.Level.FINE;
-                                case "trace" -> java.util.logging.Level.FINEST;
+                            case "--log-level" -> level = switch (v.toLowerCase(Locale.ROOT)) {
+                                case "error" -> Level.SEVERE;
+                                case "warn", "warning" -> Level.WARNING;
+                                case "info" -> Level.INFO;
+                                case "debug" -> Level.FINE;
+                                case "trace" -> Level.FINEST;
                                 default -> throw new IllegalArgumentException(
                                         "--log-level must be error, warn, info, debug or trace");
                             };
@@ -298,7 +303,7 @@ public final class FipsSim {
 
     static Result run(final Args a, final PrintStream progress) {
         final long wallStart = System.nanoTime();
-        final java.util.Random topo = new java.util.Random(a.seed() ^ 0x5DEECE66DL);
+        final Random topo = new Random(a.seed() ^ 0x5DEECE66DL);
         final Topology t = Topology.randomWithDegree(a.nodes(), a.degree(), topo);
         final Simulator.Config cfg = new Simulator.Config(a.seed(), a.latencyMinMs() * Simulator.MS,
                 a.latencyMaxMs() * Simulator.MS, a.loss(), true);
@@ -383,7 +388,7 @@ public final class FipsSim {
         for (int i = 0; i < n; i++) {
             byDist[i] = i;
         }
-        java.util.Arrays.sort(byDist, (x, y) -> Integer.compare(hops[x], hops[y]));
+        Arrays.sort(byDist, (x, y) -> Integer.compare(hops[x], hops[y]));
         final boolean[] left = new boolean[n];
         for (int i = 0; i < n / 2; i++) {
             left[byDist[i]] = true;
@@ -397,7 +402,7 @@ public final class FipsSim {
         }
         final long split = sim.runUntilConverged(limit, step);
         log(progress, "partition: cut %d links into %d components, converged: %s", cut.size(),
-                java.util.Arrays.stream(sim.liveComponents()).distinct().count(), seconds(split));
+                Arrays.stream(sim.liveComponents()).distinct().count(), seconds(split));
         if (split < 0) {
             return -1;
         }

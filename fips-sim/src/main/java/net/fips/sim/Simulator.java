@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.HashSet;
+import java.util.Set;
 
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
@@ -364,7 +366,7 @@ public final class Simulator {
      *
      * @return how many links were cut (up or not)
      */
-    public int partition(final java.util.Set<Integer> side) {
+    public int partition(final Set<Integer> side) {
         int cut = 0;
         for (final Link l : links.values()) {
             if (side.contains(l.a.index) != side.contains(l.b.index)) {
@@ -409,8 +411,8 @@ public final class Simulator {
     }
 
     /** @return the addresses of the node's neighbours over links that are up */
-    public java.util.Set<NodeAddr> livePeers(final int node) {
-        final java.util.Set<NodeAddr> out = new java.util.HashSet<>();
+    public Set<NodeAddr> livePeers(final int node) {
+        final Set<NodeAddr> out = new HashSet<>();
         for (final Map.Entry<NodeAddr, Link> e : nodes.get(node).links.entrySet()) {
             if (e.getValue().up) {
                 out.add(e.getKey());
@@ -641,7 +643,7 @@ public final class Simulator {
     public List<int[]> randomPairs(final int m) {
         final int[] comp = liveComponents();
         final List<int[]> pairs = new ArrayList<>();
-        final java.util.Set<Integer> targets = new java.util.HashSet<>();
+        final Set<Integer> targets = new HashSet<>();
         int guard = 0;
         while (pairs.size() < m && guard++ < m * 100) {
             final int a = random.nextInt(nodes.size());

@@ -6,16 +6,6 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
-import net.fips.control.crypto.Schnorr;
-import net.fips.control.crypto.Secp256k1;
-import net.fips.control.crypto.Secp256k1Backend;
-import net.fips.control.crypto.Secp256k1Backends;
-import net.fips.control.noise.EphemeralSource;
-import net.fips.control.noise.HandshakeResult;
-import net.fips.control.noise.HandshakeState;
-import net.fips.control.noise.HandshakeState.Pattern;
-import net.fips.control.noise.NoiseException;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -35,6 +25,16 @@ import org.openjdk.jmh.runner.IterationType;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+import net.fips.control.crypto.Schnorr;
+import net.fips.control.crypto.Secp256k1;
+import net.fips.control.crypto.Secp256k1Backend;
+import net.fips.control.crypto.Secp256k1Backends;
+import net.fips.control.noise.EphemeralSource;
+import net.fips.control.noise.HandshakeResult;
+import net.fips.control.noise.HandshakeState;
+import net.fips.control.noise.HandshakeState.Pattern;
+import net.fips.control.noise.NoiseException;
 
 /**
  * The CPU of one side of a handshake, per secp256k1 backend ({@code backend}: {@code libsecp256k1} or

@@ -3,12 +3,6 @@ package net.fips.bench.control;
 import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 
-import net.fips.control.crypto.Secp256k1;
-import net.fips.control.noise.HandshakeResult;
-import net.fips.control.noise.HandshakeState;
-import net.fips.control.noise.HandshakeState.Pattern;
-import net.fips.control.noise.NoiseException;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -22,6 +16,12 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+import net.fips.control.crypto.Secp256k1;
+import net.fips.control.noise.HandshakeResult;
+import net.fips.control.noise.HandshakeState;
+import net.fips.control.noise.HandshakeState.Pattern;
+import net.fips.control.noise.NoiseException;
 
 /**
  * A complete handshake, both sides in one thread, with fresh ephemerals each time: {@code ik} is the FMP link

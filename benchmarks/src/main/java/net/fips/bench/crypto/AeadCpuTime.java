@@ -5,6 +5,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 
+import com.sun.management.ThreadMXBean;
+
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.AeadCiphers;
 
@@ -22,8 +24,8 @@ public final class AeadCpuTime {
     private static final int ROUNDS = 3;
     private static final int[] SIZES = {64, 512, 1400, 8192};
 
-    private final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private final ThreadMXBean threads =
+            (ThreadMXBean) ManagementFactory.getThreadMXBean();
     private final AeadCipher cipher;
     private final int len;
     private final MemorySegment key;

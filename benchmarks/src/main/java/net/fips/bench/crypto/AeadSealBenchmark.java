@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.lang.foreign.ValueLayout;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -103,7 +104,7 @@ public class AeadSealBenchmark {
     private MemorySegment random(final SplittableRandom rnd, final int n) {
         final MemorySegment s = arena.allocate(n);
         for (int i = 0; i < n; i++) {
-            s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) rnd.nextInt());
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) rnd.nextInt());
         }
         return s;
     }

@@ -2,6 +2,7 @@ package net.fips.bench.crypto;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 import org.bouncycastle.crypto.InvalidCipherTextException;
 import org.bouncycastle.crypto.modes.ChaCha20Poly1305;
@@ -76,6 +77,6 @@ final class BcAeadCipher implements AeadCipher {
 
     @Override
     public void close() {
-        java.util.Arrays.fill(key, (byte) 0);
+        Arrays.fill(key, (byte) 0);
     }
 }

@@ -5,14 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-
-import net.fips.dataplane.wire.BloomFilter;
-import net.fips.dataplane.wire.CoordEntry;
-import net.fips.dataplane.wire.FmpEstablishedHeader;
-import net.fips.dataplane.wire.NodeAddr;
-import net.fips.dataplane.wire.SessionDatagramHeader;
-import net.fips.dataplane.wire.TreeAnnounce;
-import net.fips.dataplane.wire.WireResult;
+import java.lang.foreign.ValueLayout;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -29,6 +22,14 @@ import org.openjdk.jmh.infra.Blackhole;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+import net.fips.dataplane.wire.BloomFilter;
+import net.fips.dataplane.wire.CoordEntry;
+import net.fips.dataplane.wire.FmpEstablishedHeader;
+import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.wire.SessionDatagramHeader;
+import net.fips.dataplane.wire.TreeAnnounce;
+import net.fips.dataplane.wire.WireResult;
 
 /**
  * Wire codec costs: the hot-path flyweights (FMP established header, SessionDatagram header: encode by writing in
@@ -59,7 +60,7 @@ public class CodecBenchmark {
         arena = Arena.ofConfined();
         frame = arena.allocate(1400 + 16);
         FmpEstablishedHeader.write(frame, 0, 0, 1400 - 32, 0x01020304, 0);
-        frame.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 16, (byte) 0);
+        frame.set(ValueLayout.JAVA_BYTE, 16, (byte) 0);
 
         final SplittableRandom rnd = new SplittableRandom(1);
         addrs = new NodeAddr[1024];

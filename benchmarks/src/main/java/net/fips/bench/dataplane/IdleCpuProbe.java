@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
+import com.sun.management.OperatingSystemMXBean;
+
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.udp.UdpTransport;
@@ -26,8 +28,8 @@ public final class IdleCpuProbe {
     public static void main(final String[] args) throws Exception {
         final long seconds = args.length > 0 ? Long.parseLong(args[0]) : 10;
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        final com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        final OperatingSystemMXBean os =
+                (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (DataPlane a = plane(); DataPlane b = plane()) {
             Links.connect(a, b);
             // let start-up (class loading, JIT of the first cycles) settle before measuring

@@ -6,12 +6,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
-import net.fips.dataplane.ipv6.Icmpv6Errors;
-import net.fips.dataplane.ipv6.Ipv6Packet;
-import net.fips.dataplane.ipv6.PtbRateLimiter;
-import net.fips.dataplane.ipv6.ShimBody;
-import net.fips.dataplane.ipv6.TcpMssClamp;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -23,6 +17,12 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+
+import net.fips.dataplane.ipv6.Icmpv6Errors;
+import net.fips.dataplane.ipv6.Ipv6Packet;
+import net.fips.dataplane.ipv6.PtbRateLimiter;
+import net.fips.dataplane.ipv6.ShimBody;
+import net.fips.dataplane.ipv6.TcpMssClamp;
 
 /**
  * The IPv6 adapter's per-packet functions over off-heap slot memory, all expected at 0 B/op with {@code -prof gc}:

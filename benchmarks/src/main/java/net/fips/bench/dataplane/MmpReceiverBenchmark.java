@@ -2,7 +2,6 @@ package net.fips.bench.dataplane;
 
 import java.util.concurrent.TimeUnit;
 
-import net.fips.dataplane.MmpReceiver;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -14,6 +13,8 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+
+import net.fips.dataplane.MmpReceiver;
 
 /**
  * Per-frame cost of the MMP receiver ({@link MmpReceiver#onFrame}: jitter, OWD window and slope, gap and reorder

@@ -1,8 +1,7 @@
 package net.fips.bench.dataplane;
 
 import java.util.concurrent.TimeUnit;
-import net.fips.dataplane.pool.PacketPool;
-import net.fips.dataplane.pool.PacketView;
+
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,6 +19,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+import net.fips.dataplane.pool.PacketPool;
+import net.fips.dataplane.pool.PacketView;
 
 /**
  * Cost of taking a slot from {@link PacketPool} and giving it back: uncontended, uncontended with a header written

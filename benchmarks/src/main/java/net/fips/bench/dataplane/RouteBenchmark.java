@@ -5,13 +5,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
-import net.fips.dataplane.route.CoordCache;
-import net.fips.dataplane.route.ForwardingTable;
-import net.fips.dataplane.route.NextHop;
-import net.fips.dataplane.wire.BloomFilter;
-import net.fips.dataplane.wire.Coords;
-import net.fips.dataplane.wire.NodeAddr;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,6 +18,13 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+import net.fips.dataplane.route.CoordCache;
+import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.route.NextHop;
+import net.fips.dataplane.wire.BloomFilter;
+import net.fips.dataplane.wire.Coords;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * {@code NextHop.find} (the transit path's routing decision), expected at 0 B/op under {@code -prof gc}: a node at

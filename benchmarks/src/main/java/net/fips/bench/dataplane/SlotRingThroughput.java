@@ -1,7 +1,7 @@
 package net.fips.bench.dataplane;
 
 import java.util.concurrent.TimeUnit;
-import net.fips.dataplane.pool.SpscSlotRing;
+
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -20,6 +20,8 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+import net.fips.dataplane.pool.SpscSlotRing;
 
 /**
  * One producer thread offering slot indices and one consumer thread taking them, through {@link SpscSlotRing}.

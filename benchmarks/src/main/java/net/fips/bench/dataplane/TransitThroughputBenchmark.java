@@ -33,6 +33,7 @@ import net.fips.dataplane.udp.UdpTransportConfig;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagramHeader;
+import net.fips.dataplane.LocalDelivery;
 
 /**
  * Transit throughput A → B → C on loopback, each data plane on its own threads: A seals 1400-byte SessionDatagrams
@@ -67,7 +68,7 @@ public class TransitThroughputBenchmark {
     private MemorySegment datagram;
     private final DeliveryWindow window = new DeliveryWindow(delivered);
 
-    private DataPlane plane(final int workerCount, final net.fips.dataplane.LocalDelivery hook) throws IOException {
+    private DataPlane plane(final int workerCount, final LocalDelivery hook) throws IOException {
         final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.DEDICATED)
                 .workerCount(workerCount).poolSlots(8192).ringCapacity(1024).cipherSupplier(Links.ciphers(mode))
                 .localDelivery(hook));

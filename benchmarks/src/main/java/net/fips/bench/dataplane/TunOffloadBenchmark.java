@@ -6,10 +6,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
-import net.fips.dataplane.tun.TcpOffload;
-import net.fips.dataplane.tun.TunCoalescer;
-import net.fips.dataplane.tun.VnetOutput;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,6 +17,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+
+import net.fips.dataplane.tun.TcpOffload;
+import net.fips.dataplane.tun.TunCoalescer;
+import net.fips.dataplane.tun.VnetOutput;
 
 /**
  * The TUN offload work per super-segment, expected at 0 B/op with {@code -prof gc}: split a 64 KiB IPv6/TCP

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 import net.fips.control.identity.PeerIdentity;
 
@@ -190,7 +191,7 @@ public final class AclWatcher {
     private static FileState state(final Path file) {
         try {
             final BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-            final long mtime = attrs.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS);
+            final long mtime = attrs.lastModifiedTime().to(TimeUnit.NANOSECONDS);
             if (attrs.size() > PeerAcl.MAX_FILE_BYTES) {
                 return new FileState(true, attrs.size(), mtime, null, null, new AclProblem(file, 0,
                         AclProblem.Severity.ERROR, "file is larger than " + PeerAcl.MAX_FILE_BYTES + " bytes"));

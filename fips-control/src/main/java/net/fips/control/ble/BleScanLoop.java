@@ -4,6 +4,10 @@ import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 import net.fips.control.config.BleConfig;
 
@@ -24,8 +28,8 @@ public final class BleScanLoop implements AutoCloseable {
     private final ProbeScheduler scheduler;
     private final ProbeScheduler.Sink sink;
     private final Queue<BlueZ.Device> announced = new ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong queueDrops = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicLong queueDrops = new AtomicLong();
     private BlueZ.Adapter adapter;
     private long advertisementsSent;
     private boolean scanning;
@@ -106,11 +110,11 @@ public final class BleScanLoop implements AutoCloseable {
      * Polls once a second on a daemon thread of its own, with the control clock, until {@link #close()} (the
      * node's use; tests call {@link #poll(long)} themselves).
      */
-    public synchronized void startPolling(final java.util.function.LongSupplier clock) {
+    public synchronized void startPolling(final LongSupplier clock) {
         poller = Thread.ofPlatform().name("fips-ble-scan").daemon(true).start(() -> {
             while (!stopPolling) {
                 poll(clock.getAsLong());
-                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000_000L);
+                LockSupport.parkNanos(1_000_000_000L);
             }
         });
     }
@@ -143,7 +147,7 @@ public final class BleScanLoop implements AutoCloseable {
             p = poller;
         }
         if (p != null) {
-            java.util.concurrent.locks.LockSupport.unpark(p);
+            LockSupport.unpark(p);
             try {
                 p.join(5_000);
             } catch (final InterruptedException e) {

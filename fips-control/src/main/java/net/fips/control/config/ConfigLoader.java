@@ -10,10 +10,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.OptionalInt;
+import java.util.TreeSet;
 
 import net.fips.control.identity.Hostnames;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.PeerIdentity;
+import net.fips.dataplane.tor.TorAddress;
+import net.fips.dataplane.tor.TorAddressException;
 
 /**
  * Parses {@code fips.yaml} text strictly into a {@link FipsConfig}.
@@ -97,7 +101,7 @@ public final class ConfigLoader {
         final List<EthernetConfig> ethernet = new ArrayList<>();
         final List<TorConfig> tor = new ArrayList<>();
         final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp, tor, ble);
-        final Set<String> udpNames = new java.util.TreeSet<>();
+        final Set<String> udpNames = new TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
                 udpNames);
@@ -194,7 +198,7 @@ public final class ConfigLoader {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "tor", TorSection.KEYS)) {
                 final String path = inst.getKey() == null ? "tor" : "tor." + inst.getKey();
                 final TorConfig c = TorSection.read(ConfigReader.of(t.problems(), t.pathOf(path),
-                        t.schemaPathOf("tor"), inst.getValue() == null ? java.util.Map.of() : inst.getValue()),
+                        t.schemaPathOf("tor"), inst.getValue() == null ? Map.of() : inst.getValue()),
                         Optional.ofNullable(inst.getKey()));
                 tor.add(c);
                 advertises |= c.advertiseOnNostr();
@@ -245,8 +249,8 @@ public final class ConfigLoader {
                 Math.max(1, intValue(v, "recv_buf_size", d.recvBufSize())),
                 Math.max(1, intValue(v, "send_buf_size", d.sendBufSize())),
                 v.containsKey("max_inbound_connections")
-                        ? java.util.OptionalInt.of(intValue(v, "max_inbound_connections", 0))
-                        : java.util.OptionalInt.empty(),
+                        ? OptionalInt.of(intValue(v, "max_inbound_connections", 0))
+                        : OptionalInt.empty(),
                 Boolean.TRUE.equals(v.get("advertise_on_nostr")),
                 Optional.ofNullable((String) v.get("external_addr")));
     }
@@ -400,7 +404,7 @@ public final class ConfigLoader {
         }
         final String kind = PeerConfig.Address.kindOf(transport.get());
         if (!TRANSPORT_NAMES.contains(kind)) {
-            a.error("transport", "expected one of " + String.join(", ", new java.util.TreeSet<>(TRANSPORT_NAMES))
+            a.error("transport", "expected one of " + String.join(", ", new TreeSet<>(TRANSPORT_NAMES))
                     + " (or udp/<instance>), got \"" + transport.get() + "\"");
             return null;
         }
@@ -417,8 +421,8 @@ public final class ConfigLoader {
         }
         if ("tor".equals(kind)) {
             try {
-                net.fips.dataplane.tor.TorAddress.parse(addr.get());
-            } catch (final net.fips.dataplane.tor.TorAddressException e) {
+                TorAddress.parse(addr.get());
+            } catch (final TorAddressException e) {
                 a.error("addr", e.getMessage());
                 return null;
             }

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.Date;
 
 /**
  * Reads one mapping of a config tree with its dotted path, recording every key it is asked about. Whatever the
@@ -381,7 +382,7 @@ final class ConfigReader {
         if (v instanceof List<?>) {
             return "a list";
         }
-        if (v instanceof java.util.Date) {
+        if (v instanceof Date) {
             return "a timestamp";
         }
         if (v instanceof byte[]) {

@@ -12,6 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.nio.ByteBuffer;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 
 /**
  * Finds and reads the config files the way the daemon does (operator.md §1.1).
@@ -109,7 +114,7 @@ public final class ConfigSources {
             }
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+                    .decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
         } catch (final CharacterCodingException e) {
             throw new ConfigException(file.toString(), "file is not valid UTF-8");
         } catch (final IOException | SecurityException e) {
@@ -122,16 +127,16 @@ public final class ConfigSources {
      *         class name
      */
     public static String ioReason(final Exception e) {
-        if (e instanceof java.nio.file.NoSuchFileException) {
+        if (e instanceof NoSuchFileException) {
             return "no such file";
         }
-        if (e instanceof java.nio.file.AccessDeniedException || e instanceof SecurityException) {
+        if (e instanceof AccessDeniedException || e instanceof SecurityException) {
             return "permission denied";
         }
-        if (e instanceof java.nio.file.NotDirectoryException) {
+        if (e instanceof NotDirectoryException) {
             return "a path component is not a directory";
         }
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+        if (e instanceof FileSystemException f && f.getReason() != null) {
             return f.getReason();
         }
         final String m = e.getMessage();

@@ -29,7 +29,7 @@ public record EthernetAddress(String interfaceName, long mac) {
         final long mac;
         try {
             mac = MacAddress.parse(text.substring(slash + 1));
-        } catch (IllegalArgumentException e) {
+        } catch (final IllegalArgumentException e) {
             throw new IllegalArgumentException("expected an Ethernet address \"<interface>/aa:bb:cc:dd:ee:ff\", got \""
                     + text + "\"", e);
         }

@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.AbstractMap;
 
 /**
  * Checks sections of the reference schema this node does not implement: every key must exist there and have the
@@ -126,13 +127,13 @@ final class Skim {
             }
             if (!single && allBlocks) {
                 for (final Map.Entry<?, ?> e : map.entrySet()) {
-                    out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(String.valueOf(e.getKey()),
+                    out.add(new AbstractMap.SimpleImmutableEntry<>(String.valueOf(e.getKey()),
                             e.getValue()));
                 }
                 return out;
             }
         }
-        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(null, raw));
+        out.add(new AbstractMap.SimpleImmutableEntry<>(null, raw));
         return out;
     }
 }

@@ -2,6 +2,7 @@ package net.fips.control.config;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Locale;
 
 /**
  * One {@code transports.tor} instance (operator.md §1.15, transports.md §6). Defaults are the reference's.
@@ -35,7 +36,7 @@ public record TorConfig(Optional<String> name, Mode mode, String socks5Addr, lon
 
         /** @return the config spelling */
         public String configName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -1,6 +1,7 @@
 package net.fips.control.config;
 
 import java.util.Optional;
+import java.util.Set;
 
 import net.fips.control.tor.ControlAuth;
 import net.fips.control.tor.TorControlClient;
@@ -8,7 +9,7 @@ import net.fips.control.tor.TorControlClient;
 /** Reads one {@code transports.tor} instance into a {@link TorConfig}, with the reference's start-time checks. */
 final class TorSection {
     /** The instance's keys (for {@link Skim#instances}). */
-    static final java.util.Set<String> KEYS = java.util.Set.of("mode", "socks5_addr", "connect_timeout_ms", "mtu",
+    static final Set<String> KEYS = Set.of("mode", "socks5_addr", "connect_timeout_ms", "mtu",
             "control_addr", "control_auth", "cookie_path", "max_inbound_connections", "directory_service",
             "advertise_on_nostr", "advertised_port");
 

@@ -16,6 +16,8 @@ import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.resolver.Resolver;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.representer.Representer;
 
 /**
  * Turns YAML text into plain trees of {@code Map<String,Object>}, {@code List<Object>}, String, Boolean,
@@ -87,8 +89,8 @@ final class YamlTrees {
         options.setCodePointLimit(MAX_CODE_POINTS);
         options.setProcessComments(false);
         options.setTagInspector(tag -> false);
-        return new Yaml(new StrictConstructor(options), new org.yaml.snakeyaml.representer.Representer(
-                new org.yaml.snakeyaml.DumperOptions()), new org.yaml.snakeyaml.DumperOptions(), options,
+        return new Yaml(new StrictConstructor(options), new Representer(
+                new DumperOptions()), new DumperOptions(), options,
                 new CoreSchemaResolver());
     }
 

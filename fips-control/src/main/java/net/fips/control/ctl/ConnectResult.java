@@ -4,6 +4,7 @@ import java.util.Objects;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * The {@code data} object of a successful {@code connect}: the request echoed. As in reference v0.4.1, success
@@ -16,7 +17,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param alreadyConnected true when the peer was already linked and no dial started; null otherwise
  */
 @JsonPropertyOrder({"npub", "address", "transport", "already_connected"})
-@com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ConnectResult(
         @JsonProperty("npub") String npub,
         @JsonProperty("address") String address,

@@ -1,6 +1,7 @@
 package net.fips.control.ctl;
 
 import java.util.List;
+import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -115,8 +116,8 @@ public interface ControlApi {
      *
      * @return the view, or empty when this node keeps no history
      */
-    default java.util.Optional<StatsView> stats() {
-        return java.util.Optional.empty();
+    default Optional<StatsView> stats() {
+        return Optional.empty();
     }
 
     /**

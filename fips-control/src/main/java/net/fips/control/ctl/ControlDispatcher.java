@@ -3,6 +3,7 @@ package net.fips.control.ctl;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
+import java.util.Locale;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -55,7 +56,7 @@ public final class ControlDispatcher {
         }
         if (!request.isObject()) {
             return ControlJson.error("invalid request: expected a JSON object, got " + request.getNodeType()
-                    .name().toLowerCase(java.util.Locale.ROOT));
+                    .name().toLowerCase(Locale.ROOT));
         }
         final JsonNode command = request.get("command");
         if (command == null) {

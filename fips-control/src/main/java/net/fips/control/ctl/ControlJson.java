@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonProcessingException;
 
 /**
  * The JSON conventions of the control socket: the shared mapper, the response envelope and a pretty printer that
@@ -70,7 +71,7 @@ public final class ControlJson {
         printer.indentArraysWith(indenter);
         try {
             return MAPPER.writer(printer).writeValueAsString(value);
-        } catch (final com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (final JsonProcessingException e) {
             // A tree built by Jackson always serialises; keep the compact form as a fallback.
             return value.toString();
         }

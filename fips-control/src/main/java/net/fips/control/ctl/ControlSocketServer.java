@@ -26,6 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.io.Closeable;
+import java.nio.file.NoSuchFileException;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -216,7 +218,7 @@ public final class ControlSocketServer implements AutoCloseable {
         final BasicFileAttributes attrs;
         try {
             attrs = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (final java.nio.file.NoSuchFileException e) {
+        } catch (final NoSuchFileException e) {
             return;
         }
         // Unlike the reference, never delete a regular file, directory or symlink that happens to sit there.
@@ -368,7 +370,7 @@ public final class ControlSocketServer implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(final java.io.Closeable c) {
+    private static void closeQuietly(final Closeable c) {
         try {
             c.close();
         } catch (final IOException e) {

@@ -13,6 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.io.File;
+import java.util.Locale;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -58,7 +60,7 @@ public final class ListeningSockets {
         UDP;
 
         String wire() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -273,7 +275,7 @@ public final class ListeningSockets {
             out = Files.createTempFile("fips-nft", ".json");
             err = Files.createTempFile("fips-nft", ".err");
             p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             if (!p.waitFor(NFT_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
                 return Firewall.UNKNOWN;
             }

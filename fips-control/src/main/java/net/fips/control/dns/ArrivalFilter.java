@@ -2,6 +2,10 @@ package net.fips.control.dns;
 
 import java.net.InetSocketAddress;
 import java.util.OptionalInt;
+import java.io.IOException;
+import java.net.NetworkInterface;
+
+import net.fips.dataplane.udp.PktinfoUdpSocket;
 
 /**
  * Decides whether a query is dropped unanswered because of where it came from (operator.md §4.6: queries that
@@ -11,7 +15,7 @@ import java.util.OptionalInt;
 @FunctionalInterface
 public interface ArrivalFilter {
     /** The arrival interface index when the receive path cannot tell it. */
-    int UNKNOWN_IFINDEX = net.fips.dataplane.udp.PktinfoUdpSocket.UNKNOWN_IFINDEX;
+    int UNKNOWN_IFINDEX = PktinfoUdpSocket.UNKNOWN_IFINDEX;
 
     /**
      * @param source         the query's source
@@ -49,9 +53,9 @@ public interface ArrivalFilter {
      */
     static ArrivalFilter meshInterfaceNamed(final String tunName) {
         try {
-            final java.net.NetworkInterface nif = java.net.NetworkInterface.getByName(tunName);
+            final NetworkInterface nif = NetworkInterface.getByName(tunName);
             return meshInterface(nif == null ? OptionalInt.empty() : OptionalInt.of(nif.getIndex()));
-        } catch (final java.io.IOException | RuntimeException e) {
+        } catch (final IOException | RuntimeException e) {
             return NONE;
         }
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Arrays;
 
 import net.fips.control.dns.DnsFormatException.Problem;
 
@@ -255,7 +256,7 @@ public final class DnsCodec {
         } catch (final DnsFormatException e) {
             throw new IllegalArgumentException("name too long: " + name, e);
         }
-        return java.util.Arrays.copyOf(out, w.pos);
+        return Arrays.copyOf(out, w.pos);
     }
 
     static byte[][] splitLabels(final String text) {
@@ -351,7 +352,7 @@ public final class DnsCodec {
                     throw new DnsFormatException(Problem.TRUNCATED, "label runs past the message");
                 }
                 if (labels != null) {
-                    labels.add(java.util.Arrays.copyOfRange(buf, p + 1, p + 1 + b));
+                    labels.add(Arrays.copyOfRange(buf, p + 1, p + 1 + b));
                 }
                 p += 1 + b;
             }

@@ -10,7 +10,12 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.util.Optional;
+
 import net.fips.dataplane.udp.PktinfoUdpSocket;
+import net.fips.control.config.DnsConfig;
 
 /**
  * The {@code .fips} responder's UDP server (operator.md §4.6): one blocking {@link DatagramChannel} served by one
@@ -57,31 +62,31 @@ public final class DnsServer implements AutoCloseable {
      * @param config the {@code dns} section
      * @return the address, or empty when {@code bind_addr} is not an IP literal
      */
-    public static java.util.Optional<InetSocketAddress> bindAddress(final net.fips.control.config.DnsConfig config) {
+    public static Optional<InetSocketAddress> bindAddress(final DnsConfig config) {
         final String a = config.bindAddr();
         if (config.port() < 0 || config.port() > 0xFFFF) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         try {
             if (a.indexOf(':') >= 0) {
                 if (a.indexOf('[') >= 0 || a.indexOf('%') >= 0) {
-                    return java.util.Optional.empty();
+                    return Optional.empty();
                 }
-                return java.util.Optional.of(new InetSocketAddress(java.net.Inet6Address.ofLiteral(a), config.port()));
+                return Optional.of(new InetSocketAddress(Inet6Address.ofLiteral(a), config.port()));
             }
             final String[] parts = a.split("\\.", -1);
             if (parts.length != 4) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             for (final String p : parts) {
                 if (p.isEmpty() || p.length() > 3 || p.length() > 1 && p.charAt(0) == '0'
                         || !p.chars().allMatch(c -> c >= '0' && c <= '9') || Integer.parseInt(p) > 255) {
-                    return java.util.Optional.empty();
+                    return Optional.empty();
                 }
             }
-            return java.util.Optional.of(new InetSocketAddress(java.net.Inet4Address.ofLiteral(a), config.port()));
+            return Optional.of(new InetSocketAddress(Inet4Address.ofLiteral(a), config.port()));
         } catch (final IllegalArgumentException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 
@@ -127,7 +132,7 @@ public final class DnsServer implements AutoCloseable {
         Objects.requireNonNull(bind, "bind");
         Objects.requireNonNull(responder, "responder");
         Objects.requireNonNull(filter, "filter");
-        if (bind.getAddress() instanceof java.net.Inet6Address && PktinfoUdpSocket.available()) {
+        if (bind.getAddress() instanceof Inet6Address && PktinfoUdpSocket.available()) {
             final PktinfoUdpSocket sock = PktinfoUdpSocket.open(bind, RECEIVE_BUFFER);
             final DnsServer s = new DnsServer(null, sock, responder, hosts, filter);
             s.thread.start();

@@ -95,7 +95,7 @@ public final class EthernetBeacons {
             final PeerIdentity id;
             try {
                 id = PeerIdentity.fromPublicKey(key);
-            } catch (IdentityFormatException e) {
+            } catch (final IdentityFormatException e) {
                 invalidKeys++;
                 continue;
             }

@@ -3,6 +3,7 @@ package net.fips.control.identity;
 import java.io.ByteArrayOutputStream;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Arrays;
 
 import net.fips.control.identity.IdentityFormatException.Problem;
 
@@ -61,7 +62,7 @@ public final class Bech32 {
     private static final byte[] CHARSET_REV = new byte[128];
 
     static {
-        java.util.Arrays.fill(CHARSET_REV, (byte) -1);
+        Arrays.fill(CHARSET_REV, (byte) -1);
         for (int i = 0; i < CHARSET.length(); i++) {
             CHARSET_REV[CHARSET.charAt(i)] = (byte) i;
             CHARSET_REV[Character.toUpperCase(CHARSET.charAt(i))] = (byte) i;
@@ -242,7 +243,7 @@ public final class Bech32 {
     }
 
     private static int[] checksum(final String hrpLower, final int[] values, final Variant variant) {
-        final int[] padded = java.util.Arrays.copyOf(values, values.length + CHECKSUM_LENGTH);
+        final int[] padded = Arrays.copyOf(values, values.length + CHECKSUM_LENGTH);
         final int mod = polymod(hrpLower, padded, padded.length) ^ variant.constant;
         final int[] out = new int[CHECKSUM_LENGTH];
         for (int i = 0; i < CHECKSUM_LENGTH; i++) {

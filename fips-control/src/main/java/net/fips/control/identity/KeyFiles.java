@@ -18,6 +18,9 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
 
 /**
  * The identity key files, written and resolved as the reference does.
@@ -264,13 +267,13 @@ public final class KeyFiles {
 
     /** Why a file operation failed, in words (never an exception class name: the operator reads this). */
     private static String describe(final Exception e) {
-        if (e instanceof java.nio.file.NoSuchFileException) {
+        if (e instanceof NoSuchFileException) {
             return "no such file or directory";
         }
-        if (e instanceof java.nio.file.AccessDeniedException || e instanceof SecurityException) {
+        if (e instanceof AccessDeniedException || e instanceof SecurityException) {
             return "permission denied";
         }
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+        if (e instanceof FileSystemException f && f.getReason() != null) {
             return f.getReason();
         }
         if (e instanceof UnsupportedOperationException) {

@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import net.fips.dataplane.DataPlaneCommands;
 import net.fips.dataplane.transport.Transport;
+import net.fips.control.mmp.DeliveryRatios;
 
 /**
  * Local congestion detection for ECN (routing-session.md §6.6, the reference's {@code detect_congestion} and
@@ -74,7 +75,7 @@ public final class EcnCongestion {
         return changed;
     }
 
-    private boolean congested(final net.fips.control.mmp.DeliveryRatios d) {
+    private boolean congested(final DeliveryRatios d) {
         final Double forward = d.forward();
         final Double etx = d.etx();
         return forward != null && 1.0 - forward >= lossThreshold || etx != null && etx >= etxThreshold;

@@ -18,7 +18,7 @@ public interface LinkListener {
      * @param transportId the transport the link runs on
      * @param nowNanos    the control clock
      */
-    default void onPeerUp(PeerIdentity peer, long linkId, int transportId, long nowNanos) {
+    default void onPeerUp(final PeerIdentity peer, final long linkId, final int transportId, final long nowNanos) {
     }
 
     /**
@@ -27,7 +27,7 @@ public interface LinkListener {
      * @param peer     the peer
      * @param nowNanos the control clock
      */
-    default void onPeerDown(PeerIdentity peer, long nowNanos) {
+    default void onPeerDown(final PeerIdentity peer, final long nowNanos) {
     }
 
     /**
@@ -39,7 +39,7 @@ public interface LinkListener {
      * @param suspect  true when it became suspect, false when an authenticated frame came again
      * @param nowNanos the control clock
      */
-    default void onPeerSuspect(PeerIdentity peer, boolean suspect, long nowNanos) {
+    default void onPeerSuspect(final PeerIdentity peer, final boolean suspect, final long nowNanos) {
     }
 
     /**
@@ -50,7 +50,7 @@ public interface LinkListener {
      * @param message  the message; owned by the listener
      * @param nowNanos the control clock
      */
-    default void onLinkMessage(PeerIdentity peer, byte[] message, long nowNanos) {
+    default void onLinkMessage(final PeerIdentity peer, final byte[] message, final long nowNanos) {
     }
 
     /**
@@ -61,7 +61,7 @@ public interface LinkListener {
      * @param samples    how many samples the estimate holds now (1 for the first)
      * @param nowNanos   the control clock
      */
-    default void onRttSample(PeerIdentity peer, long srttMicros, int samples, long nowNanos) {
+    default void onRttSample(final PeerIdentity peer, final long srttMicros, final int samples, final long nowNanos) {
     }
 
     /**
@@ -70,7 +70,7 @@ public interface LinkListener {
      * @param nowNanos the control clock
      * @return units of work done
      */
-    default int onRoutingTick(long nowNanos) {
+    default int onRoutingTick(final long nowNanos) {
         return 0;
     }
 
@@ -80,7 +80,7 @@ public interface LinkListener {
      * @param nowNanos the control clock
      * @return units of work done
      */
-    default int onLookupTick(long nowNanos) {
+    default int onLookupTick(final long nowNanos) {
         return 0;
     }
 
@@ -88,6 +88,6 @@ public interface LinkListener {
      * A new ETX for the link to {@code peer} from its ReceiverReports (routing-session §6.3): link cost is
      * {@code ETX × (1 + SRTT_ms / 100)}.
      */
-    default void onEtx(PeerIdentity peer, double etx, long nowNanos) {
+    default void onEtx(final PeerIdentity peer, final double etx, final long nowNanos) {
     }
 }

@@ -1,7 +1,6 @@
 package net.fips.control.link;
 
 import net.fips.dataplane.transport.TransportAddr;
-
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.noise.HandshakeState;
 

@@ -1,10 +1,13 @@
 package net.fips.control.link;
 
 import net.fips.dataplane.transport.TransportAddr;
-
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.noise.HandshakeState;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.control.mmp.DeliveryRatios;
+import net.fips.control.mmp.PeerReport;
+import net.fips.control.mmp.ReceiverReports;
+import net.fips.control.mmp.SmoothedRtt;
 
 /**
  * An established peer as the control thread tracks it: the current key epoch's indices (the data plane holds the
@@ -92,13 +95,13 @@ final class PeerLink {
         long rrLastPacketsIn;
         long rrLastBytesIn;
         /** SRTT from the timestamp echo of the peer's ReceiverReports. */
-        final net.fips.control.mmp.SmoothedRtt rtt = new net.fips.control.mmp.SmoothedRtt();
+        final SmoothedRtt rtt = new SmoothedRtt();
         /** Forward/reverse delivery and ETX from the peer's ReceiverReports (routing-session §6.3). */
-        final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
+        final DeliveryRatios delivery = new DeliveryRatios();
         /** Builds our ReceiverReports from the data plane's receiver figures. */
-        final net.fips.control.mmp.ReceiverReports receiverReports = new net.fips.control.mmp.ReceiverReports();
+        final ReceiverReports receiverReports = new ReceiverReports();
         /** Jitter, OWD trend, bursts, reorder and CE counts from the peer's ReceiverReports. */
-        final net.fips.control.mmp.PeerReport peerReport = new net.fips.control.mmp.PeerReport();
+        final PeerReport peerReport = new PeerReport();
         long senderReportsIn;
         long receiverReportsIn;
         long senderReportsOut;

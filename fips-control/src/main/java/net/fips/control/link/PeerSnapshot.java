@@ -1,5 +1,8 @@
 package net.fips.control.link;
 
+import net.fips.control.mmp.PeerReport;
+import net.fips.control.mmp.ReceiverFigures;
+
 /**
  * One established peer as the control socket shows it. Indices are unsigned values; ages are milliseconds at the
  * snapshot's time; -1 means "none".
@@ -48,6 +51,6 @@ public record PeerSnapshot(String npub, String nodeAddr, String state, String di
                            long packetsOut, long bytesOut, long dropsIn, long sendCounter, long highestCounterIn,
                            long srttMicros, long replayDrops, int consecutiveDecryptFailures, long restarts,
                            long decryptFailures, Double deliveryForward, Double deliveryReverse, Double etx,
-                           Double goodputBps, net.fips.control.mmp.ReceiverFigures receiver,
-                           net.fips.control.mmp.PeerReport.Figures peerReport) {
+                           Double goodputBps, ReceiverFigures receiver,
+                           PeerReport.Figures peerReport) {
 }

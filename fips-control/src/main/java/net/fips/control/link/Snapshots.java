@@ -1,7 +1,10 @@
 package net.fips.control.link;
 
+import java.util.HexFormat;
+
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.transport.TransportAddr;
+import net.fips.control.mmp.ReceiverFigures;
 
 /** Builds {@link PeerSnapshot}s from the control thread's state. */
 final class Snapshots {
@@ -33,7 +36,7 @@ final class Snapshots {
                 s == null ? 0 : s.consecutiveDecryptFailures(), restarts,
                 s == null ? 0 : Math.max(0, s.dropsIn() - s.replayDrops()), p.mmp.delivery.forward(),
                 p.mmp.delivery.reverse(), p.mmp.delivery.etx(), p.mmp.delivery.goodputBps(),
-                s == null ? null : net.fips.control.mmp.ReceiverFigures.of(s.receiver(), s.packetsIn()),
+                s == null ? null : ReceiverFigures.of(s.receiver(), s.packetsIn()),
                 p.mmp.peerReport.snapshot());
     }
 
@@ -54,7 +57,7 @@ final class Snapshots {
         if (a.isMacSized()) {
             for (final byte b : a.bytes()) {
                 if (b < 0x20 || b > 0x7e) {
-                    return java.util.HexFormat.ofDelimiter(":").formatHex(a.bytes());
+                    return HexFormat.ofDelimiter(":").formatHex(a.bytes());
                 }
             }
         }

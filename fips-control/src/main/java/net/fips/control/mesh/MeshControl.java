@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.IntUnaryOperator;
 
 import net.fips.control.bloom.BloomRouting;
 import net.fips.control.discovery.Discovery;
@@ -13,7 +15,6 @@ import net.fips.control.discovery.DiscoveryListener;
 import net.fips.control.discovery.MeshView;
 import net.fips.control.discovery.PathMtuClamp;
 import net.fips.control.discovery.ProofSigner;
-import net.fips.control.discovery.ProofVerifier;
 import net.fips.control.identity.IdentityCache;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
@@ -65,7 +66,7 @@ public final class MeshControl implements LinkListener {
     private final MeshSettings settings;
     private final MeshLinks links;
     private final TablePublisher publisher;
-    private final java.util.function.IntUnaryOperator transportMtu;
+    private final IntUnaryOperator transportMtu;
     private final Map<NodeAddr, MeshPeer> peers = new LinkedHashMap<>();
     private final SpanningTree tree;
     private final BloomRouting bloom;
@@ -92,7 +93,7 @@ public final class MeshControl implements LinkListener {
      */
     public MeshControl(final NodeIdentity identity, final MeshSettings settings, final MeshLinks links,
                        final TablePublisher publisher, final Random random, final WallClock wall,
-                       final SignatureVerifier verifier, final java.util.function.IntUnaryOperator transportMtu,
+                       final SignatureVerifier verifier, final IntUnaryOperator transportMtu,
                        final long nowNanos) {
         this.identity = Objects.requireNonNull(identity, "identity");
         this.self = identity.nodeAddr();
@@ -490,7 +491,7 @@ public final class MeshControl implements LinkListener {
      * @param wallNowMs Unix milliseconds now, for the absolute times the reference prints
      * @return the snapshot
      */
-    public MeshSnapshot snapshot(final java.util.function.Function<NodeAddr, String> names, final long nowNanos,
+    public MeshSnapshot snapshot(final Function<NodeAddr, String> names, final long nowNanos,
                                  final long wallNowMs) {
         advance(nowNanos);
         return MeshJson.render(this, names, now, wallNowMs);

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
@@ -234,7 +235,7 @@ final class MeshJson {
 
     private static ObjectNode counters(final Map<String, Long> stats) {
         final ObjectNode o = F.objectNode();
-        new java.util.TreeMap<>(stats).forEach(o::put);
+        new TreeMap<>(stats).forEach(o::put);
         return o;
     }
 

@@ -7,6 +7,12 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.Objects;
+import java.util.function.LongConsumer;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.acl.AclProblem;
 import net.fips.control.acl.AclWatcher;
@@ -45,8 +51,8 @@ final class ControlLoop implements Runnable {
     private final MeshControl mesh;
     private final SessionLayer sessions;
     private volatile MeshSnapshot meshSnapshot;
-    private volatile com.fasterxml.jackson.databind.node.ObjectNode sessionsSnapshot;
-    private volatile com.fasterxml.jackson.databind.node.ArrayNode sessionsMmpSnapshot;
+    private volatile ObjectNode sessionsSnapshot;
+    private volatile ArrayNode sessionsMmpSnapshot;
     /** {@code {destinations, packets}} queued for a session (show_routing.pending_tun_*), as of the last tick. */
     private volatile long[] pendingTun = new long[2];
     private final String sessionMmpMode;
@@ -65,7 +71,7 @@ final class ControlLoop implements Runnable {
     private final Consumer<DataPlaneEvent> toConductor;
     private final Function<NodeAddr, String> names;
     private final StatsSampler stats;
-    private java.util.function.LongConsumer tickHook = now -> { };
+    private LongConsumer tickHook = now -> { };
 
     ControlLoop(final LinkConductor conductor, final MeshControl mesh, final SessionLayer sessions,
                 final DataPlane dataPlane,
@@ -102,8 +108,8 @@ final class ControlLoop implements Runnable {
      * Adds what else runs on each 1 s tick, on this thread, right after the conductor's (Ethernet beacons, the other
      * media's discovery), after the hooks added before it. Call before {@link #start()}.
      */
-    void onTick(final java.util.function.LongConsumer hook) {
-        this.tickHook = this.tickHook.andThen(java.util.Objects.requireNonNull(hook, "hook"));
+    void onTick(final LongConsumer hook) {
+        this.tickHook = this.tickHook.andThen(Objects.requireNonNull(hook, "hook"));
     }
 
     /** @return the stats history's sampler (feed {@code active_sessions} through it) */
@@ -141,11 +147,11 @@ final class ControlLoop implements Runnable {
 
     private void renderSessions(final long nowNanos) {
         if (sessions == null) {
-            final com.fasterxml.jackson.databind.node.ObjectNode empty =
-                    com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+            final ObjectNode empty =
+                    JsonNodeFactory.instance.objectNode();
             empty.putArray("sessions");
             sessionsSnapshot = empty;
-            sessionsMmpSnapshot = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+            sessionsMmpSnapshot = JsonNodeFactory.instance.arrayNode();
             return;
         }
         sessionsSnapshot = sessions.renderSessions(names, nowNanos, System.currentTimeMillis());
@@ -162,12 +168,12 @@ final class ControlLoop implements Runnable {
     }
 
     /** @return show_sessions data of the last tick (any thread; do not modify) */
-    com.fasterxml.jackson.databind.node.ObjectNode sessionsSnapshot() {
+    ObjectNode sessionsSnapshot() {
         return sessionsSnapshot;
     }
 
     /** @return the session half of show_mmp of the last tick (any thread; do not modify) */
-    com.fasterxml.jackson.databind.node.ArrayNode sessionsMmpSnapshot() {
+    ArrayNode sessionsMmpSnapshot() {
         return sessionsMmpSnapshot;
     }
 

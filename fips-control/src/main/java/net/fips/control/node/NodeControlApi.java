@@ -6,6 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.IntFunction;
+import java.util.function.UnaryOperator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -50,6 +55,15 @@ import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportTypes;
 import net.fips.dataplane.udp.UdpTransportException;
+import net.fips.control.ctl.ListeningSockets;
+import net.fips.control.ctl.NodeState;
+import net.fips.control.link.EcnCongestion;
+import net.fips.control.link.RetrySnapshot;
+import net.fips.control.metrics.NodeMetric;
+import net.fips.control.metrics.StatsHistory;
+import net.fips.control.mmp.PeerReport;
+import net.fips.control.mmp.ReceiverFigures;
+import net.fips.dataplane.tor.TorTransport;
 
 /**
  * The control socket's view of a {@link Node}. Every {@code show_*} maps the link layer's latest published
@@ -104,17 +118,17 @@ final class NodeControlApi implements ControlApi {
 
     /** The reference's {@code show_status.sparklines}: the last {@value #SPARK_N} 1 s samples of six series. */
     private Sparklines sparklines() {
-        final net.fips.control.metrics.StatsHistory h = node.stats().history();
-        return new Sparklines(recent(h, net.fips.control.metrics.NodeMetric.MESH_SIZE),
-                recent(h, net.fips.control.metrics.NodeMetric.TREE_DEPTH),
-                recent(h, net.fips.control.metrics.NodeMetric.PEER_COUNT),
-                recent(h, net.fips.control.metrics.NodeMetric.BYTES_IN),
-                recent(h, net.fips.control.metrics.NodeMetric.BYTES_OUT),
-                recent(h, net.fips.control.metrics.NodeMetric.LOSS_RATE));
+        final StatsHistory h = node.stats().history();
+        return new Sparklines(recent(h, NodeMetric.MESH_SIZE),
+                recent(h, NodeMetric.TREE_DEPTH),
+                recent(h, NodeMetric.PEER_COUNT),
+                recent(h, NodeMetric.BYTES_IN),
+                recent(h, NodeMetric.BYTES_OUT),
+                recent(h, NodeMetric.LOSS_RATE));
     }
 
-    private static List<Double> recent(final net.fips.control.metrics.StatsHistory h,
-                                       final net.fips.control.metrics.NodeMetric m) {
+    private static List<Double> recent(final StatsHistory h,
+                                       final NodeMetric m) {
         final List<Double> out = new ArrayList<>();
         for (final double v : h.recent(m, SPARK_N)) {
             out.add(v);
@@ -179,7 +193,7 @@ final class NodeControlApi implements ControlApi {
         o.put("pending_tun_packets", pending[1]);
         final ArrayNode retries = o.putArray("retries");
         final long nowMs = System.currentTimeMillis();
-        for (final net.fips.control.link.RetrySnapshot r : node.linkSnapshot().retries()) {
+        for (final RetrySnapshot r : node.linkSnapshot().retries()) {
             final ObjectNode ro = retries.addObject();
             ro.put("node_addr", r.nodeAddr());
             ro.put("display_name", displayName(r.npub()));
@@ -200,7 +214,7 @@ final class NodeControlApi implements ControlApi {
         congestion.put("ce_forwarded", dp.counter(DataPlaneCounter.CE_FORWARDED));
         congestion.put("ce_received", dp.counter(DataPlaneCounter.CE_RECEIVED));
         congestion.put("congestion_detected", dp.counter(DataPlaneCounter.CONGESTION_DETECTED));
-        final net.fips.control.link.EcnCongestion ecn = node.conductor().ecn();
+        final EcnCongestion ecn = node.conductor().ecn();
         if (ecn == null) {
             congestion.putNull("kernel_drop_events");
         } else {
@@ -242,12 +256,12 @@ final class NodeControlApi implements ControlApi {
 
     @Override
     public JsonNode showListeningSockets() {
-        return net.fips.control.ctl.ListeningSockets.query(node.identity().address().toBytes());
+        return ListeningSockets.query(node.identity().address().toBytes());
     }
 
     @Override
-    public java.util.Optional<StatsView> stats() {
-        return java.util.Optional.of(statsView);
+    public Optional<StatsView> stats() {
+        return Optional.of(statsView);
     }
 
     @Override
@@ -269,8 +283,8 @@ final class NodeControlApi implements ControlApi {
      */
     static List<UnconnectedPeer> unconnected(final List<PeerConfig> configured,
                                              final net.fips.control.link.LinkSnapshot snap,
-                                             final java.util.function.IntFunction<String> transportType,
-                                             final java.util.function.UnaryOperator<String> displayName) {
+                                             final IntFunction<String> transportType,
+                                             final UnaryOperator<String> displayName) {
         final List<UnconnectedPeer> out = new ArrayList<>();
         for (final PeerConfig p : configured) {
             final String npub = p.identity().npub();
@@ -288,7 +302,7 @@ final class NodeControlApi implements ControlApi {
             final List<PeerConfig.Address> addresses = p.addressesByPriority();
             final String type = addresses.isEmpty() ? null : addresses.get(0).kind();
             final String addr = addresses.isEmpty() ? null : addresses.get(0).addr();
-            final net.fips.control.link.RetrySnapshot retry = snap.retries().stream()
+            final RetrySnapshot retry = snap.retries().stream()
                     .filter(r -> r.npub().equals(npub)).findFirst().orElse(null);
             out.add(retry == null
                     ? new UnconnectedPeer(npub, displayName.apply(npub), nodeAddr, UnconnectedPeer.DISCONNECTED, type,
@@ -302,7 +316,7 @@ final class NodeControlApi implements ControlApi {
     @Override
     public List<PeerSnapshot> showPeers() {
         final long wallNow = System.currentTimeMillis();
-        final String mode = node.config().config().node().mmp().mode().name().toLowerCase(java.util.Locale.ROOT);
+        final String mode = node.config().config().node().mmp().mode().name().toLowerCase(Locale.ROOT);
         final List<PeerSnapshot> out = new ArrayList<>();
         final MeshSnapshot mesh = node.meshSnapshot();
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
@@ -337,9 +351,9 @@ final class NodeControlApi implements ControlApi {
      */
     @Override
     public JsonNode showMmp() {
-        final String mode = node.config().config().node().mmp().mode().name().toLowerCase(java.util.Locale.ROOT);
+        final String mode = node.config().config().node().mmp().mode().name().toLowerCase(Locale.ROOT);
         final ObjectNode data = ControlJson.MAPPER.createObjectNode();
-        final com.fasterxml.jackson.databind.node.ArrayNode peers = data.putArray("peers");
+        final ArrayNode peers = data.putArray("peers");
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
             final ObjectNode o = peers.addObject();
             o.put("peer", p.nodeAddr());
@@ -355,7 +369,7 @@ final class NodeControlApi implements ControlApi {
             }
             l.put("delivery_ratio_forward", p.deliveryForward());
             l.put("delivery_ratio_reverse", p.deliveryReverse());
-            final net.fips.control.mmp.PeerReport.Figures report = p.peerReport();
+            final PeerReport.Figures report = p.peerReport();
             if (report != null) {
                 l.put("jitter_trend", report.jitterTrend());
             }
@@ -367,8 +381,8 @@ final class NodeControlApi implements ControlApi {
             }
             // Ours (no reference equivalent): our receiver's per-frame figures of the peer's frames, and the
             // peer-reported ones of ours.
-            net.fips.control.mmp.ReceiverFigures.putJson(o.putObject("receiver"), p.receiver());
-            net.fips.control.mmp.PeerReport.Figures.putJson(o.putObject("peer_report"), report);
+            ReceiverFigures.putJson(o.putObject("receiver"), p.receiver());
+            PeerReport.Figures.putJson(o.putObject("peer_report"), report);
         }
         data.set("sessions", node.loop().sessionsMmpSnapshot());
         return data;
@@ -412,7 +426,7 @@ final class NodeControlApi implements ControlApi {
 
     /** show_status {@code peers_by_transport}: established peers per transport type name. */
     private Map<String, Long> peersByTransportType(final net.fips.control.link.LinkSnapshot snap) {
-        final Map<String, Long> out = new java.util.TreeMap<>();
+        final Map<String, Long> out = new TreeMap<>();
         for (final Transport t : node.transports()) {
             out.putIfAbsent(t.typeName(), 0L);
         }
@@ -430,7 +444,7 @@ final class NodeControlApi implements ControlApi {
         final List<TransportSnapshot> out = new ArrayList<>();
         for (int i = 0; i < node.transports().size(); i++) {
             final Transport t = node.transports().get(i);
-            if (t instanceof net.fips.dataplane.tor.TorTransport tor) {
+            if (t instanceof TorTransport tor) {
                 out.add(new TransportSnapshot(i, t.typeName(), stateOf(t.state()), t.mtu(), t.instanceName(),
                         t.localAddr() == null ? null : t.localAddr().toString(), tor.mode(), tor.onionAddress(),
                         node.transportMonitoring(i), t.stats()));
@@ -518,7 +532,7 @@ final class NodeControlApi implements ControlApi {
     }
 
     private void submit(final Runnable request) throws ControlException {
-        if (node.state() != net.fips.control.ctl.NodeState.RUNNING) {
+        if (node.state() != NodeState.RUNNING) {
             throw new ControlException("node shutting down");
         }
         if (!node.loop().submit(request)) {

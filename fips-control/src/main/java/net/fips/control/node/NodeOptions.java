@@ -6,10 +6,14 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import net.fips.control.link.LinkConfig;
 import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.engine.ThreadingMode;
+import net.fips.dataplane.Ipv6Sink;
+import net.fips.dataplane.ble.L2capProbe;
 
 /**
  * What a {@link Node} takes besides its configuration: hooks and overrides for embedders and tests. The defaults
@@ -18,7 +22,7 @@ import net.fips.dataplane.engine.ThreadingMode;
 public final class NodeOptions {
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
     private boolean localDeliverySet;
-    private java.util.function.Supplier<net.fips.dataplane.Ipv6Sink> ipv6Sink;
+    private Supplier<Ipv6Sink> ipv6Sink;
     /** Null: from {@code node.dataplane.threading} (and its environment override). */
     private ThreadingMode threadingMode;
     private LongSupplier nanoClock = System::nanoTime;
@@ -104,12 +108,12 @@ public final class NodeOptions {
      * @param sink one IPv6 sink per data-plane worker for the packets sessions deliver when the node has no TUN
      *             device (tests); with a TUN device the device is the sink
      */
-    public NodeOptions ipv6Sink(final java.util.function.Supplier<net.fips.dataplane.Ipv6Sink> sink) {
+    public NodeOptions ipv6Sink(final Supplier<Ipv6Sink> sink) {
         this.ipv6Sink = Objects.requireNonNull(sink, "sink");
         return this;
     }
 
-    java.util.function.Supplier<net.fips.dataplane.Ipv6Sink> ipv6Sink() {
+    Supplier<Ipv6Sink> ipv6Sink() {
         return ipv6Sink;
     }
 
@@ -147,21 +151,21 @@ public final class NodeOptions {
         return linkConfigTuner;
     }
 
-    private java.util.function.Supplier<net.fips.dataplane.ble.L2capProbe> l2capProbe = net.fips.dataplane.ble.L2capProbe::run;
-    private java.util.function.Consumer<String> bleOutcomes = line -> { };
+    private Supplier<L2capProbe> l2capProbe = L2capProbe::run;
+    private Consumer<String> bleOutcomes = line -> { };
 
     /** @param probe the kernel L2CAP probe the BLE start-time check uses (tests replace it) */
-    public NodeOptions l2capProbe(final java.util.function.Supplier<net.fips.dataplane.ble.L2capProbe> probe) {
+    public NodeOptions l2capProbe(final Supplier<L2capProbe> probe) {
         this.l2capProbe = Objects.requireNonNull(probe, "probe");
         return this;
     }
 
-    java.util.function.Supplier<net.fips.dataplane.ble.L2capProbe> l2capProbe() {
+    Supplier<L2capProbe> l2capProbe() {
         return l2capProbe;
     }
 
     /** @param sink receives one line per {@code transports.ble} instance: its name and what became of it */
-    public NodeOptions bleOutcomes(final java.util.function.Consumer<String> sink) {
+    public NodeOptions bleOutcomes(final Consumer<String> sink) {
         this.bleOutcomes = Objects.requireNonNull(sink, "sink");
         return this;
     }

@@ -15,6 +15,8 @@ import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportTypes;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpTransportException;
+import net.fips.control.config.EthernetAddress;
+import net.fips.dataplane.ethernet.MacAddress;
 
 /** Maps {@code node.*} onto the link layer's settings and picks the transport for a peer address. */
 final class NodeSettings {
@@ -164,11 +166,11 @@ final class NodeSettings {
      * @throws IllegalArgumentException naming the text when it does not parse or no instance is on that interface
      */
     static Dial ethernetDial(final String text, final List<? extends Transport> transports) {
-        final net.fips.control.config.EthernetAddress e = net.fips.control.config.EthernetAddress.parse(text);
+        final EthernetAddress e = EthernetAddress.parse(text);
         for (int i = 0; i < transports.size(); i++) {
             final Transport t = transports.get(i);
             if (TransportTypes.ETHERNET.equals(t.typeName()) && e.interfaceName().equals(t.interfaceName())) {
-                return new Dial(i, TransportAddr.ofMac(net.fips.dataplane.ethernet.MacAddress.toBytes(e.mac())));
+                return new Dial(i, TransportAddr.ofMac(MacAddress.toBytes(e.mac())));
             }
         }
         throw new IllegalArgumentException("no ethernet transport of this node on interface " + e.interfaceName()

@@ -15,7 +15,6 @@ import javax.crypto.Cipher;
 import javax.crypto.Mac;
 import javax.crypto.spec.ChaCha20ParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
-
 import org.bouncycastle.math.ec.ECPoint;
 
 import net.fips.control.crypto.Secp256k1;

@@ -6,6 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.identity.IdentityCache;
 import net.fips.control.identity.IdentityFormatException;
@@ -23,6 +31,13 @@ import net.fips.dataplane.wire.FspCpCoords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.SessionMessageType;
+import net.fips.control.discovery.Discovery;
+import net.fips.control.discovery.DiscoveryListener;
+import net.fips.control.identity.FipsAddress;
+import net.fips.control.mmp.PeerReport;
+import net.fips.control.mmp.ReceiverFigures;
+import net.fips.dataplane.wire.MmpReceiverReport;
+import net.fips.dataplane.wire.MmpSenderReport;
 
 /**
  * The node's session layer: {@link Sessions} (the FSP handshake state machine) joined to the routing layers
@@ -41,8 +56,8 @@ import net.fips.dataplane.wire.SessionMessageType;
  */
 public final class SessionLayer implements SessionListener, SessionHost {
     private static final System.Logger LOG = System.getLogger(SessionLayer.class.getName());
-    private static final int SENDER_REPORT = net.fips.dataplane.wire.MmpSenderReport.SESSION_MSG_TYPE;
-    private static final int RECEIVER_REPORT = net.fips.dataplane.wire.MmpReceiverReport.SESSION_MSG_TYPE;
+    private static final int SENDER_REPORT = MmpSenderReport.SESSION_MSG_TYPE;
+    private static final int RECEIVER_REPORT = MmpReceiverReport.SESSION_MSG_TYPE;
 
     private final Sessions sessions;
     private final MeshControl mesh;
@@ -53,7 +68,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
     private final long selfFipsHi;
     private final long selfFipsLo;
     private final boolean ipv6Side;
-    private final java.util.Map<NodeAddr, SessionMmp> mmp = new java.util.HashMap<>();
+    private final Map<NodeAddr, SessionMmp> mmp = new HashMap<>();
     private String mmpMode = "full";
     private long now;
     private long icmpSent;
@@ -86,7 +101,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
         this.now = nowNanos;
         this.sessions = new Sessions(config, identity, epoch, this, mesh.identityCache(), this,
                 EphemeralSource.secureRandom(), random);
-        mesh.setDiscoveryListener(new net.fips.control.discovery.DiscoveryListener() {
+        mesh.setDiscoveryListener(new DiscoveryListener() {
             @Override
             public void onRouteFound(final NodeAddr target, final Coords coords, final int pathMtu, final long at) {
                 sessions.onRouteFound(target, at);
@@ -106,7 +121,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
      *             reports, {@code lightweight} Receiver reports only, {@code minimal} none
      */
     public void setMmpMode(final String mode) {
-        this.mmpMode = java.util.Objects.requireNonNull(mode, "mode");
+        this.mmpMode = Objects.requireNonNull(mode, "mode");
     }
 
     /** @return the session's MMP instance, or null (control thread) */
@@ -204,7 +219,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
         final byte[] dst = new byte[16];
         System.arraycopy(packet, Ipv6Packet.DST_OFFSET, dst, 0, 16);
         try {
-            return mesh.identityCache().lookup(net.fips.control.identity.FipsAddress.of(dst), now);
+            return mesh.identityCache().lookup(FipsAddress.of(dst), now);
         } catch (final IdentityFormatException e) {
             return null;
         }
@@ -308,8 +323,8 @@ public final class SessionLayer implements SessionListener, SessionHost {
     public void onEstablished(final SessionKeys keys, final long nowNanos) {
         dataPlane.addSession(new SessionSpec(keys.remote(), keys.sendKey(), keys.recvKey(), keys.keyEpoch(),
                 nowNanos, config.datagramTtl()));
-        java.util.Arrays.fill(keys.sendKey(), (byte) 0);
-        java.util.Arrays.fill(keys.recvKey(), (byte) 0);
+        Arrays.fill(keys.sendKey(), (byte) 0);
+        Arrays.fill(keys.recvKey(), (byte) 0);
         onWarmupReset(keys.remote(), config.warmupPackets(), nowNanos);
         mmp.put(keys.remote(), new SessionMmp());
         LOG.log(Level.INFO, "session up: {0} ({1})", keys.remote().shortHex(),
@@ -319,8 +334,8 @@ public final class SessionLayer implements SessionListener, SessionHost {
     @Override
     public void onRekeyPending(final SessionKeys keys, final long nowNanos) {
         dataPlane.installSessionPending(keys.remote(), keys.sendKey(), keys.recvKey());
-        java.util.Arrays.fill(keys.sendKey(), (byte) 0);
-        java.util.Arrays.fill(keys.recvKey(), (byte) 0);
+        Arrays.fill(keys.sendKey(), (byte) 0);
+        Arrays.fill(keys.recvKey(), (byte) 0);
     }
 
     @Override
@@ -350,9 +365,9 @@ public final class SessionLayer implements SessionListener, SessionHost {
 
     @Override
     public void onLookupNeeded(final NodeAddr dest, final long nowNanos) {
-        final net.fips.control.discovery.Discovery.LookupResult r = mesh.lookup(dest, nowNanos);
-        if (r == net.fips.control.discovery.Discovery.LookupResult.NOT_IN_FILTERS
-                || r == net.fips.control.discovery.Discovery.LookupResult.NO_TREE_PEER) {
+        final Discovery.LookupResult r = mesh.lookup(dest, nowNanos);
+        if (r == Discovery.LookupResult.NOT_IN_FILTERS
+                || r == Discovery.LookupResult.NO_TREE_PEER) {
             // No peer can reach it: the packets waiting for a route are answered now rather than after a timeout
             // (the one being offered is queued only after this returns: onOutbound answers it).
             lookupFailed = dest;
@@ -395,12 +410,12 @@ public final class SessionLayer implements SessionListener, SessionHost {
      * @param names     display name of a node
      * @param wallNowMs Unix milliseconds now
      */
-    public com.fasterxml.jackson.databind.node.ObjectNode renderSessions(final Function<NodeAddr, String> names,
+    public ObjectNode renderSessions(final Function<NodeAddr, String> names,
                                                                           final long nowNanos, final long wallNowMs) {
-        final com.fasterxml.jackson.databind.node.JsonNodeFactory f =
-                com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
-        final com.fasterxml.jackson.databind.node.ObjectNode data = f.objectNode();
-        final com.fasterxml.jackson.databind.node.ArrayNode list = data.putArray("sessions");
+        final JsonNodeFactory f =
+                JsonNodeFactory.instance;
+        final ObjectNode data = f.objectNode();
+        final ArrayNode list = data.putArray("sessions");
         final List<NodeAddr> remotes = new ArrayList<>(sessions.remotes());
         remotes.sort(null);
         for (final NodeAddr r : remotes) {
@@ -410,7 +425,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
                 continue;
             }
             final SessionStats st = stats.apply(r);
-            final com.fasterxml.jackson.databind.node.ObjectNode o = list.addObject();
+            final ObjectNode o = list.addObject();
             o.put("remote_addr", r.toString());
             o.put("display_name", names.apply(r));
             o.put("state", switch (snap.state()) {
@@ -426,7 +441,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
             } else {
                 o.putNull("npub");
             }
-            final com.fasterxml.jackson.databind.node.ObjectNode so = o.putObject("stats");
+            final ObjectNode so = o.putObject("stats");
             so.put("packets_sent", st == null ? 0 : st.packetsOut());
             so.put("packets_recv", st == null ? 0 : st.packetsIn());
             so.put("bytes_sent", st == null ? 0 : st.bytesOut());
@@ -440,7 +455,7 @@ public final class SessionLayer implements SessionListener, SessionHost {
                 o.put("is_draining", st != null ? st.draining() : d.draining());
                 final SessionMmp m = mmp.get(r);
                 if (m != null) {
-                    final com.fasterxml.jackson.databind.node.ObjectNode mo = o.putObject("mmp");
+                    final ObjectNode mo = o.putObject("mmp");
                     mo.put("mode", mmpMode);
                     mo.put("loss_rate", m.lossRate());
                     mo.put("etx", m.etx());
@@ -467,10 +482,10 @@ public final class SessionLayer implements SessionListener, SessionHost {
      * trend, bursts, reorder and CE counts of the remote's traffic, null before two messages) and
      * {@code peer_report{}} (the same figures of our traffic from the remote's last ReceiverReport, null before one).
      */
-    public com.fasterxml.jackson.databind.node.ArrayNode renderMmp(final Function<NodeAddr, String> names,
+    public ArrayNode renderMmp(final Function<NodeAddr, String> names,
                                                                     final String mode) {
-        final com.fasterxml.jackson.databind.node.ArrayNode list =
-                com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+        final ArrayNode list =
+                JsonNodeFactory.instance.arrayNode();
         final List<NodeAddr> remotes = new ArrayList<>(sessions.remotes());
         remotes.sort(null);
         for (final NodeAddr r : remotes) {
@@ -478,11 +493,11 @@ public final class SessionLayer implements SessionListener, SessionHost {
                 continue;
             }
             final SessionStats st = stats.apply(r);
-            final com.fasterxml.jackson.databind.node.ObjectNode o = list.addObject();
+            final ObjectNode o = list.addObject();
             o.put("remote", r.toString());
             o.put("display_name", names.apply(r));
             o.put("mode", mode);
-            final com.fasterxml.jackson.databind.node.ObjectNode l = o.putObject("session_layer");
+            final ObjectNode l = o.putObject("session_layer");
             final SessionMmp m = mmp.get(r);
             l.put("loss_rate", m == null ? null : m.lossRate());
             l.put("etx", m == null ? null : m.etx());
@@ -496,9 +511,9 @@ public final class SessionLayer implements SessionListener, SessionHost {
             }
             // Ours (no reference equivalent): our receiver's per-message figures of the remote's traffic, and what
             // the remote's last ReceiverReport said of ours.
-            net.fips.control.mmp.ReceiverFigures.putJson(o.putObject("receiver"),
-                    st == null ? null : net.fips.control.mmp.ReceiverFigures.of(st.receiver(), st.messagesIn()));
-            net.fips.control.mmp.PeerReport.Figures.putJson(o.putObject("peer_report"),
+            ReceiverFigures.putJson(o.putObject("receiver"),
+                    st == null ? null : ReceiverFigures.of(st.receiver(), st.messagesIn()));
+            PeerReport.Figures.putJson(o.putObject("peer_report"),
                     m == null ? null : m.peerReport());
         }
         return list;

@@ -4,6 +4,10 @@ import net.fips.dataplane.SessionStats;
 import net.fips.dataplane.wire.MmpReceiverReport;
 import net.fips.dataplane.wire.MmpSenderReport;
 import net.fips.dataplane.wire.WireResult;
+import net.fips.control.mmp.DeliveryRatios;
+import net.fips.control.mmp.PeerReport;
+import net.fips.control.mmp.ReceiverReports;
+import net.fips.control.mmp.SmoothedRtt;
 
 /**
  * The session-layer MMP instance of one established session (routing-session.md §6): builds the reports we send
@@ -25,14 +29,14 @@ public final class SessionMmp {
     private long reportedMessagesIn = -1;
     private long reportedMessagesInBase;
     private long reportedBytesIn;
-    private final net.fips.control.mmp.ReceiverReports receiverReports = new net.fips.control.mmp.ReceiverReports();
-    private final net.fips.control.mmp.PeerReport peerReport = new net.fips.control.mmp.PeerReport();
+    private final ReceiverReports receiverReports = new ReceiverReports();
+    private final PeerReport peerReport = new PeerReport();
     private long reportedPacketsOut = -1;
     private long srIntervalStartCounter;
     private long srIntervalStartTs;
     private long srIntervalStartBytes;
-    private final net.fips.control.mmp.DeliveryRatios delivery = new net.fips.control.mmp.DeliveryRatios();
-    private final net.fips.control.mmp.SmoothedRtt rtt = new net.fips.control.mmp.SmoothedRtt();
+    private final DeliveryRatios delivery = new DeliveryRatios();
+    private final SmoothedRtt rtt = new SmoothedRtt();
     private long reportsReceived;
     private long reportsIgnored;
 
@@ -151,7 +155,7 @@ public final class SessionMmp {
     }
 
     /** @return the jitter, OWD, burst, reorder and CE figures of the peer's last accepted report, or null */
-    public net.fips.control.mmp.PeerReport.Figures peerReport() {
+    public PeerReport.Figures peerReport() {
         return peerReport.snapshot();
     }
 

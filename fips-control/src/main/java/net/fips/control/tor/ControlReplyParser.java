@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Arrays;
 
 /**
  * Decodes control-port replies from bytes as they arrive (transports.md §6.6): lines end in LF (an optional CR
@@ -47,7 +48,7 @@ public final class ControlReplyParser {
                     if (lineLen == MAX_LINE) {
                         throw error("line longer than " + MAX_LINE + " bytes");
                     }
-                    line = java.util.Arrays.copyOf(line, Math.min(MAX_LINE, lineLen * 2));
+                    line = Arrays.copyOf(line, Math.min(MAX_LINE, lineLen * 2));
                 }
                 line[lineLen++] = b;
                 continue;

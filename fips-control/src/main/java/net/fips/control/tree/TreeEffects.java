@@ -27,7 +27,7 @@ public interface TreeEffects {
      *
      * @param exclude the peer (our parent) that triggered it
      */
-    default void markChangedFiltersOnly(NodeAddr exclude) {
+    default void markChangedFiltersOnly(final NodeAddr exclude) {
     }
 
     /**
@@ -35,7 +35,7 @@ public interface TreeEffects {
      *
      * @param node this node
      */
-    default void invalidateViaNode(NodeAddr node) {
+    default void invalidateViaNode(final NodeAddr node) {
     }
 
     /**
@@ -43,7 +43,7 @@ public interface TreeEffects {
      *
      * @param root our root now
      */
-    default void invalidateOtherRoots(NodeAddr root) {
+    default void invalidateOtherRoots(final NodeAddr root) {
     }
 
     /** Our coordinate changed: discovery back-off (if any) should reset. */
@@ -58,6 +58,6 @@ public interface TreeEffects {
      * @param oldRoot   previous root
      * @param newRoot   new root
      */
-    default void onPositionChanged(NodeAddr oldParent, NodeAddr newParent, NodeAddr oldRoot, NodeAddr newRoot) {
+    default void onPositionChanged(final NodeAddr oldParent, final NodeAddr newParent, final NodeAddr oldRoot, final NodeAddr newRoot) {
     }
 }

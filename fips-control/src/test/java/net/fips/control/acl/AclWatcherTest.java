@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -141,7 +142,7 @@ class AclWatcherTest {
     void configAliasesAreUsedAndHostsFileWins() throws Exception {
         Files.writeString(allow, "peer-x\n");
         final AclWatcher w = new AclWatcher(allow, deny, hosts,
-                HostAliases.of(java.util.Map.of("peer-x", PeerAclTest.A)));
+                HostAliases.of(Map.of("peer-x", PeerAclTest.A)));
         assertEquals(AclDecision.ALLOWLIST_MATCH, w.decide(PeerAclTest.peer(1)));
         Files.writeString(hosts, "peer-x " + PeerAclTest.B + "\n");
         w.pollForChanges();

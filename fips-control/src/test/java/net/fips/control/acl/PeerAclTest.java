@@ -1,6 +1,5 @@
 package net.fips.control.acl;
 
-import net.fips.control.ctl.AclSnapshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +10,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.util.ArrayList;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,9 +18,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import net.fips.control.ctl.AclSnapshot;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
+import net.fips.control.ctl.ControlJson;
 
 /** peers.allow / peers.deny semantics of operator.md §4.3. */
 class PeerAclTest {
@@ -187,8 +189,8 @@ class PeerAclTest {
 
     /** The JSON keys the control socket writes for a snapshot, in order. */
     private static List<String> fieldNames(final AclSnapshot snapshot) {
-        final List<String> names = new java.util.ArrayList<>();
-        net.fips.control.ctl.ControlJson.MAPPER.valueToTree(snapshot).fieldNames().forEachRemaining(names::add);
+        final List<String> names = new ArrayList<>();
+        ControlJson.MAPPER.valueToTree(snapshot).fieldNames().forEachRemaining(names::add);
         return names;
     }
 }

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.HashSet;
 
 import org.freedesktop.dbus.interfaces.Properties;
 import org.freedesktop.dbus.types.Variant;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.freedesktop.dbus.interfaces.ObjectManager;
 
 import net.fips.control.config.BleConfig;
 
@@ -115,8 +117,8 @@ class BleScanLoopTest {
     }
 
     private Set<String> managed() throws Exception {
-        final Set<String> paths = new java.util.HashSet<>();
-        mock.conn.getRemoteObject("org.bluez", "/", org.freedesktop.dbus.interfaces.ObjectManager.class)
+        final Set<String> paths = new HashSet<>();
+        mock.conn.getRemoteObject("org.bluez", "/", ObjectManager.class)
                 .GetManagedObjects().keySet().forEach(p -> paths.add(p.getPath()));
         return paths;
     }

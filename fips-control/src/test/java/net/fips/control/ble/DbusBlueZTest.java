@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.Locale;
 
 import org.freedesktop.dbus.DBusPath;
 import org.freedesktop.dbus.interfaces.Properties;
@@ -105,7 +106,7 @@ class DbusBlueZTest {
         await(() -> seen.stream().anyMatch(d -> d.path().equals(path)), "InterfacesAdded for " + path);
         assertFalse(seen.get(seen.size() - 1).isFips(), "no UUIDs yet");
         mock.mockAt(path).UpdateProperties("org.bluez.Device1", Map.of("UUIDs",
-                new Variant<>(List.of(BlueZ.FIPS_SERVICE_UUID.toUpperCase(java.util.Locale.ROOT)), "as"),
+                new Variant<>(List.of(BlueZ.FIPS_SERVICE_UUID.toUpperCase(Locale.ROOT)), "as"),
                 "AddressType", new Variant<>("random")));
         await(() -> seen.stream().anyMatch(BlueZ.Device::isFips), "PropertiesChanged with the FIPS UUID");
         final BlueZ.Device fips = seen.stream().filter(BlueZ.Device::isFips).findFirst().orElseThrow();

@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.LockSupport;
 
 import org.freedesktop.dbus.connections.impl.DBusConnection;
 import org.freedesktop.dbus.connections.impl.DBusConnectionBuilder;
@@ -129,7 +130,7 @@ final class MockBluez implements AutoCloseable {
             if (System.nanoTime() - end > 0) {
                 throw new AssertionError("timed out waiting for " + what);
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(2_000_000L);
+            LockSupport.parkNanos(2_000_000L);
         }
     }
 

@@ -8,11 +8,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.tree.TreeMesh;
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.NodeAddr;
-
-import org.junit.jupiter.api.Test;
+import net.fips.control.tree.TreeConfig;
 
 /** The reference's {@code node/tests/bloom.rs} and {@code disconnect.rs} bloom scenarios over {@link TreeMesh}. */
 class BloomMeshTest {
@@ -146,7 +147,7 @@ class BloomMeshTest {
     @Test
     void hundredNodeMeshEstimatesItsSize() {
         // Fake signatures: the 100-node convergence test already runs this topology size with BIP-340.
-        final TreeMesh m = new TreeMesh(100, 28, true, net.fips.control.tree.TreeConfig.defaults(),
+        final TreeMesh m = new TreeMesh(100, 28, true, TreeConfig.defaults(),
                 BloomConfig.defaults());
         m.connectAll(TreeMesh.randomEdges(100, 250, 28));
         m.ticks(20);

@@ -9,12 +9,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
 
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.FilterAnnounce;
 import net.fips.dataplane.wire.NodeAddr;
-
-import org.junit.jupiter.api.Test;
 
 /** {@link BloomRouting} on its own, with a scripted tree view (the reference's {@code bloom/tests.rs} state tests). */
 class BloomRoutingTest {
@@ -153,7 +154,7 @@ class BloomRoutingTest {
         assertEquals(FilterOutcome.UNKNOWN_PEER, bloom.onFilterAnnounce(B, FilterAnnounce.v1(9, filterOf(B)), 0));
         assertEquals(FilterOutcome.DECODE_ERROR, bloom.onFilterAnnounce(A, new byte[] {0x20, 1, 2}, 0));
         // Cut inside the filter body: undecodable, and the stored filter and sequence stay.
-        final byte[] truncated = java.util.Arrays.copyOf(FilterAnnounce.v1(6, filterOf(A, B)).encode(), 500);
+        final byte[] truncated = Arrays.copyOf(FilterAnnounce.v1(6, filterOf(A, B)).encode(), 500);
         assertEquals(FilterOutcome.DECODE_ERROR, bloom.onFilterAnnounce(A, truncated, 0));
         final byte[] sc0 = new FilterAnnounce(9, 0, BloomFilter.withParams(4096, 5)).encode();
         assertEquals(FilterOutcome.NON_V1, bloom.onFilterAnnounce(A, sc0, 0));
@@ -175,7 +176,7 @@ class BloomRoutingTest {
         final BloomFilter subCap = synthetic(400, 1); // fill ~0.22, fpr ~5e-4
         assertEquals(FilterOutcome.ACCEPTED, bloom.onFilterAnnounce(A, FilterAnnounce.v1(10, subCap), 0));
         final byte[] ones = new byte[1024];
-        java.util.Arrays.fill(ones, (byte) 0xFF);
+        Arrays.fill(ones, (byte) 0xFF);
         assertEquals(FilterOutcome.FILL_EXCEEDED,
                 bloom.onFilterAnnounce(A, FilterAnnounce.v1(11, BloomFilter.fromBytes(ones, 5)), 0));
         assertEquals(subCap, bloom.inboundFilter(A), "previous filter kept");

@@ -9,6 +9,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.OptionalInt;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -111,7 +116,7 @@ class ConfigLoaderTest {
         final LoadedConfig loaded = load(yaml);
         // Every key this node parses but does not act on warns once, in the order of the table's readers.
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        assertEquals(java.util.stream.Stream.of("node.limits.max_links", "node.discovery.nostr.enabled",
+        assertEquals(Stream.of("node.limits.max_links", "node.discovery.nostr.enabled",
                 "node.discovery.nostr.policy", "node.discovery.nostr.advert_relays", "node.discovery.lan.enabled",
                 "node.discovery.lan.scope",
                 "node.mmp.log_interval_secs", "node.mmp.owd_window_size", "node.ecn.enabled",
@@ -277,7 +282,7 @@ class ConfigLoaderTest {
 
     @Test
     void hexNpubIsRejectedForPeers() {
-        final String hex = java.util.HexFormat.of().formatHex(ConfigTestSupport.identity(9).publicKey());
+        final String hex = HexFormat.of().formatHex(ConfigTestSupport.identity(9).publicKey());
         final List<String> e = errors("peers: [ { npub: \"" + hex + "\", addresses: [{transport: udp, addr: "
                 + "\"1.1.1.1:1\"}] } ]");
         assertTrue(e.get(0).startsWith("peers[0].npub: expected a bech32 npub1... public key (hex is not accepted"),
@@ -309,7 +314,7 @@ class ConfigLoaderTest {
                     addresses: [ { transport: tcp, addr: "1.2.3.4:8443" }, { transport: udp, addr: nat } ]
                 """.formatted(ConfigTestSupport.TEST_US01));
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        final List<String> expected = new java.util.ArrayList<>(java.util.stream.Stream.of(
+        final List<String> expected = new ArrayList<>(Stream.of(
                 "node.discovery.nostr.enabled", "node.discovery.lan.enabled", "transports.udp.advertise_on_nostr",
                 "transports.udp.public", "peers[0].via_nostr",
                 "gateway.enabled", "gateway.pool", "gateway.lan_interface", "gateway.port_forwards")
@@ -318,11 +323,11 @@ class ConfigLoaderTest {
         expected.add("peers[0].addresses[1].addr: \"nat\" (reach by Nostr traversal) not supported yet");
         expected.add("peers[0].connect_policy: not implemented by the reference either; the peer is simply not"
                 + " dialled");
-        assertEquals(new java.util.TreeSet<>(expected), new java.util.TreeSet<>(c.warnings()));
+        assertEquals(new TreeSet<>(expected), new TreeSet<>(c.warnings()));
         assertEquals(expected.size(), c.warnings().size(), "one warning per key: " + c.warnings());
         assertEquals(1, c.config().udp().size());
         assertEquals(1, c.config().tcp().size());
-        assertEquals(java.util.Optional.of("0.0.0.0:8443"), c.config().tcp().getFirst().bindAddr());
+        assertEquals(Optional.of("0.0.0.0:8443"), c.config().tcp().getFirst().bindAddr());
     }
 
     @Test
@@ -334,15 +339,15 @@ class ConfigLoaderTest {
                          max_inbound_connections: 8 }
                 """);
         final TcpConfig t = one.config().tcp().getFirst();
-        assertEquals(java.util.Optional.empty(), t.name());
-        assertEquals(java.util.Optional.of("[::]:8443"), t.bindAddr());
+        assertEquals(Optional.empty(), t.name());
+        assertEquals(Optional.of("[::]:8443"), t.bindAddr());
         assertEquals(1300, t.mtu());
         assertEquals(2000, t.connectTimeoutMs());
         assertEquals(false, t.nodelay());
         assertEquals(0, t.keepaliveSecs());
         assertEquals(65536, t.recvBufSize());
         assertEquals(131072, t.sendBufSize());
-        assertEquals(java.util.OptionalInt.of(8), t.maxInboundConnections());
+        assertEquals(OptionalInt.of(8), t.maxInboundConnections());
         assertEquals(List.of(), one.warnings());
 
         final LoadedConfig named = load("""
@@ -352,8 +357,8 @@ class ConfigLoaderTest {
                     out: { mtu: 1400 }
                 """);
         assertEquals(2, named.config().tcp().size());
-        assertEquals(java.util.Optional.of("lan"), named.config().tcp().get(0).name());
-        assertEquals(java.util.Optional.empty(), named.config().tcp().get(1).bindAddr(), "outbound only");
+        assertEquals(Optional.of("lan"), named.config().tcp().get(0).name());
+        assertEquals(Optional.empty(), named.config().tcp().get(1).bindAddr(), "outbound only");
         assertEquals(TcpConfig.DEFAULT_CONNECT_TIMEOUT_MS, named.config().tcp().get(1).connectTimeoutMs());
 
         assertTrue(errors("transports: { tcp: { bind_addr: \"nowhere\" } }").stream()

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -164,7 +165,7 @@ class ReferenceKeysTest {
         assertEquals(List.of(), ok.warnings());
         final PeerConfig.Address a = ok.config().peers().get(0).addresses().get(0);
         assertEquals("udp", a.kind());
-        assertEquals(java.util.Optional.of("wan"), a.instance());
+        assertEquals(Optional.of("wan"), a.instance());
         assertEquals(List.of("peers[0].addresses[0].transport: \"udp/lan\" names no transports.udp instance "
                 + "(configured: wan)"), errors("transports: { udp: { wan: { bind_addr: \"0.0.0.0:2121\" } } }\n"
                 + peer.formatted("lan")));
@@ -201,7 +202,7 @@ class ReferenceKeysTest {
         }
         final ConfigException missing = assertThrows(ConfigException.class,
                 () -> new ConfigSources(ConfigTestSupport.host(root, Map.of())).load(
-                        java.util.Optional.of(root.resolve("nope.yaml"))));
+                        Optional.of(root.resolve("nope.yaml"))));
         assertEquals(List.of("cannot read file: no such file"), missing.problems());
         assertNotNull(missing.source());
     }

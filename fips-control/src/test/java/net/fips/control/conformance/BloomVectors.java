@@ -3,13 +3,14 @@ package net.fips.control.conformance;
 import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Arrays;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import net.fips.control.crypto.Secp256k1;
 import net.fips.dataplane.wire.BloomFilter;
@@ -58,7 +59,7 @@ public final class BloomVectors implements VectorFileCheck {
         final int[] idx = BloomFilter.bitIndices(a, BloomFilter.DEFAULT_BITS, BloomFilter.DEFAULT_HASH_COUNT);
         final List<Integer> wantIdx = new ArrayList<>();
         v.get("bit_indices_k0_to_k4").forEach(n -> wantIdx.add(n.asInt()));
-        e.equal("bit indices", wantIdx, java.util.Arrays.stream(idx).boxed().toList());
+        e.equal("bit indices", wantIdx, Arrays.stream(idx).boxed().toList());
 
         final BloomFilter f = BloomFilter.create();
         e.that("empty filter does not contain it", !f.contains(a));

@@ -4,15 +4,16 @@ import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.io.IOException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import net.fips.control.noise.HandshakeState.Pattern;
 import net.fips.dataplane.crypto.AeadCipher;
@@ -199,7 +200,7 @@ public final class FmpFrameVectors implements VectorFileCheck {
     /** One frame through the data plane's worker: opened as the receiver, then sealed as the sender. */
     private static void dataPath(final JsonNode f, final DataPlanePath responder, final DataPlanePath initiator,
                                  final NoiseVectorSupport.Driven hs, final int initiatorIdx, final int responderIdx,
-                                 final Tally.Expect e) throws java.io.IOException {
+                                 final Tally.Expect e) throws IOException {
         final String b = responder.backend() + ": ";
         final int receiverIdx = (int) u64(f, "receiver_idx");
         final long counter = u64(f, "counter");

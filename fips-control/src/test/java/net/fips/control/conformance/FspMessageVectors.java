@@ -6,9 +6,6 @@ import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -16,6 +13,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import net.fips.control.identity.NodeAddrs;
 import net.fips.control.noise.HandshakeState.Pattern;
@@ -88,7 +90,7 @@ public final class FspMessageVectors implements VectorFileCheck {
 
     /** Installs the hop's link in both data planes, with the IK session's keys and the file's receiver index. */
     private static Hop hop(final JsonNode root, final JsonNode first, final Sessions s, final DataPlanePath sender,
-                           final DataPlanePath receiver) throws java.io.IOException {
+                           final DataPlanePath receiver) throws IOException {
         final int receiverIdx = (int) u64(first.get("fmp_hop"), "receiver_idx");
         sender.link(HOP_AT_SENDER, INITIATOR_IDX, receiverIdx, s.fmp().initiator().sendKey(),
                 s.fmp().initiator().recvKey());
@@ -254,7 +256,7 @@ public final class FspMessageVectors implements VectorFileCheck {
                                final AeadCipher cipher, final Tally.Expect e, final SessionDatagram datagram,
                                final FspCpCoords wantCoords, final byte[] plaintext, final byte[] body) {
         e.equal("link msg_type", LinkMessageType.SESSION_DATAGRAM.code(),
-                Byte.toUnsignedInt(seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)));
+                Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, 0)));
         final SessionDatagramHeader sd = ok(new SessionDatagramHeader().wrap(seg, 0, seg.byteSize()),
                 "session datagram header");
         e.equal("ttl", datagram.ttl(), sd.ttl()).equal("path_mtu", datagram.pathMtu(), sd.pathMtu())

@@ -1,12 +1,12 @@
 package net.fips.control.conformance;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.nio.file.Path;
 import java.security.SignatureException;
 import java.util.Arrays;
 import java.util.HexFormat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;

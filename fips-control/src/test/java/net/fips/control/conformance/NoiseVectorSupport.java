@@ -1,10 +1,12 @@
 package net.fips.control.conformance;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.nio.file.Path;
 import java.util.HexFormat;
+import java.io.IOException;
+import java.util.Locale;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.noise.CipherState;
@@ -186,7 +188,7 @@ final class NoiseVectorSupport {
     private static void trace(final JsonNode v, final Tally.Expect e, final String stage, final Role side,
                               final String op, final HandshakeState hs) {
         final JsonNode traces = v.get("symmetric_state_trace");
-        final String sideName = side.name().toLowerCase(java.util.Locale.ROOT);
+        final String sideName = side.name().toLowerCase(Locale.ROOT);
         JsonNode t = null;
         String label = null;
         for (final String key : new String[] {"after_" + stage + "_" + sideName + "_" + op,
@@ -279,7 +281,7 @@ final class NoiseVectorSupport {
      * The vector a cross-file reference such as {@code "noise_ik.json vector 'ik-basic' (...)"} names, read from
      * beside {@code file}.
      */
-    static JsonNode referencedVector(final Path file, final String reference) throws java.io.IOException {
+    static JsonNode referencedVector(final Path file, final String reference) throws IOException {
         final var m = java.util.regex.Pattern.compile("^(\\S+\\.json) vector '([^']+)'").matcher(reference);
         if (!m.find()) {
             throw new IllegalArgumentException("unreadable handshake reference: " + reference);

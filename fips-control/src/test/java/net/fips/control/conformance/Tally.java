@@ -5,6 +5,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * Counts checked and failed vectors per kind, and keeps the reason for each failure. One file's checker may run
@@ -77,7 +79,7 @@ public final class Tally {
      * All fields of one vector should be combined with {@link Expect} so a vector counts once.
      */
     public static String diff(final String field, final byte[] expected, final byte[] actual) {
-        if (java.util.Arrays.equals(expected, actual)) {
+        if (Arrays.equals(expected, actual)) {
             return null;
         }
         return field + " expected " + (expected == null ? "null" : HEX.formatHex(expected)) + " got "
@@ -147,7 +149,7 @@ public final class Tally {
 
         /** Expects equal values. */
         public Expect equal(final String field, final Object expected, final Object actual) {
-            if (!java.util.Objects.equals(expected, actual)) {
+            if (!Objects.equals(expected, actual)) {
                 problems.add(prefix + field + " expected " + expected + " got " + actual);
             }
             return this;

@@ -5,14 +5,14 @@ import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;

@@ -1,7 +1,5 @@
 package net.fips.control.conformance;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -10,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Locale;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
@@ -83,6 +84,6 @@ final class WireJson {
 
     /** {@code ProtocolError} -> {@code PROTOCOL_ERROR}. */
     static String upperSnake(final String camel) {
-        return camel.replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
+        return camel.replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
     }
 }

@@ -1,19 +1,19 @@
 package net.fips.control.conformance;
 
-import net.fips.control.crypto.Schnorr;
 import static net.fips.control.conformance.WireJson.addr;
 import static net.fips.control.conformance.WireJson.coords;
 import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import net.fips.control.crypto.Schnorr;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.dataplane.wire.Disconnect;
 import net.fips.dataplane.wire.Heartbeat;

@@ -6,11 +6,11 @@ import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.nio.file.Path;
 import java.util.Arrays;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import net.fips.dataplane.wire.CoordsRequired;
 import net.fips.dataplane.wire.FspErrorSignal;

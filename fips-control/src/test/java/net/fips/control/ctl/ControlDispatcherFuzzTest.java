@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** Random and mutated requests never make the dispatcher throw; every answer is a well-formed envelope. */

@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.nio.file.Files;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,7 +18,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
@@ -64,7 +64,7 @@ class ControlGoldenTest {
         final JsonNode actual = ControlTestSupport.ask(server.path(), line);
         if (Boolean.getBoolean("fips.golden.update")) {
             // Regenerate after an intended schema change: -Dfips.golden.update=true, then review the diff.
-            java.nio.file.Files.writeString(Path.of("src/test/resources/net/fips/control/ctl/golden",
+            Files.writeString(Path.of("src/test/resources/net/fips/control/ctl/golden",
                     golden + ".json"), ControlJson.pretty(actual) + "\n");
         }
         assertEquals(ControlTestSupport.golden(golden), actual, () -> "actual: " + ControlJson.pretty(actual));

@@ -22,11 +22,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 /** Framing, error strings, limits, slow clients and socket-file lifecycle of {@link ControlSocketServer}. */
@@ -108,7 +110,7 @@ class ControlSocketServerTest {
             assertEquals("read error: request too large", message(ControlTestSupport.ask(s.path(), over)));
             // A huge line without a newline is cut off at the limit, not buffered.
             final byte[] huge = new byte[1 << 20];
-            java.util.Arrays.fill(huge, (byte) 'x');
+            Arrays.fill(huge, (byte) 'x');
             try (SocketChannel ch = ControlTestSupport.connect(s.path())) {
                 final ByteBuffer b = ByteBuffer.wrap(huge, 0, 8192);
                 while (b.hasRemaining()) {
@@ -162,7 +164,7 @@ class ControlSocketServerTest {
         s.close();
         assertFalse(Files.exists(p));
         s.close();
-        assertThrows(java.io.IOException.class, () -> ControlTestSupport.connect(p));
+        assertThrows(IOException.class, () -> ControlTestSupport.connect(p));
     }
 
     @Test
@@ -240,7 +242,7 @@ class ControlSocketServerTest {
         assertTrue(e.getMessage().contains("Is the FIPS daemon running?"), e.getMessage());
 
         // A path that exists but is no socket is said to be one, not a stale socket (issue 19).
-        final Path plain = java.nio.file.Files.writeString(dir.resolve("plain.txt"), "x");
+        final Path plain = Files.writeString(dir.resolve("plain.txt"), "x");
         final ControlClientException file = assertThrows(ControlClientException.class,
                 () -> new ControlClient(plain, Duration.ofSeconds(1)).send("show_status", null));
         assertEquals(ControlClientException.Kind.CONNECT, file.kind());
@@ -259,8 +261,8 @@ class ControlSocketServerTest {
             final CompletableFuture<SocketChannel> held = CompletableFuture.supplyAsync(() -> {
                 try {
                     return mute.accept();
-                } catch (final java.io.IOException ex) {
-                    throw new java.io.UncheckedIOException(ex);
+                } catch (final IOException ex) {
+                    throw new UncheckedIOException(ex);
                 }
             });
             final ControlClientException e = assertThrows(ControlClientException.class,

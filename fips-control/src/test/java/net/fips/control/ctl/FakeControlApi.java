@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Random;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -129,7 +130,7 @@ public class FakeControlApi implements ControlApi {
     /** A lone node's routing state, rendered by the production renderer on a fixed clock. */
     private MeshSnapshot lone() {
         final MeshControl m = new MeshControl(SELF, MeshSettings.defaults(), (peer, msg) -> false,
-                MeshControl.TablePublisher.NONE, new java.util.Random(7), () -> 1_784_470_000_000L,
+                MeshControl.TablePublisher.NONE, new Random(7), () -> 1_784_470_000_000L,
                 (k, d, sig) -> false, t -> 1280, 0);
         return m.snapshot(a -> a.shortHex(), 0, 1_784_470_000_000L);
     }

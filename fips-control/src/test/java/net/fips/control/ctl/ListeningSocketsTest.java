@@ -14,11 +14,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.identity.FipsAddress;
@@ -77,7 +77,7 @@ class ListeningSocketsTest {
 
     @Test
     void rendersTheReferenceShapeSortedByProtoPortPid() throws Exception {
-        final List<ListeningSockets.Socket> rows = new java.util.ArrayList<>(ListeningSockets.parseProcNet6(UDP6,
+        final List<ListeningSockets.Socket> rows = new ArrayList<>(ListeningSockets.parseProcNet6(UDP6,
                 ListeningSockets.Proto.UDP, FIPS0, ByteOrder.LITTLE_ENDIAN));
         rows.addAll(ListeningSockets.parseProcNet6(TCP6, ListeningSockets.Proto.TCP, FIPS0, ByteOrder.LITTLE_ENDIAN));
         final JsonNode data = ListeningSockets.render(FIPS0, rows,

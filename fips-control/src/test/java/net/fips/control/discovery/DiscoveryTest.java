@@ -8,16 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
-import net.fips.control.config.NodeConfig;
 import net.fips.control.crypto.Schnorr;
-import net.fips.control.discovery.Discovery.LookupResult;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.LookupRequest;

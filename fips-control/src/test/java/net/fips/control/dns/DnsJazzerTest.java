@@ -4,13 +4,12 @@ import static net.fips.control.dns.DnsTestSupport.DIG_QUERY;
 import static net.fips.control.dns.DnsTestSupport.NPUB_A;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import com.code_intelligence.jazzer.junit.FuzzTest;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 

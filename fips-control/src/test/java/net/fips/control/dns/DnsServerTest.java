@@ -3,7 +3,6 @@ package net.fips.control.dns;
 import static net.fips.control.dns.DnsTestSupport.DIG_QUERY;
 import static net.fips.control.dns.DnsTestSupport.NPUB_A;
 import static net.fips.control.dns.DnsTestSupport.NPUB_B;
-import static net.fips.control.dns.DnsTestSupport.decode;
 import static net.fips.control.dns.DnsTestSupport.peer;
 import static net.fips.control.dns.DnsTestSupport.u16;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -25,6 +24,10 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.net.Inet6Address;
+import java.net.NetworkInterface;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -33,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.control.acl.HostAliases;
 import net.fips.control.identity.PeerIdentity;
+import net.fips.control.config.DnsConfig;
 
 class DnsServerTest {
     private static final int TIMEOUT_MS = 5_000;
@@ -174,22 +178,22 @@ class DnsServerTest {
 
     @Test
     void bindAddressFromConfigAsTheReferenceParsesIt() throws Exception {
-        assertEquals(java.util.Optional.of(DnsServer.DEFAULT_BIND),
-                DnsServer.bindAddress(net.fips.control.config.DnsConfig.DEFAULTS));
-        assertEquals(java.util.Optional.of(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 53)),
-                DnsServer.bindAddress(new net.fips.control.config.DnsConfig(true, "127.0.0.1", 53, 300)));
-        assertEquals(java.util.Optional.of(new InetSocketAddress(InetAddress.ofLiteral("::"), 5354)),
-                DnsServer.bindAddress(new net.fips.control.config.DnsConfig(true, "::", 5354, 300)));
+        assertEquals(Optional.of(DnsServer.DEFAULT_BIND),
+                DnsServer.bindAddress(DnsConfig.DEFAULTS));
+        assertEquals(Optional.of(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 53)),
+                DnsServer.bindAddress(new DnsConfig(true, "127.0.0.1", 53, 300)));
+        assertEquals(Optional.of(new InetSocketAddress(InetAddress.ofLiteral("::"), 5354)),
+                DnsServer.bindAddress(new DnsConfig(true, "::", 5354, 300)));
         for (final String bad : List.of("localhost", "[::1]", "fe80::1%lo", "127.1", "127.0.0.01", "1.2.3.256", "",
                 "::g")) {
-            assertEquals(java.util.Optional.empty(),
-                    DnsServer.bindAddress(new net.fips.control.config.DnsConfig(true, bad, 5354, 300)), bad);
+            assertEquals(Optional.empty(),
+                    DnsServer.bindAddress(new DnsConfig(true, bad, 5354, 300)), bad);
         }
     }
 
     @Test
     void meshInterfaceByNameLooksUpTheIndex() throws Exception {
-        final java.net.NetworkInterface lo = java.net.NetworkInterface.getByName("lo");
+        final NetworkInterface lo = NetworkInterface.getByName("lo");
         Assumptions.assumeTrue(lo != null, "no interface named lo");
         final InetSocketAddress src = new InetSocketAddress(InetAddress.ofLiteral("::1"), 1);
         assertTrue(ArrivalFilter.meshInterfaceNamed("lo").drop(src, lo.getIndex()));
@@ -200,10 +204,10 @@ class DnsServerTest {
     @Test
     void queriesArrivingOnTheMeshInterfaceAreDroppedByIfindex() throws Exception {
         // As the reference's own test: treat loopback as "fips0" so that queries from ::1 arrive on it.
-        final java.net.NetworkInterface lo = java.net.NetworkInterface.getByName("lo");
-        Assumptions.assumeTrue(lo != null && loopback() instanceof java.net.Inet6Address,
+        final NetworkInterface lo = NetworkInterface.getByName("lo");
+        Assumptions.assumeTrue(lo != null && loopback() instanceof Inet6Address,
                 "needs an IPv6 loopback interface named lo");
-        final List<Integer> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<Integer> seen = new CopyOnWriteArrayList<>();
         final ArrivalFilter mesh = ArrivalFilter.meshInterface(OptionalInt.of(lo.getIndex()));
         final int[] passPort = {-1};
         start(null, (src, ifindex) -> {

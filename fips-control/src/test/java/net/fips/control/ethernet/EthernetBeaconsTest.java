@@ -9,13 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
 
 import net.fips.control.config.EthernetAddress;
 import net.fips.control.config.EthernetConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.ethernet.DiscoveredBeacon;
-
-import org.junit.jupiter.api.Test;
 
 /** Beacon cadence, the discovery flags and key checks (transports.md §1.6, §4.4) on a manual clock. */
 class EthernetBeaconsTest {
@@ -125,14 +126,14 @@ class EthernetBeaconsTest {
         m.queued.add(new DiscoveredBeacon(0x0200_0000_0002L, self.publicKey(), 0));
         m.queued.add(new DiscoveredBeacon(0x0200_0000_0003L, notOnCurve, 0));
         final byte[] aboveP = new byte[32];
-        java.util.Arrays.fill(aboveP, (byte) 0xff);
+        Arrays.fill(aboveP, (byte) 0xff);
         m.queued.add(new DiscoveredBeacon(0x0200_0000_0004L, aboveP, 0));
         final List<DiscoveredPeer> peers = b.tick(0);
         assertEquals(1, peers.size(), peers.toString());
         assertEquals(new EthernetAddress("fe0", 0x0200_0000_0001L), peers.get(0).address());
         assertEquals("fe0/02:00:00:00:00:01", peers.get(0).address().toString());
         assertEquals(other.publicKey().length, peers.get(0).identity().publicKey().length);
-        assertTrue(java.util.Arrays.equals(other.publicKey(), peers.get(0).identity().publicKey()));
+        assertTrue(Arrays.equals(other.publicKey(), peers.get(0).identity().publicKey()));
         assertEquals(1, b.selfHeard());
         assertEquals(2, b.invalidKeys());
         assertEquals(1, b.discovered());

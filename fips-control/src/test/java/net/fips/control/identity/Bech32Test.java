@@ -13,6 +13,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.identity.IdentityFormatException.Problem;
+import net.fips.control.crypto.Secp256k1;
 
 /** Bech32 and NIP-19 decoding: BIP-173/350 test strings and the reference decoder's exact leniency. */
 class Bech32Test {
@@ -135,7 +136,7 @@ class Bech32Test {
         assertEquals(Problem.INVALID_KEY, npubProblem(Bech32.encode("npub", new byte[32])), "x = 0 not on curve");
         assertEquals("npub1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqzqujme",
                 Bech32.encode("npub", new byte[32]));
-        final byte[] p = net.fips.control.crypto.Secp256k1.to32(net.fips.control.crypto.Secp256k1.P);
+        final byte[] p = Secp256k1.to32(Secp256k1.P);
         assertEquals(Problem.INVALID_KEY, npubProblem(Bech32.encode("npub", p)), "x = p");
         assertEquals(Problem.MALFORMED, npubProblem(" " + NODE_A_NPUB), "no trimming");
         assertEquals(Problem.MALFORMED, npubProblem(NODE_A_NPUB + "\n"), "no trimming");

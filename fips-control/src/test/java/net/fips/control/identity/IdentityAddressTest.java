@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class IdentityAddressTest {
         }
         assertEquals("132f39a9...", a.shortHex());
         // Hashing the compressed form instead would give something else.
-        assertNotEquals(a, NodeAddr.of(java.util.Arrays.copyOf(Secp256k1.sha256(
+        assertNotEquals(a, NodeAddr.of(Arrays.copyOf(Secp256k1.sha256(
                 HEX.parseHex("02" + HEX.formatHex(xOnly))), 16)));
     }
 

@@ -9,6 +9,7 @@ import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Random;
+import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
@@ -138,7 +139,7 @@ class IdentityDecodingFuzzTest {
                     final byte[] raw = new byte[rnd.nextInt(70)];
                     rnd.nextBytes(raw);
                     input = rnd.nextBoolean() ? HEX.formatHex(raw)
-                            : new String(raw, java.nio.charset.StandardCharsets.ISO_8859_1);
+                            : new String(raw, StandardCharsets.ISO_8859_1);
                 }
             }
             feed(input);

@@ -1,7 +1,5 @@
 package net.fips.control.identity;
 
-import com.code_intelligence.jazzer.junit.FuzzTest;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +7,7 @@ import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 

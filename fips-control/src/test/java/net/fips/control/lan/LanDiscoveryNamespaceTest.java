@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import javax.jmdns.JmDNS;
-
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 

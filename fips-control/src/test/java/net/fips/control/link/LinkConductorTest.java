@@ -12,14 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.link.LinkConductor.ConnectResult;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.dataplane.wire.Disconnect;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.MmpReceiverReport;
-
-import org.junit.jupiter.api.Test;
 
 /** Link establishment, cross-connections, heartbeats, liveness, restart, disconnect, tampering and the ACL. */
 class LinkConductorTest {
@@ -137,10 +137,10 @@ class LinkConductorTest {
         final Node larger = n[1];
         final Node a = smaller;
         final Node b = larger;
-        final java.util.List<TransportAddr> winning = java.util.List.of(smaller.side.address, larger.side.address);
-        final java.util.List<TransportAddr> losing = java.util.List.of(larger.side.address, smaller.side.address);
-        assertEquals(java.util.List.of(losing), smaller.side.closed, "the smaller node closed the larger's dial");
-        assertEquals(java.util.List.of(losing), larger.side.closed, "and so did the larger");
+        final List<TransportAddr> winning = List.of(smaller.side.address, larger.side.address);
+        final List<TransportAddr> losing = List.of(larger.side.address, smaller.side.address);
+        assertEquals(List.of(losing), smaller.side.closed, "the smaller node closed the larger's dial");
+        assertEquals(List.of(losing), larger.side.closed, "and so did the larger");
         assertEquals(1, smaller.count(LinkCounter.CROSS_CONNECTION_CLOSES));
         assertEquals(1, larger.count(LinkCounter.CROSS_CONNECTION_CLOSES));
         // Both links are on the smaller node's dial, its address as each side knows it.

@@ -9,14 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.control.noise.EphemeralSource;
 import net.fips.control.noise.HandshakeState;
 import net.fips.control.noise.NoiseException;
 import net.fips.dataplane.wire.FmpMsg1;
-
-import org.junit.jupiter.api.Test;
 
 /** A msg1 flood from random identities keeps every table bounded and leaves an established link working. */
 class LinkFloodTest {

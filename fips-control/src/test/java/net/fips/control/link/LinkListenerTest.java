@@ -10,19 +10,18 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.CoordEntry;
 import net.fips.dataplane.wire.Coords;
-import net.fips.dataplane.wire.Disconnect;
 import net.fips.dataplane.wire.FilterAnnounce;
 import net.fips.dataplane.wire.LookupRequest;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
 import net.fips.dataplane.wire.LinkMessageType;
-
-import org.junit.jupiter.api.Test;
 
 /** The {@link LinkListener} seam: what the layer above hears, and what happens to its messages without one. */
 class LinkListenerTest {

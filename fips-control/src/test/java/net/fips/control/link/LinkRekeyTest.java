@@ -9,10 +9,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.dataplane.wire.FmpPrefix;
-
-import org.junit.jupiter.api.Test;
 
 /** Rekey by time and by count under continuous traffic, and the reference's behaviour when a rekey msg2 is lost. */
 class LinkRekeyTest {

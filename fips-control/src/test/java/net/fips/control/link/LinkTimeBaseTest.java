@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.function.BooleanSupplier;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.dataplane.DataPlaneEvent;
-
-import org.junit.jupiter.api.Test;
 
 /**
  * One time base per link: the frame timestamps the data plane writes and the session time the conductor computes

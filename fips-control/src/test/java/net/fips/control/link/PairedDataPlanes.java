@@ -7,6 +7,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.lang.foreign.ValueLayout;
+import java.util.HashSet;
+import java.util.Set;
 
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneCommands;
@@ -20,6 +23,10 @@ import net.fips.dataplane.wire.FmpEstablishedHeader;
 import net.fips.dataplane.wire.FmpInnerHeader;
 import net.fips.dataplane.wire.FmpPrefix;
 import net.fips.dataplane.wire.WireResult;
+import net.fips.dataplane.SessionSpec;
+import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.wire.FmpMsg2;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * Two in-memory data planes wired back to back, one per {@link LinkConductor}, driven by a manual clock. Handshake
@@ -80,7 +87,7 @@ final class PairedDataPlanes {
     private final Map<TransportAddr, List<TransportAddr>> byEphemeral = new HashMap<>();
     private final Map<List<TransportAddr>, TransportAddr> ephemeralOf = new HashMap<>();
     /** Connections (dialer, listener) closed by either end. */
-    final java.util.Set<List<TransportAddr>> closedConnections = new java.util.HashSet<>();
+    final Set<List<TransportAddr>> closedConnections = new HashSet<>();
     /** Packets sent on a closed connection. */
     long sentOnClosed;
 
@@ -172,42 +179,42 @@ final class PairedDataPlanes {
 
         // The link-layer tests drive no sessions: these commands are not part of this fake.
         @Override
-        public void addSession(final net.fips.dataplane.SessionSpec spec) {
+        public void addSession(final SessionSpec spec) {
             throw new UnsupportedOperationException("sessions");
         }
 
         @Override
-        public void installSessionPending(final net.fips.dataplane.wire.NodeAddr r, final byte[] s, final byte[] v) {
+        public void installSessionPending(final NodeAddr r, final byte[] s, final byte[] v) {
             throw new UnsupportedOperationException("sessions");
         }
 
         @Override
-        public void cutoverSession(final net.fips.dataplane.wire.NodeAddr r, final long start) {
+        public void cutoverSession(final NodeAddr r, final long start) {
             throw new UnsupportedOperationException("sessions");
         }
 
         @Override
-        public void dropSessionPrevious(final net.fips.dataplane.wire.NodeAddr r) {
+        public void dropSessionPrevious(final NodeAddr r) {
             throw new UnsupportedOperationException("sessions");
         }
 
         @Override
-        public void removeSession(final net.fips.dataplane.wire.NodeAddr r) {
+        public void removeSession(final NodeAddr r) {
             throw new UnsupportedOperationException("sessions");
         }
 
         @Override
-        public void setSessionWarmup(final net.fips.dataplane.wire.NodeAddr r, final byte[] cp, final int n) {
+        public void setSessionWarmup(final NodeAddr r, final byte[] cp, final int n) {
             throw new UnsupportedOperationException("sessions");
         }
 
         @Override
-        public void lowerSessionPathMtu(final net.fips.dataplane.wire.NodeAddr r, final int mtu) {
+        public void lowerSessionPathMtu(final NodeAddr r, final int mtu) {
             throw new UnsupportedOperationException("sessions");
         }
 
         @Override
-        public void sendSessionMessage(final net.fips.dataplane.wire.NodeAddr r, final int t, final byte[] b,
+        public void sendSessionMessage(final NodeAddr r, final int t, final byte[] b,
                                        final boolean cp) {
             throw new UnsupportedOperationException("sessions");
         }
@@ -261,7 +268,7 @@ final class PairedDataPlanes {
         void sendData(final long linkId, final long seq) {
             final byte[] m = new byte[9];
             m[0] = 0x00;
-            MemorySegment.ofArray(m).set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 1, seq);
+            MemorySegment.ofArray(m).set(ValueLayout.JAVA_LONG_UNALIGNED, 1, seq);
             sendLinkMessage(linkId, m);
         }
 
@@ -313,7 +320,7 @@ final class PairedDataPlanes {
         }
 
         /** The congestion flags the control plane set, by link id (this fake forwards nothing). */
-        final Map<Long, Boolean> congested = new java.util.HashMap<>();
+        final Map<Long, Boolean> congested = new HashMap<>();
 
         @Override
         public void setLinkCongested(final long linkId, final boolean value) {
@@ -384,8 +391,8 @@ final class PairedDataPlanes {
         @Override
         public void sendHandshake(final int transportId, final TransportAddr to, final byte[] packet) {
             if (packet.length > 0 && (packet[0] & 0x0F) == FmpPrefix.PHASE_MSG2
-                    && net.fips.dataplane.wire.FmpMsg2.decode(packet, 0, packet.length)
-                            instanceof WireResult.Ok<net.fips.dataplane.wire.FmpMsg2>(final var m2)
+                    && FmpMsg2.decode(packet, 0, packet.length)
+                            instanceof WireResult.Ok<FmpMsg2>(final var m2)
                     && !byIndex.containsKey(m2.senderIdx())) {
                 msg2BeforeIndex++;
             }
@@ -393,7 +400,7 @@ final class PairedDataPlanes {
         }
 
         @Override
-        public void setForwardingTable(final net.fips.dataplane.route.ForwardingTable table) {
+        public void setForwardingTable(final ForwardingTable table) {
             // no transit routing in this double
         }
 

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.HexFormat;
 
-import net.fips.dataplane.transport.TransportAddr;
-
 import org.junit.jupiter.api.Test;
+
+import net.fips.dataplane.transport.TransportAddr;
 
 /** How show_peers/show_links print transport addresses. */
 class SnapshotsFormatTest {

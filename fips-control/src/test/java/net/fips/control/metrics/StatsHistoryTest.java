@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +65,7 @@ class StatsHistoryTest {
         for (final NodeMetric m : NodeMetric.values()) {
             final Series s = h.series(m, 3, Granularity.FAST);
             assertEquals(3, s.gaps(), m.wireName());
-            assertEquals(java.util.Arrays.asList(null, null, null), s.valuesOrNull());
+            assertEquals(Arrays.asList(null, null, null), s.valuesOrNull());
         }
     }
 

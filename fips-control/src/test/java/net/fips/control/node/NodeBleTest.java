@@ -10,10 +10,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.nio.file.Files;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Assumptions;
 
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.ble.L2capProbe;
@@ -53,7 +55,7 @@ class NodeBleTest {
     @Test
     void withKernelSupportButNoBluezTheAdapterIsMissing() throws Exception {
         // no system bus here (or no bluetoothd): the instance is skipped with "no adapter", the node runs
-        org.junit.jupiter.api.Assumptions.assumeTrue(!java.nio.file.Files.exists(Path.of("/run/dbus/system_bus_socket"))
+        Assumptions.assumeTrue(!Files.exists(Path.of("/run/dbus/system_bus_socket"))
                 && System.getenv("DBUS_SYSTEM_BUS_ADDRESS") == null, "a system bus exists on this host");
         final List<String> out = startWithBle(new NodeOptions().l2capProbe(() -> L2capProbe.AVAILABLE));
         assertEquals(1, out.size());

@@ -17,6 +17,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -121,7 +124,7 @@ class NodeFeaturesTest {
         final Node second = start(yaml, opts);
         assertEquals(KeyFiles.Source.KEY_FILE, second.identitySource());
         assertEquals(npub, second.identity().npub());
-        assertFalse(java.util.Arrays.equals(epoch, second.startupEpoch()), "a fresh epoch every start");
+        assertFalse(Arrays.equals(epoch, second.startupEpoch()), "a fresh epoch every start");
         assertTrue(second.transportAddresses().get(0).getPort() > 0, "port 0 resolved");
     }
 
@@ -138,9 +141,9 @@ class NodeFeaturesTest {
         assertFalse(busy.isConfigProblem());
         assertTrue(busy.getMessage().contains("a.sock"), busy.getMessage());
         assertTrue(Files.exists(dir.resolve("a.sock")), "the running node's socket is untouched");
-        try (java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open()) {
+        try (DatagramChannel probe = DatagramChannel.open()) {
             // Binds only if the failed node's transport (SO_REUSEPORT) was closed again.
-            probe.bind(new java.net.InetSocketAddress("127.0.0.1", secondPort));
+            probe.bind(new InetSocketAddress("127.0.0.1", secondPort));
         }
 
         final Path corrupt = Files.createDirectories(dir.resolve("corrupt"));

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -203,7 +204,7 @@ class NodeLoopbackTest {
         final long t0 = System.nanoTime();
         final Node b2 = start(yaml(idB, portB, dir.resolve("b2.sock"), NO_REKEY,
                 new Peer(idA, "a", a.transportAddresses().get(0).getPort(), true)), new NodeOptions());
-        assertFalse(java.util.Arrays.equals(oldEpoch, b2.startupEpoch()));
+        assertFalse(Arrays.equals(oldEpoch, b2.startupEpoch()));
         await(2000, () -> a.linkSnapshot().counter(LinkCounter.RESTARTS_DETECTED) == 1
                 && peerOf(a, b2) != null && peerOf(a, b2).linkId() != oldLink && peerOf(b2, a) != null,
                 () -> "restart detected: " + NodeTestSupport.describe(a));

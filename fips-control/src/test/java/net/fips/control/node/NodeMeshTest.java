@@ -20,12 +20,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.ctl.ControlClient;
@@ -199,7 +199,7 @@ class NodeMeshTest {
     }
 
     private static Set<String> fields(final JsonNode o) {
-        final Set<String> s = new java.util.TreeSet<>();
+        final Set<String> s = new TreeSet<>();
         o.fieldNames().forEachRemaining(s::add);
         return s;
     }

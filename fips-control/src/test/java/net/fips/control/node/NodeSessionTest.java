@@ -12,15 +12,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Collector;
@@ -28,6 +29,8 @@ import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.control.ctl.ControlClient;
+import net.fips.control.ctl.ControlClientException;
 
 /**
  * End-to-end sessions between real nodes over loopback UDP, A - B - C with A and C not neighbours, no TUN device:
@@ -111,7 +114,7 @@ class NodeSessionTest {
                 a.dataPlane().sendIpv6(first);
                 nextSend = System.nanoTime() + 500_000_000L;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+            LockSupport.parkNanos(1_000_000L);
         }
         await(1, () -> !atC.packets.isEmpty(), () -> "C got the first packet; A " + describe(a) + " B "
                 + describe(b) + " C " + describe(c) + " routing A " + ask(a, "show_routing") + " C "
@@ -139,7 +142,7 @@ class NodeSessionTest {
                 && "established".equals(ask(a, "show_sessions").path("sessions").path(0).path("state").asText())
                 && ask(a, "show_sessions").path("sessions").path(0).path("stats").path("packets_sent").asLong() >= 1,
                 () -> "sessions: " + ask(a, "show_sessions"));
-        final com.fasterxml.jackson.databind.JsonNode sa = ask(a, "show_sessions").get("sessions").get(0);
+        final JsonNode sa = ask(a, "show_sessions").get("sessions").get(0);
         assertEquals(idC.nodeAddr().toString(), sa.get("remote_addr").asText());
         assertEquals("established", sa.get("state").asText());
         assertTrue(sa.get("is_initiator").asBoolean());
@@ -151,13 +154,13 @@ class NodeSessionTest {
         assertTrue(sa.get("stats").get("packets_sent").asLong() >= 1, sa::toString);
         assertEquals(false, ask(c, "show_sessions").get("sessions").get(0).get("is_initiator").asBoolean());
         assertEquals(1, ask(a, "show_status").get("session_count").asInt());
-        final com.fasterxml.jackson.databind.JsonNode mmp = ask(a, "show_mmp");
+        final JsonNode mmp = ask(a, "show_mmp");
         assertEquals(1, mmp.get("peers").size());
         assertEquals(1, mmp.get("sessions").size());
         // Session MMP: ReceiverReports each way give an SRTT (timestamp echo) and, over two reports, the loss of a
         // lossless loopback path.
         await(10_000, () -> {
-            final com.fasterxml.jackson.databind.JsonNode s0 = ask(a, "show_sessions").get("sessions").get(0);
+            final JsonNode s0 = ask(a, "show_sessions").get("sessions").get(0);
             return s0.path("mmp").has("srtt_ms");
         }, () -> "an SRTT from the session's reports: " + ask(a, "show_sessions"));
         assertTrue(mmp.get("sessions").get(0).get("session_layer").has("path_mtu"));
@@ -232,11 +235,11 @@ class NodeSessionTest {
         }
     }
 
-    static com.fasterxml.jackson.databind.JsonNode ask(final Node n, final String command) {
+    static JsonNode ask(final Node n, final String command) {
         try {
-            return new net.fips.control.ctl.ControlClient(n.controlSocketPath().orElseThrow(),
-                    net.fips.control.ctl.ControlClient.DEFAULT_TIMEOUT).send(command, null).get("data");
-        } catch (final net.fips.control.ctl.ControlClientException e) {
+            return new ControlClient(n.controlSocketPath().orElseThrow(),
+                    ControlClient.DEFAULT_TIMEOUT).send(command, null).get("data");
+        } catch (final ControlClientException e) {
             throw new AssertionError(command + ": " + e.getMessage(), e);
         }
     }

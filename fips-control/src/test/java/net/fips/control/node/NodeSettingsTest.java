@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.config.ConfigException;
 import net.fips.control.config.NodeConfig;
 import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.engine.ThreadingMode;
 
 /** Settings the node derives from its config. */
 class NodeSettingsTest {
@@ -70,19 +72,19 @@ class NodeSettingsTest {
 
     @Test
     void autoThreadingIsCompactWithOneWorkerAndTheEnvironmentWins() {
-        final java.util.Optional<NodeConfig.Threading> none = java.util.Optional.empty();
+        final Optional<NodeConfig.Threading> none = Optional.empty();
         // one worker (fewer than four processors): compact, as the quiet-machine runs favour (docs/benchmarks.md)
-        assertEquals(net.fips.dataplane.engine.ThreadingMode.COMPACT,
+        assertEquals(ThreadingMode.COMPACT,
                 NodeSettings.threading(NodeConfig.Threading.AUTO, none, 1).mode());
-        assertEquals(net.fips.dataplane.engine.ThreadingMode.DEDICATED,
+        assertEquals(ThreadingMode.DEDICATED,
                 NodeSettings.threading(NodeConfig.Threading.AUTO, none, 2).mode());
-        assertEquals(net.fips.dataplane.engine.ThreadingMode.DEDICATED,
+        assertEquals(ThreadingMode.DEDICATED,
                 NodeSettings.threading(NodeConfig.Threading.DEDICATED, none, 1).mode());
-        assertEquals(net.fips.dataplane.engine.ThreadingMode.COMPACT,
+        assertEquals(ThreadingMode.COMPACT,
                 NodeSettings.threading(NodeConfig.Threading.COMPACT, none, 8).mode());
         final NodeSettings.Threading env = NodeSettings.threading(NodeConfig.Threading.DEDICATED,
-                java.util.Optional.of(NodeConfig.Threading.COMPACT), 1);
-        assertEquals(net.fips.dataplane.engine.ThreadingMode.COMPACT, env.mode());
+                Optional.of(NodeConfig.Threading.COMPACT), 1);
+        assertEquals(ThreadingMode.COMPACT, env.mode());
         assertEquals("FIPS_DATAPLANE_THREADING: compact", env.reason());
         assertEquals("node.dataplane.threading: auto, 1 worker(s)",
                 NodeSettings.threading(NodeConfig.Threading.AUTO, none, 1).reason());

@@ -19,9 +19,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -117,7 +117,7 @@ class NodeTcpTest {
         final TransportSnapshot tb = b.controlApi().showTransports().getFirst();
         assertEquals("tcp", ta.type());
         assertEquals(1400, ta.mtu());
-        assertEquals("up", ta.state().toString().toLowerCase(java.util.Locale.ROOT));
+        assertEquals("up", ta.state().toString().toLowerCase(Locale.ROOT));
         assertNull(ta.localAddr(), "an outbound-only TCP transport has no local address");
         assertEquals("127.0.0.1:" + portB, tb.localAddr());
         assertEquals(List.of("packets_sent", "bytes_sent", "packets_recv", "bytes_recv", "send_errors",

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import net.fips.control.config.ConfigException;
 import net.fips.control.config.ConfigLoader;
@@ -25,6 +27,9 @@ import net.fips.control.link.PeerSnapshot;
 import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.SessionDatagramHeader;
+import net.fips.control.link.LinkCounter;
+import net.fips.dataplane.Ipv6Sink;
+import net.fips.dataplane.engine.DataPlaneCounter;
 
 /** Shared helpers for the loopback node tests: YAML, free ports, polling, sequenced datagrams. */
 final class NodeTestSupport {
@@ -101,14 +106,14 @@ final class NodeTestSupport {
         final LinkSnapshot s = n.linkSnapshot();
         final StringBuilder sb = new StringBuilder(n.identity().toPeer().shortNpub() + " peers=" + s.peers().size()
                 + " dials=" + s.pendingOutbound() + " dp{");
-        for (final net.fips.dataplane.engine.DataPlaneCounter c : net.fips.dataplane.engine.DataPlaneCounter.values()) {
+        for (final DataPlaneCounter c : DataPlaneCounter.values()) {
             final long v = n.dataPlane().counter(c);
             if (v != 0) {
                 sb.append(c).append('=').append(v).append(' ');
             }
         }
         sb.append("} link{");
-        for (final net.fips.control.link.LinkCounter c : net.fips.control.link.LinkCounter.values()) {
+        for (final LinkCounter c : LinkCounter.values()) {
             if (s.counter(c) != 0) {
                 sb.append(c).append('=').append(s.counter(c)).append(' ');
             }
@@ -123,9 +128,9 @@ final class NodeTestSupport {
 
     /** Collects what a node's sessions deliver (copies; test code may allocate). */
     static final class Collector {
-        final java.util.concurrent.ConcurrentLinkedQueue<byte[]> packets = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<byte[]> packets = new ConcurrentLinkedQueue<>();
 
-        net.fips.dataplane.Ipv6Sink sink() {
+        Ipv6Sink sink() {
             return (segment, offset, length) -> {
                 final byte[] b = new byte[length];
                 MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, b, 0, length);
@@ -137,7 +142,7 @@ final class NodeTestSupport {
 
     /** The sequence number test packets carry at bytes 48-55 (after the IPv6 and UDP headers), or -1. */
     static long seqOf(final byte[] p) {
-        return p.length >= 56 ? java.nio.ByteBuffer.wrap(p).getLong(48) : -1;
+        return p.length >= 56 ? ByteBuffer.wrap(p).getLong(48) : -1;
     }
 
     /** Sends {@code packet} from {@code from} every 300 ms until {@code at} has one with its sequence number (20 s). */

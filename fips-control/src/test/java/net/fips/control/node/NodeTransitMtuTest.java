@@ -13,12 +13,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.identity.NodeIdentity;
@@ -103,7 +103,7 @@ class NodeTransitMtuTest {
                 a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idC.nodeAddr(), big++, 1300));
                 nextSend = System.nanoTime() + 500_000_000L;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+            LockSupport.parkNanos(1_000_000L);
         }
         // The packets sent while the session came up may all have been answered at A (no route yet) rather than
         // queued: keep sending one every 500 ms until B has dropped one.
@@ -114,7 +114,7 @@ class NodeTransitMtuTest {
                 a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idC.nodeAddr(), big++, 1300));
                 nextSend = System.nanoTime() + 500_000_000L;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+            LockSupport.parkNanos(1_000_000L);
         }
         await(5_000, () -> ask(b, "show_routing").path("error_signals").path("mtu_exceeded").asLong() >= 1,
                 () -> "B signals A: " + ask(b, "show_routing"));
@@ -137,7 +137,7 @@ class NodeTransitMtuTest {
                 a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idD.nodeAddr(), seq++, 40));
                 next = System.nanoTime() + 300_000_000L;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+            LockSupport.parkNanos(1_000_000L);
         }
         final JsonNode r = ask(a, "show_routing");
         assertEquals(1, r.get("pending_tun_destinations").asLong(), r::toString);

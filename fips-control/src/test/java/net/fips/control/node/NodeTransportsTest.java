@@ -13,7 +13,6 @@ import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.config.FipsConfig;

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 import net.fips.control.ctl.NodeState;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Peer;
+import net.fips.control.ctl.ControlClient;
 
 /**
  * One node per config: a second node with the same control socket path or the same UDP bind address refuses to
@@ -91,7 +93,7 @@ class OneNodePerConfigTest {
         assertEquals(1, a.linkSnapshot().peers().size(), "the running node keeps its link");
         assertTrue(Files.exists(socket), "and its control socket");
         // ... which still answers over the socket.
-        assertEquals("ok", new net.fips.control.ctl.ControlClient(socket, java.time.Duration.ofSeconds(5))
+        assertEquals("ok", new ControlClient(socket, Duration.ofSeconds(5))
                 .send("show_status", null).path("status").asText());
     }
 

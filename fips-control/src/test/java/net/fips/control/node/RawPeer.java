@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import javax.crypto.Cipher;
 import javax.crypto.spec.IvParameterSpec;
@@ -259,7 +260,7 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
-    private <T> void decoded(final WireResult<T> r, final String what, final java.util.function.Consumer<T> sink) {
+    private <T> void decoded(final WireResult<T> r, final String what, final Consumer<T> sink) {
         if (r instanceof WireResult.Ok<T>(final T v)) {
             sink.accept(v);
         } else {

@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 
-import net.fips.control.noise.NoiseException.Reason;
-
 import org.junit.jupiter.api.Test;
+
+import net.fips.control.noise.NoiseException.Reason;
 
 /** Nonce layout, counters, HKDF, symmetric-state primitives and the transport session's replay handling. */
 class NoiseCipherStateTest {

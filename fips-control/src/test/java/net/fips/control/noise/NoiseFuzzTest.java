@@ -8,12 +8,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.util.Arrays;
 import java.util.Random;
 
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.noise.HandshakeState.Pattern;
 import net.fips.control.noise.HandshakeState.Progress;
 import net.fips.control.noise.NoiseTestKeys.Pair;
-
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Seeded fuzzing of every message reader and of transport decryption: random bytes of random and exact lengths,
@@ -130,7 +131,7 @@ class NoiseFuzzTest {
         assertTrue(refused > accepted, "refused " + refused + ", accepted " + accepted);
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void transportDecryptRefusesGarbageWithACheckedError() throws Exception {
         final Random rnd = new Random(0xF1F5_7777L);
         final byte[] k1 = NoiseTestKeys.secret(rnd);

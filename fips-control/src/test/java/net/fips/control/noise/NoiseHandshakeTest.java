@@ -12,19 +12,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.noise.HandshakeState.Pattern;
 import net.fips.control.noise.HandshakeState.Progress;
 import net.fips.control.noise.NoiseException.Reason;
 import net.fips.control.noise.NoiseTestKeys.Pair;
 
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 /** Round trips, tampering, wrong keys, wrong states and wrong lengths for both handshake patterns. */
 class NoiseHandshakeTest {
 
-    private static void assertReason(final Reason want, final org.junit.jupiter.api.function.Executable call) {
+    private static void assertReason(final Reason want, final Executable call) {
         final NoiseException e = assertThrows(NoiseException.class, call);
         assertEquals(want, e.reason(), e.getMessage());
     }
@@ -339,7 +341,7 @@ class NoiseHandshakeTest {
         assertArrayEquals(p.respEpoch(), p.init().remoteEpoch());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void defaultEphemeralsDifferPerHandshake() throws Exception {
         final Random rnd = new Random(82);
         final byte[] rs = NoiseTestKeys.secret(rnd);

@@ -1,17 +1,16 @@
 package net.fips.control.noise;
 
-import com.code_intelligence.jazzer.junit.FuzzTest;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
 
-import net.fips.control.noise.HandshakeState.Pattern;
-
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import net.fips.control.noise.HandshakeState.Pattern;
 
 /**
  * Coverage-guided fuzzing (Jazzer) of the Noise handshake message readers, with {@link NoiseFuzzTest}'s check: a

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.Arrays;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.noise.HandshakeState.Pattern;
-
-import org.junit.jupiter.api.Test;
 
 /**
  * The derived vectors of spec crypto-link §9.2 (keys a and b of the test topologies, ephemerals 11/22 and 33/44 x 32):

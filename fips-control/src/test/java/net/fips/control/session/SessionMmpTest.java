@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import net.fips.dataplane.SessionStats;
 import net.fips.dataplane.wire.MmpReceiverReport;
+import net.fips.dataplane.MmpReceiver;
 
 /** Session MMP arithmetic on synthetic figures (routing-session §6.3): echo RTT, SRTT, delivery, loss, ETX. */
 class SessionMmpTest {
@@ -41,8 +42,8 @@ class SessionMmpTest {
         @Override public long ceCount() { return 0; }
         @Override public long generationStartNanos() { return genStart; }
         @Override public long dropsIn() { return 0; }
-        final net.fips.dataplane.MmpReceiver receiver = new net.fips.dataplane.MmpReceiver();
-        @Override public net.fips.dataplane.MmpReceiver receiver() { return receiver; }
+        final MmpReceiver receiver = new MmpReceiver();
+        @Override public MmpReceiver receiver() { return receiver; }
     }
 
     private static byte[] rr(final long highest, final long packets, final long echo, final int dwell) {

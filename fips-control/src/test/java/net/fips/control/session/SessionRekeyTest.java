@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
+
 import org.junit.jupiter.api.Test;
 
 import net.fips.dataplane.wire.FspPrefix;
@@ -58,7 +60,7 @@ final class SessionRekeyTest {
             assertTrue(pa.keyEpoch() && pb.keyEpoch(), "the new generation carries K = 1");
             assertArrayEquals(pa.sendKey(), pb.recvKey());
             assertArrayEquals(pa.recvKey(), pb.sendKey());
-            assertFalse(java.util.Arrays.equals(pa.sendKey(), a.events.established.getFirst().sendKey()));
+            assertFalse(Arrays.equals(pa.sendKey(), a.events.established.getFirst().sendKey()));
             assertTrue(pa.initiator() != pb.initiator());
             // the rekey initiator cuts over on its 2 s timer, the responder when the new keys authenticate
             for (int i = 0; i < 3; i++) {

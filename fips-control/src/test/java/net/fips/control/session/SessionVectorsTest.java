@@ -12,10 +12,10 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.Arrays;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.identity.IdentityCache;
@@ -146,17 +146,17 @@ final class SessionVectorsTest {
             assertEquals(64, setup.ttl());
             assertEquals(ini.nodeAddr(), setup.src());
             assertEquals(res.nodeAddr(), setup.dest());
-            assertArrayEquals(hex(v, "msg1_hex"), java.util.Arrays.copyOfRange(setup.payload(),
+            assertArrayEquals(hex(v, "msg1_hex"), Arrays.copyOfRange(setup.payload(),
                     setup.payload().length - 33, setup.payload().length));
 
             assertTrue(rs.onFspMessage(setup.src(), setup.payload(), 0));
             final SessionDatagram ack = rh.routed.getFirst();
-            assertArrayEquals(hex(v, "msg2_hex"), java.util.Arrays.copyOfRange(ack.payload(),
+            assertArrayEquals(hex(v, "msg2_hex"), Arrays.copyOfRange(ack.payload(),
                     ack.payload().length - 57, ack.payload().length));
 
             assertTrue(is.onFspMessage(ack.src(), ack.payload(), 0));
             final SessionDatagram msg3 = ih.routed.get(1);
-            assertArrayEquals(hex(v, "msg3_hex"), java.util.Arrays.copyOfRange(msg3.payload(),
+            assertArrayEquals(hex(v, "msg3_hex"), Arrays.copyOfRange(msg3.payload(),
                     msg3.payload().length - 73, msg3.payload().length));
             assertTrue(rs.onFspMessage(msg3.src(), msg3.payload(), 0));
 

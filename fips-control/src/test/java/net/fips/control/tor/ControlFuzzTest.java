@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
+import java.nio.file.InvalidPathException;
 
 import org.junit.jupiter.api.Test;
 
@@ -101,7 +102,7 @@ class ControlFuzzTest {
                     final String cmd = pw.command();
                     assertTrue(cmd.startsWith("AUTHENTICATE \"") && cmd.endsWith("\"\r\n"), cmd);
                 }
-            } catch (final java.nio.file.InvalidPathException expected) {
+            } catch (final InvalidPathException expected) {
                 // cookie:<path with NUL>: the config layer reports it
             } catch (final IllegalArgumentException expected) {
                 assertTrue(expected.getMessage().startsWith("expected cookie"));

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.Arrays;
 
 /**
  * A one-connection fake Tor control port on loopback that plays a script: expect the exact client bytes, send
@@ -80,7 +81,7 @@ final class ScriptedControlPort implements AutoCloseable {
                     case 'e' -> {
                         final byte[] want = step.text().getBytes(StandardCharsets.UTF_8);
                         final byte[] got = in.readNBytes(want.length);
-                        if (!java.util.Arrays.equals(want, got)) {
+                        if (!Arrays.equals(want, got)) {
                             result.complete("expected " + step.text().replace("\r\n", "\\r\\n") + " got "
                                     + new String(got, StandardCharsets.UTF_8).replace("\r\n", "\\r\\n"));
                             return;

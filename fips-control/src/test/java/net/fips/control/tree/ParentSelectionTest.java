@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +28,7 @@ class ParentSelectionTest {
         assertEquals(h.addr(3), h.tree.parent());
         assertEquals(h.addr(0), h.tree.root());
         assertEquals(3, h.tree.depth());
-        assertEquals(java.util.List.of(h.addr(5), h.addr(3), h.addr(1), h.addr(0)), h.tree.coordAddrs());
+        assertEquals(List.of(h.addr(5), h.addr(3), h.addr(1), h.addr(0)), h.tree.coordAddrs());
     }
 
     @Test
@@ -88,7 +90,7 @@ class ParentSelectionTest {
         assertEquals(1, h.tree.counter(TreeCounter.LOOP_DETECTED));
         assertTrue(h.tree.isRoot(), "no loop-free alternative: self-root");
         assertEquals(seq + 1, h.tree.sequence());
-        assertEquals(java.util.List.of(h.addr(3), h.addr(4)), h.sentTo(), "announced to all");
+        assertEquals(List.of(h.addr(3), h.addr(4)), h.sentTo(), "announced to all");
         assertTrue(h.invalidateVia > 0 && h.invalidateOtherRoots > 0);
     }
 
@@ -296,7 +298,7 @@ class ParentSelectionTest {
         assertTrue(h.sent.isEmpty(), "sent from the tick, not inline");
         h.advance(S);
         h.tree.tick(h.now);
-        assertEquals(java.util.List.of(h.addr(3), h.addr(4)), h.sentTo());
+        assertEquals(List.of(h.addr(3), h.addr(4)), h.sentTo());
     }
 
     @Test

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.control.bloom.BloomConfig;
 import net.fips.dataplane.wire.NodeAddr;
-
-import org.junit.jupiter.api.Test;
 
 /** The reference's {@code spanning_tree.rs} convergence scenarios, over {@link TreeMesh} with real signatures. */
 class SpanningTreeConvergenceTest {

@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.dataplane.wire.CoordEntry;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
-
-import org.junit.jupiter.api.Test;
 
 /** TreeAnnounce receive processing (routing-session §1.3), announce timing (§1.6) and sequences (§1.7). */
 class TreeAnnounceReceiveTest {

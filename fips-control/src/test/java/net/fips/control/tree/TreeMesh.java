@@ -25,7 +25,6 @@ import net.fips.control.bloom.BloomRouting;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
-import net.fips.dataplane.wire.FilterAnnounce;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;

@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.Arrays;
+import java.util.Locale;
 
 import net.fips.dataplane.transport.ConnectionState;
 import net.fips.dataplane.transport.DiscoveredPeer;
@@ -81,7 +83,7 @@ public final class BleTransport implements Transport {
         ADVERTISEMENTS_SENT, SCAN_RESULTS;
 
         String key() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -235,7 +237,7 @@ public final class BleTransport implements Transport {
         } catch (final IllegalArgumentException | IndexOutOfBoundsException e) {
             throw new TransportException("not a BLE address: " + text + " (" + e.getMessage() + ")");
         }
-        return new BleDestination(address, text, java.util.Arrays.copyOf(src, n));
+        return new BleDestination(address, text, Arrays.copyOf(src, n));
     }
 
     @Override
@@ -344,7 +346,7 @@ public final class BleTransport implements Transport {
     /** @return the source bytes an address encodes to, for tests */
     byte[] sourceOf(final String address) {
         final byte[] src = new byte[TransportPort.SOURCE_MAX_BYTES];
-        return java.util.Arrays.copyOf(src, family.encodeSource(address, MemorySegment.ofArray(src)));
+        return Arrays.copyOf(src, family.encodeSource(address, MemorySegment.ofArray(src)));
     }
 
     static String text(final byte[] b) {

@@ -2,6 +2,8 @@ package net.fips.dataplane.ble;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 import net.fips.ffm.ErrnoException;
 import net.fips.ffm.linux.L2cap;
@@ -64,7 +66,7 @@ public final class L2capFamily implements SeqPacketFamily {
     @Override
     public int connect(final String address) throws ErrnoException {
         final byte[] a = parse(address);
-        final byte[] bd = java.util.Arrays.copyOf(a, 6);
+        final byte[] bd = Arrays.copyOf(a, 6);
         final int fd = L2cap.openSocket();
         try {
             L2cap.bind(fd, 0, new byte[6], L2cap.BDADDR_LE_PUBLIC);
@@ -106,7 +108,7 @@ public final class L2capFamily implements SeqPacketFamily {
     @Override
     public int encodeSource(final String address, final MemorySegment dst) {
         final byte[] a = parse(address);
-        MemorySegment.copy(a, 0, dst, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, 7);
+        MemorySegment.copy(a, 0, dst, ValueLayout.JAVA_BYTE, 0, 7);
         return 7;
     }
 
@@ -115,9 +117,9 @@ public final class L2capFamily implements SeqPacketFamily {
         if (len != 7) {
             return adapter + "/?";
         }
-        final byte[] b = src.asSlice(off, 6).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        final byte[] b = src.asSlice(off, 6).toArray(ValueLayout.JAVA_BYTE);
         final String base = format(b);
-        return src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, off + 6) == L2cap.BDADDR_LE_RANDOM
+        return src.get(ValueLayout.JAVA_BYTE, off + 6) == L2cap.BDADDR_LE_RANDOM
                 ? base + "/random" : base;
     }
 

@@ -1,6 +1,7 @@
 package net.fips.dataplane.ble;
 
 import net.fips.ffm.linux.L2cap;
+import net.fips.ffm.Errno;
 
 /**
  * Whether this kernel makes L2CAP CoC sockets, for the control plane's start-time check of a BLE instance
@@ -13,7 +14,7 @@ import net.fips.ffm.linux.L2cap;
 public record L2capProbe(boolean available, boolean noKernel, String description) {
     /** What a kernel without CONFIG_BT answers. */
     public static final L2capProbe NO_KERNEL_SUPPORT = of(new L2cap.Probe(L2cap.Support.NO_KERNEL_SUPPORT,
-            net.fips.ffm.Errno.EAFNOSUPPORT));
+            Errno.EAFNOSUPPORT));
     /** A kernel that made the socket. */
     public static final L2capProbe AVAILABLE = of(new L2cap.Probe(L2cap.Support.AVAILABLE, 0));
 

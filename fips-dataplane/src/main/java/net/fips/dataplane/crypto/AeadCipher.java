@@ -1,6 +1,8 @@
 package net.fips.dataplane.crypto;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * ChaCha20-Poly1305 (RFC 8439) sealing and opening in place on off-heap memory.
@@ -61,11 +63,11 @@ public interface AeadCipher extends AutoCloseable {
      * @param nonce a 12-byte segment
      */
     static void fipsNonce(final MemorySegment nonce, final long counter) {
-        nonce.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, 0);
+        nonce.set(ValueLayout.JAVA_INT_UNALIGNED, 0, 0);
         // Byte-swap by hand rather than via layout.withOrder(LITTLE_ENDIAN): withOrder builds a new layout (and
         // then a new VarHandle) on every call, about 128 B of garbage per packet; the constant layout does not.
-        nonce.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 4,
-                java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? counter
+        nonce.set(ValueLayout.JAVA_LONG_UNALIGNED, 4,
+                ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? counter
                         : Long.reverseBytes(counter));
     }
 }

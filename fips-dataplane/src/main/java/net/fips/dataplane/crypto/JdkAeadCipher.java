@@ -1,8 +1,8 @@
 package net.fips.dataplane.crypto;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
+import java.util.Arrays;
 
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
@@ -95,6 +95,6 @@ public final class JdkAeadCipher implements AeadCipher {
 
     @Override
     public void close() {
-        java.util.Arrays.fill(keyBytes, (byte) 0);
+        Arrays.fill(keyBytes, (byte) 0);
     }
 }

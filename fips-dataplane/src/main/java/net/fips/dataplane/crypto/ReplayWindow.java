@@ -1,5 +1,7 @@
 package net.fips.dataplane.crypto;
 
+import java.util.Arrays;
+
 /**
  * The 2048-packet anti-replay window of one receiving direction of one FMP or FSP session (spec crypto-link §5.7),
  * with the reference's exact acceptance rules.
@@ -59,7 +61,7 @@ public final class ReplayWindow {
         if (Long.compareUnsigned(counter, highest) > 0) {
             final long shift = counter - highest;
             if (Long.compareUnsigned(shift, SIZE) >= 0) {
-                java.util.Arrays.fill(bitmap, 0L);
+                Arrays.fill(bitmap, 0L);
             } else {
                 shiftLeft((int) shift);
             }
@@ -97,7 +99,7 @@ public final class ReplayWindow {
     /** Forgets everything, as for a fresh session. */
     public void reset() {
         highest = 0;
-        java.util.Arrays.fill(bitmap, 0L);
+        Arrays.fill(bitmap, 0L);
     }
 
     /** Copies {@code other}'s state into this window (a snapshot for a hand-off), without allocating. */

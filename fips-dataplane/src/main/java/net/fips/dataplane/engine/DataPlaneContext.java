@@ -13,6 +13,7 @@ import net.fips.dataplane.crypto.JdkAeadCipher;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
 import net.fips.dataplane.pool.SpscSlotRing;
+import net.fips.dataplane.Ipv6Sink;
 
 /**
  * Settings for a {@link DataPlane}: fluent setters, then {@link #conclude()} checks every value before anything is
@@ -54,7 +55,7 @@ public final class DataPlaneContext {
     private Supplier<AeadCipher> cipherSupplier = JdkAeadCipher::new;
     private LocalDelivery localDelivery = (linkId, segment, offset, length) -> { };
     private boolean sessionPath;
-    private Supplier<net.fips.dataplane.Ipv6Sink> ipv6SinkSupplier;
+    private Supplier<Ipv6Sink> ipv6SinkSupplier;
     private LongSupplier nanoClock = System::nanoTime;
     private Runnable eventSignal = () -> { };
     private Supplier<IdleStrategy> idleStrategySupplier = BackoffIdleStrategy::new;
@@ -130,7 +131,7 @@ public final class DataPlaneContext {
      * @param supplier one {@link net.fips.dataplane.Ipv6Sink} per worker for decrypted IPv6 packets and ICMPv6
      *                 errors (the TUN device); null drops them (counted)
      */
-    public DataPlaneContext ipv6SinkSupplier(final Supplier<net.fips.dataplane.Ipv6Sink> supplier) {
+    public DataPlaneContext ipv6SinkSupplier(final Supplier<Ipv6Sink> supplier) {
         this.ipv6SinkSupplier = supplier;
         return this;
     }
@@ -283,7 +284,7 @@ public final class DataPlaneContext {
     }
 
     /** @return the IPv6 sink supplier, or null */
-    public Supplier<net.fips.dataplane.Ipv6Sink> ipv6SinkSupplier() {
+    public Supplier<Ipv6Sink> ipv6SinkSupplier() {
         return ipv6SinkSupplier;
     }
 

@@ -7,6 +7,9 @@ import java.lang.invoke.VarHandle;
 
 import net.fips.dataplane.SessionStats;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.dataplane.MmpReceiver;
+import net.fips.dataplane.SessionSpec;
+import net.fips.dataplane.wire.FspFlags;
 
 /**
  * One end-to-end (FSP) session as the worker that owns it sees it (routing-session.md §5.3, §5.7): up to three key
@@ -81,7 +84,7 @@ final class FspSession implements SessionStats {
     long lastPathMtuNotifyNanos;
     long lastNoRouteEventNanos = Long.MIN_VALUE;
     /** MMP receiver state over the FSP counters and timestamps (worker-written, published). */
-    final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
+    final MmpReceiver mmp = new MmpReceiver();
 
     // ---- published statistics (opaque) ----
     private long lastDataNanos;
@@ -101,7 +104,7 @@ final class FspSession implements SessionStats {
     private long generationStartNanos;
 
     /** Built on the control thread from a spec, then owned by the worker. */
-    static FspSession of(final net.fips.dataplane.SessionSpec spec, final long nowNanos) {
+    static FspSession of(final SessionSpec spec, final long nowNanos) {
         final LinkSession gen = new LinkSession(0, 0, spec.sendKey(), spec.recvKey());
         gen.startNanos = spec.sessionStartNanos();
         return new FspSession(spec.remote(), gen, spec.keyEpoch(), spec.datagramTtl(), nowNanos);
@@ -114,7 +117,7 @@ final class FspSession implements SessionStats {
         this.remoteLo = remote.lo();
         this.ttl = ttl;
         this.current = current;
-        this.kFlag = keyEpoch ? net.fips.dataplane.wire.FspFlags.K : 0;
+        this.kFlag = keyEpoch ? FspFlags.K : 0;
         LAST_DATA.setOpaque(this, nowNanos);
         publish();
     }
@@ -267,7 +270,7 @@ final class FspSession implements SessionStats {
     }
 
     @Override
-    public net.fips.dataplane.MmpReceiver receiver() {
+    public MmpReceiver receiver() {
         return mmp;
     }
 

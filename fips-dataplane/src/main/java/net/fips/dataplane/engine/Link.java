@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 
 import net.fips.dataplane.LinkStats;
 import net.fips.dataplane.transport.TransportDestination;
+import net.fips.dataplane.MmpReceiver;
 
 /**
  * One established link as its worker sees it: up to three sessions, the K bit, the peer's current address and
@@ -60,7 +61,7 @@ final class Link implements LinkStats {
     /** ECN: the control plane flagged the link congested; transit forwards onto it get CE (§6.6). */
     boolean congested;
     /** MMP receiver state (worker-written, published). */
-    final net.fips.dataplane.MmpReceiver mmp = new net.fips.dataplane.MmpReceiver();
+    final MmpReceiver mmp = new MmpReceiver();
 
     // ---- published statistics (opaque) ----
     private long lastAuthNanos;
@@ -190,7 +191,7 @@ final class Link implements LinkStats {
     }
 
     @Override
-    public net.fips.dataplane.MmpReceiver receiver() {
+    public MmpReceiver receiver() {
         return mmp;
     }
 

@@ -2,6 +2,7 @@ package net.fips.dataplane.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.ReplayWindow;
@@ -33,8 +34,8 @@ final class LinkSession {
         final MemorySegment keys = Arena.ofAuto().allocate(2L * AeadCipher.KEY_BYTES, 64);
         this.sendKey = keys.asSlice(0, AeadCipher.KEY_BYTES);
         this.recvKey = keys.asSlice(AeadCipher.KEY_BYTES, AeadCipher.KEY_BYTES);
-        MemorySegment.copy(sendKey, 0, this.sendKey, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, sendKey.length);
-        MemorySegment.copy(recvKey, 0, this.recvKey, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, recvKey.length);
+        MemorySegment.copy(sendKey, 0, this.sendKey, ValueLayout.JAVA_BYTE, 0, sendKey.length);
+        MemorySegment.copy(recvKey, 0, this.recvKey, ValueLayout.JAVA_BYTE, 0, recvKey.length);
     }
 
     /** Overwrites both keys: the session is gone. */

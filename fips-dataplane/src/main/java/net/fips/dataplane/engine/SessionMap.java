@@ -1,5 +1,7 @@
 package net.fips.dataplane.engine;
 
+import java.util.function.Consumer;
+
 /**
  * A worker's end-to-end sessions keyed by the first 15 bytes of the remote node_addr (what an IPv6 destination
  * {@code fd ‖ node_addr[0..15]} names): open addressing over primitive keys, so a per-packet lookup neither boxes
@@ -69,7 +71,7 @@ final class SessionMap {
         return size;
     }
 
-    void forEach(final java.util.function.Consumer<FspSession> each) {
+    void forEach(final Consumer<FspSession> each) {
         for (final FspSession s : values) {
             if (s != null) {
                 each.accept(s);

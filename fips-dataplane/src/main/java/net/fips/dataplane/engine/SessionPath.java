@@ -24,6 +24,7 @@ import net.fips.dataplane.wire.FspPrefix;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagramHeader;
 import net.fips.dataplane.wire.SessionMessageType;
+import net.fips.dataplane.wire.PortHeader;
 
 /**
  * The end-to-end session data path of one worker (routing-session.md §5.3, §5.6-§5.9): the FSP half of what the
@@ -167,8 +168,8 @@ final class SessionPath {
         if (s.warmupRemaining > 0) {
             s.warmupRemaining--;
             // §5.3 step 2: piggy-back when it fits the smallest transport MTU, else a standalone CoordsWarmup first.
-            final int shimLen = bodyLen - net.fips.dataplane.wire.PortHeader.SIZE;
-            if (EncapsulationBudget.FIPS_OVERHEAD + net.fips.dataplane.wire.PortHeader.SIZE + s.cpLength + shimLen
+            final int shimLen = bodyLen - PortHeader.SIZE;
+            if (EncapsulationBudget.FIPS_OVERHEAD + PortHeader.SIZE + s.cpLength + shimLen
                     <= transportMtu && body - INNER - s.cpLength - FSP - DATAGRAM >= LOWEST_DATAGRAM_OFFSET) {
                 cp = s.cpLength;
             } else {

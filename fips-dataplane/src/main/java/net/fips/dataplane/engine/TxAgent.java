@@ -15,6 +15,7 @@ import net.fips.dataplane.udp.UdpDestination;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportDestination;
+import net.fips.dataplane.udp.UdpTransportException;
 
 /**
  * The send loop of one UDP transport: collects sealed slots from every worker's ring into one batch and sends it, so
@@ -144,7 +145,7 @@ final class TxAgent implements Agent {
             final UdpDestination dst;
             try {
                 dst = transport.destination(h.to());
-            } catch (final net.fips.dataplane.udp.UdpTransportException | RuntimeException e) {
+            } catch (final UdpTransportException | RuntimeException e) {
                 pool.release(slot);
                 counters.increment(DataPlaneCounter.DROP_NO_LINK);
                 continue;

@@ -6,7 +6,6 @@ import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SpscSlotRing;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportDestination;
-import net.fips.dataplane.udp.UdpTransport;
 
 /**
  * The rings of one worker and the wake-ups of their consumers: what it drains (from the receive side, from the

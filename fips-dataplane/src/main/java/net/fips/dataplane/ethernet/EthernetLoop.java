@@ -3,6 +3,8 @@ package net.fips.dataplane.ethernet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
 
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
@@ -42,7 +44,7 @@ final class EthernetLoop implements Runnable {
         this.sb = new FrameSendBatch(batch);
         this.held = new int[batch];
         this.out = new int[batch];
-        java.util.Arrays.fill(held, PacketPool.NO_SLOT);
+        Arrays.fill(held, PacketPool.NO_SLOT);
         this.source = Arena.ofAuto().allocate(MacAddress.SIZE, 8);
     }
 
@@ -114,7 +116,7 @@ final class EthernetLoop implements Runnable {
         rb.offer(offered);
         if (offered == 0) {
             // Pool exhausted (counted by acquire): leave the frames in the kernel and look again in a moment.
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+            LockSupport.parkNanos(1_000_000L);
             return;
         }
         // Block in poll only when nothing waits to be sent; a worker's wakeup() ends the wait.

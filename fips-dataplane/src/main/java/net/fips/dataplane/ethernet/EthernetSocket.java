@@ -36,7 +36,7 @@ record EthernetSocket(int fd, int ifindex, long mac, int ifMtu) {
             fd = Syscalls.socket(PacketSockets.AF_PACKET,
                     PacketSockets.SOCK_DGRAM | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC,
                     NetOrder.htons(cfg.etherType()) & 0xFFFF);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             if (e.errno() == Errno.EPERM || e.errno() == Errno.EACCES) {
                 throw new EthernetTransportException(EthernetTransportException.Reason.PERMISSION, e.errno(),
                         "Ethernet transport on " + name + " needs CAP_NET_RAW (run as root, or grant it: setcap "
@@ -55,7 +55,7 @@ record EthernetSocket(int fd, int ifindex, long mac, int ifMtu) {
             final int index;
             try {
                 index = Syscalls.ifNameToIndex(name);
-            } catch (ErrnoException e) {
+            } catch (final ErrnoException e) {
                 throw new EthernetTransportException(EthernetTransportException.Reason.NO_SUCH_INTERFACE, e.errno(),
                         "Ethernet transport: no interface \"" + name + "\" in this network namespace ("
                                 + e.getMessage() + ")", e);
@@ -78,13 +78,13 @@ record EthernetSocket(int fd, int ifindex, long mac, int ifMtu) {
             Syscalls.setsockoptInt(fd, Linux.SOL_SOCKET, Linux.SO_SNDBUF, cfg.sendBufSize(),
                     "SO_SNDBUF=" + cfg.sendBufSize() + " on " + name);
             return new EthernetSocket(fd, index, hw.mac(), ifMtu);
-        } catch (EthernetTransportException e) {
+        } catch (final EthernetTransportException e) {
             Syscalls.closeQuietly(fd);
             throw e;
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             Syscalls.closeQuietly(fd);
             throw system(name, e);
-        } catch (RuntimeException e) {
+        } catch (final RuntimeException e) {
             Syscalls.closeQuietly(fd);
             throw e;
         }

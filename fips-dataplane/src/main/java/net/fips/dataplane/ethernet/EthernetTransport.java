@@ -15,7 +15,6 @@ import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportException;
 import net.fips.dataplane.transport.TransportPort;
 import net.fips.dataplane.transport.TransportTypes;
-
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
 import net.fips.ffm.linux.PacketSockets;
@@ -137,7 +136,7 @@ public final class EthernetTransport implements Transport {
         try {
             final WakeFd wake = WakeFd.open();
             return new EthernetTransport(config, arena, wake, opened);
-        } catch (IOException | RuntimeException e) {
+        } catch (final IOException | RuntimeException e) {
             Syscalls.closeQuietly(opened.fd());
             arena.close();
             throw new EthernetTransportException(EthernetTransportException.Reason.SYSTEM,
@@ -174,7 +173,7 @@ public final class EthernetTransport implements Transport {
                 t.reopenRequested = true;
                 t.lastReopenProblem = e.getMessage();
                 return t;
-            } catch (IOException | RuntimeException x) {
+            } catch (final IOException | RuntimeException x) {
                 arena.close();
                 throw new EthernetTransportException(EthernetTransportException.Reason.SYSTEM,
                         x instanceof ErrnoException n ? n.errno() : 0, "Ethernet transport on "
@@ -230,7 +229,7 @@ public final class EthernetTransport implements Transport {
         int now;
         try {
             now = Syscalls.ifNameToIndex(config.interfaceName());
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             now = 0;
         }
         if (now != ifindex) {
@@ -318,7 +317,7 @@ public final class EthernetTransport implements Transport {
     private void tryReopen() {
         try {
             reopen();
-        } catch (EthernetTransportException e) {
+        } catch (final EthernetTransportException e) {
             // The interface may not be back yet: stay pending, the next receive tries again. (Not counted while
             // a transport waits for an interface that never was there: that is its state, not an error.)
             lastReopenProblem = e.getMessage();

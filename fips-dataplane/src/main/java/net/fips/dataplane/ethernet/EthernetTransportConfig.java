@@ -1,6 +1,7 @@
 package net.fips.dataplane.ethernet;
 
 import java.util.Objects;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Settings of one Ethernet transport (transports.md §4; operator.md §1.14). Defaults follow the reference:
@@ -94,7 +95,7 @@ public record EthernetTransportConfig(String interfaceName, int etherType, int m
 
     /** @return null when every setting is in range, else what is wrong */
     String problem() {
-        final int nameBytes = interfaceName.getBytes(java.nio.charset.StandardCharsets.US_ASCII).length;
+        final int nameBytes = interfaceName.getBytes(StandardCharsets.US_ASCII).length;
         if (nameBytes == 0 || nameBytes > 15 || !interfaceName.chars().allMatch(c -> c > ' ' && c < 127 && c != '/')) {
             return "interface name must be 1-15 printable ASCII characters without '/', got \"" + interfaceName
                     + "\"";

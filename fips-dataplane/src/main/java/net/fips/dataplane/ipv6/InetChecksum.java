@@ -2,6 +2,7 @@ package net.fips.dataplane.ipv6;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The Internet checksum (RFC 1071) with the IPv6 pseudo-header (RFC 8200 §8.1), over segment regions. Sums are
@@ -9,7 +10,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class InetChecksum {
     private static final ValueLayout.OfLong NATIVE_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final boolean LITTLE_ENDIAN = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private InetChecksum() {
     }

@@ -4,6 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
+import net.fips.dataplane.wire.Ipv6Shim;
+
 /**
  * Static accessors over an IPv6 packet at {@code [off, off+len)} of a segment (fixed header, RFC 8200):
  * <pre>
@@ -191,11 +193,11 @@ public final class Ipv6Packet {
 
     /** Bytes 0-7 of a node's FIPS address {@code fd ‖ node_addr[0..15]}. */
     public static long fipsAddressHi(final long nodeHi) {
-        return net.fips.dataplane.wire.Ipv6Shim.fipsAddressHi(nodeHi);
+        return Ipv6Shim.fipsAddressHi(nodeHi);
     }
 
     /** Bytes 8-15 of a node's FIPS address. */
     public static long fipsAddressLo(final long nodeHi, final long nodeLo) {
-        return net.fips.dataplane.wire.Ipv6Shim.fipsAddressLo(nodeHi, nodeLo);
+        return Ipv6Shim.fipsAddressLo(nodeHi, nodeLo);
     }
 }

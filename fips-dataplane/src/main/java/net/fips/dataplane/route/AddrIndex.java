@@ -1,5 +1,7 @@
 package net.fips.dataplane.route;
 
+import java.util.Arrays;
+
 /**
  * An immutable open-addressing map from a node address, given as its two big-endian halves, to a small
  * non-negative int (an index into the owner's arrays). Lookups never allocate; built once, then read by any
@@ -23,7 +25,7 @@ final class AddrIndex {
         this.his = new long[cap];
         this.los = new long[cap];
         this.values = new int[cap];
-        java.util.Arrays.fill(values, MISSING);
+        Arrays.fill(values, MISSING);
         for (int i = 0; i < n; i++) {
             int s = slot(keyHi[i], keyLo[i]);
             while (values[s] != MISSING && !(his[s] == keyHi[i] && los[s] == keyLo[i])) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
@@ -180,7 +181,7 @@ public final class CoordCache {
         }
     }
 
-    private int removeIf(final java.util.function.Predicate<Entry> p) {
+    private int removeIf(final Predicate<Entry> p) {
         int n = 0;
         for (final Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
             if (p.test(it.next())) {

@@ -3,6 +3,7 @@ package net.fips.dataplane.tor;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.List;
 
 /**
  * The counters a Tor transport adds to the TCP set in {@code show_transports} (transports.md §1.8, §6.3):
@@ -54,7 +55,7 @@ public final class TorCounters {
     }
 
     /** The reference's order of a Tor transport's {@code show_transports} stats (TorStatsSnapshot). */
-    public static final java.util.List<String> TOR_STATS_ORDER = java.util.List.of("packets_sent", "bytes_sent",
+    public static final List<String> TOR_STATS_ORDER = List.of("packets_sent", "bytes_sent",
             "packets_recv", "bytes_recv", "send_errors", "recv_errors", "mtu_exceeded", "connections_established",
             "connect_timeouts", "connect_refused", "socks5_errors", "connections_accepted", "connections_rejected",
             "control_errors", "pool_inbound", "pool_outbound");

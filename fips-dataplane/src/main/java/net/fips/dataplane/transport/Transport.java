@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -108,7 +108,7 @@ public final class TunDevice implements AutoCloseable {
         }
         try {
             actual[0] = TunIoctl.setIff(fd, config.name(), plain | TunIoctl.IFF_VNET_HDR);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             if (e.errno() != Errno.EINVAL) {
                 throw e;
             }
@@ -117,7 +117,7 @@ public final class TunDevice implements AutoCloseable {
         }
         try {
             TunIoctl.setVnetHdrSize(fd, TunIoctl.VIRTIO_NET_HDR_SIZE);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             // the kernel's default header size is sizeof(struct virtio_net_hdr), which is what we use
         }
         String refused = "";
@@ -126,7 +126,7 @@ public final class TunDevice implements AutoCloseable {
                 TunIoctl.setOffload(fd, flags);
                 return new Offload(true, flags, "virtio-net header, TUNSETOFFLOAD " + offloadNames(flags)
                         + (refused.isEmpty() ? "" : " (refused: " + refused + ")"));
-            } catch (ErrnoException e) {
+            } catch (final ErrnoException e) {
                 refused += (refused.isEmpty() ? "" : "; ") + offloadNames(flags) + ": " + e.getMessage();
             }
         }
@@ -169,7 +169,7 @@ public final class TunDevice implements AutoCloseable {
         final int fd;
         try {
             fd = Syscalls.open(path, Linux.O_RDWR | Linux.O_NONBLOCK | Linux.O_CLOEXEC);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             throw openFailure(path, e);
         }
         WakeFd wake = null;
@@ -179,7 +179,7 @@ public final class TunDevice implements AutoCloseable {
             final Offload offload;
             try {
                 offload = attach(fd, config, attached);
-            } catch (ErrnoException e) {
+            } catch (final ErrnoException e) {
                 throw setIffFailure(name, e);
             }
             final String actual = attached[0];
@@ -213,17 +213,17 @@ public final class TunDevice implements AutoCloseable {
                     nl.addRule(FIPS_PREFIX, FIPS_PREFIX_LENGTH, POLICY_RULE_PRIORITY, RtNetlink.RT_TABLE_MAIN,
                             "to fd00::/8 lookup main priority " + POLICY_RULE_PRIORITY);
                     ruleInstalled = true;
-                } catch (ErrnoException e) {
+                } catch (final ErrnoException e) {
                     ruleProblem = e.errno() == Errno.EEXIST ? "already present" : e.getMessage();
                 }
             }
             wake = WakeFd.open();
             return new TunDevice(Arena.ofShared(), fd, wake, actual, index, config, ruleInstalled, ruleProblem,
                     offload);
-        } catch (TunException e) {
+        } catch (final TunException e) {
             closeOnFailure(fd, wake);
             throw e;
-        } catch (ErrnoException | RuntimeException e) {
+        } catch (final ErrnoException | RuntimeException e) {
             closeOnFailure(fd, wake);
             throw new TunException(classify(e), "configure " + name, errnoOf(e),
                     "TUN device " + name + ": " + e.getMessage(), e);
@@ -264,7 +264,7 @@ public final class TunDevice implements AutoCloseable {
         final String value;
         try {
             value = Files.readString(p).trim();
-        } catch (IOException e) {
+        } catch (final IOException e) {
             return;   // no such sysctl (IPv6 not built in): the address step will say what is wrong
         }
         if (value.equals("1")) {
@@ -304,7 +304,7 @@ public final class TunDevice implements AutoCloseable {
             int existing = 0;
             try {
                 existing = RtNetlink.linkIndex(name);
-            } catch (ErrnoException ignored) {
+            } catch (final ErrnoException ignored) {
                 // Fall through to the generic report.
             }
             if (existing != 0) {
@@ -349,7 +349,7 @@ public final class TunDevice implements AutoCloseable {
     private static int step(final String operation, final Step s) throws TunException {
         try {
             return s.run();
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             if (e.errno() == Errno.EPERM || e.errno() == Errno.EACCES) {
                 throw permission(operation, e);
             }
@@ -405,7 +405,7 @@ public final class TunDevice implements AutoCloseable {
      * An additional writing side for another thread (each data-plane worker writes with its own), with its native
      * state in {@code arena}.
      */
-    public TunWriter newWriter(final java.lang.foreign.Arena arena) {
+    public TunWriter newWriter(final Arena arena) {
         return new TunWriter(arena, fd, vnet);
     }
 

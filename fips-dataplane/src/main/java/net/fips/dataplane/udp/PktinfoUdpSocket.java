@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
@@ -55,7 +57,7 @@ public final class PktinfoUdpSocket implements AutoCloseable {
     private final PollFds pollFds;
     private final CallState cs;
     private volatile boolean closed;
-    private final java.util.concurrent.atomic.AtomicBoolean shutDown = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean shutDown = new AtomicBoolean();
 
     private PktinfoUdpSocket(final int fd, final InetSocketAddress local, final int bufferBytes) {
         this.fd = fd;
@@ -136,7 +138,7 @@ public final class PktinfoUdpSocket implements AutoCloseable {
                 continue; // EINTR, or an ICMP error report for an earlier reply
             }
             final int len = Math.min(rx.messageLength(0), into.length);
-            MemorySegment.copy(rxBuf, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, into, 0, len);
+            MemorySegment.copy(rxBuf, ValueLayout.JAVA_BYTE, 0, into, 0, len);
             final InetSocketAddress src;
             try {
                 src = SockAddrs.decode(rx.nameBuffer(0), rx.nameLength(0));
@@ -169,7 +171,7 @@ public final class PktinfoUdpSocket implements AutoCloseable {
         } catch (final SockAddrException e) {
             return false;
         }
-        MemorySegment.copy(data, 0, txBuf, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, data.length);
+        MemorySegment.copy(data, 0, txBuf, ValueLayout.JAVA_BYTE, 0, data.length);
         tx.iov(0, 0, txBuf, 0, data.length);
         tx.iovCount(0, 1);
         tx.name(0, txName, nameLen);

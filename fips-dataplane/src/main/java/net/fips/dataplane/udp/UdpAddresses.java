@@ -1,10 +1,10 @@
 package net.fips.dataplane.udp;
 
-import net.fips.dataplane.transport.TransportAddr;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+
+import net.fips.dataplane.transport.TransportAddr;
 
 /**
  * Parses UDP transport address text: {@code "1.2.3.4:2121"}, {@code "[2001:db8::1]:2121"}, {@code "[fe80::1%eth0]:2121"}
@@ -25,9 +25,9 @@ public final class UdpAddresses {
         try {
             // In brackets the JDK takes it as an IPv6 literal or fails, never asking a name server.
             return new InetSocketAddress(InetAddress.getByName(hp.bracketed() ? "[" + host + "]" : host), hp.port());
-        } catch (UnknownHostException e) {
+        } catch (final UnknownHostException e) {
             throw new UdpTransportException("UDP address '" + text + "': host '" + host + "' does not resolve", e);
-        } catch (SecurityException | IllegalArgumentException e) {
+        } catch (final SecurityException | IllegalArgumentException e) {
             throw new UdpTransportException("UDP address '" + text + "': " + e.getMessage(), e);
         }
     }
@@ -79,7 +79,7 @@ public final class UdpAddresses {
         final int port;
         try {
             port = Integer.parseInt(portText);
-        } catch (NumberFormatException e) {
+        } catch (final NumberFormatException e) {
             throw new UdpTransportException("UDP address '" + text + "': port '" + portText + "' is not a number");
         }
         if (port < 0 || port > 65535) {

@@ -13,7 +13,6 @@ import java.util.OptionalLong;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportTypes;
-
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
 import net.fips.ffm.linux.Linux;
@@ -110,7 +109,7 @@ public final class UdpTransport implements Transport {
             final int len;
             try {
                 len = SockAddrs.encode(bind, addr, ipv6);
-            } catch (SockAddrException e) {
+            } catch (final SockAddrException e) {
                 throw new UdpTransportException("UDP bind address " + where + ": " + e.getMessage(), e);
             }
             bindOrExplain(fd, addr, len, where);
@@ -132,12 +131,12 @@ public final class UdpTransport implements Transport {
             final InetSocketAddress local;
             try {
                 local = SockAddrs.decode(addr, nameLen);
-            } catch (SockAddrException e) {
+            } catch (final SockAddrException e) {
                 throw new UdpTransportException("UDP " + where + ": getsockname gave " + e.getMessage(), e);
             }
             wake = WakeFd.open();
             return new UdpTransport(arena, fd, wake, ipv6, cfg, local, rcvBuf, sndBuf, gro, groProblem);
-        } catch (IOException | RuntimeException e) {
+        } catch (final IOException | RuntimeException e) {
             Syscalls.closeQuietly(fd);
             if (wake != null) {
                 wake.close();
@@ -159,7 +158,7 @@ public final class UdpTransport implements Transport {
             throws IOException {
         try {
             Syscalls.bind(fd, addr, len, "UDP " + where);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             if (e.errno() == Errno.EACCES || e.errno() == Errno.EPERM) {
                 throw new UdpTransportException("UDP transport cannot bind " + where + ": " + e.getMessage()
                         + "; ports below 1024 need CAP_NET_BIND_SERVICE (or lower net.ipv4.ip_unprivileged_port_start)",
@@ -195,7 +194,7 @@ public final class UdpTransport implements Transport {
         final MemorySegment sa = memory.allocate(SockAddrs.IN6_SIZE, 8);
         try {
             return new UdpDestination(sa, SockAddrs.encode(address, sa, ipv6), address);
-        } catch (SockAddrException e) {
+        } catch (final SockAddrException e) {
             throw new UdpTransportException("UDP transport " + UdpAddresses.format(localAddress)
                     + " cannot send to " + address + ": " + e.getMessage(), e);
         }

@@ -1,8 +1,7 @@
 package net.fips.dataplane.udp;
 
-import net.fips.dataplane.transport.TransportException;
 
-import java.io.IOException;
+import net.fips.dataplane.transport.TransportException;
 
 /** A UDP transport could not be configured or opened: bad address text, unusable address, refused bind. */
 public final class UdpTransportException extends TransportException {

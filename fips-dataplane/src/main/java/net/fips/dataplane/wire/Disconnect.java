@@ -1,6 +1,7 @@
 package net.fips.dataplane.wire;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 
 /**
  * Disconnect link message (type 0x50): {@code 50 ‖ reason u8}. An unknown reason byte decodes as {@link Reason#OTHER}
@@ -57,7 +58,7 @@ public record Disconnect(Reason reason) {
 
     /** Requires a reason. */
     public Disconnect {
-        java.util.Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(reason, "reason");
     }
 
     /** The two-byte link message. */

@@ -2,6 +2,7 @@ package net.fips.dataplane.wire;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Owned form of a SessionDatagram link message (type 0x00), for the control plane and tests; the forwarding path
@@ -46,7 +47,7 @@ public record SessionDatagram(int ttl, int pathMtu, NodeAddr src, NodeAddr dest,
             return WireResult.err(r.errorOrNull());
         }
         final byte[] payload = seg.asSlice(h.payloadOffset(), h.payloadLength()).toArray(
-                java.lang.foreign.ValueLayout.JAVA_BYTE);
+                ValueLayout.JAVA_BYTE);
         return WireResult.ok(new SessionDatagram(h.ttl(), h.pathMtu(), h.src(), h.dest(), payload));
     }
 

@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -112,7 +113,7 @@ class PubkeyExchangeTest {
 
     @Test
     void oversizeHelloIsRefused() {
-        final byte[] h = java.util.Arrays.copyOf(hello(TestKeys.TWO_G_X), 34);
+        final byte[] h = Arrays.copyOf(hello(TestKeys.TWO_G_X), 34);
         assertRefused(h, PubkeyExchange.Failure.OVERSIZE);
     }
 
@@ -173,10 +174,10 @@ class PubkeyExchangeTest {
             sendRaw(pair[1], sdu);
             final PubkeyExchange.Outcome o = run(pair[0], TestKeys.G_X, 5_000);
             final boolean valid = sdu.length == 33 && sdu[0] == 0
-                    && TestKeys.INSTANCE.isValidXOnly(java.util.Arrays.copyOfRange(sdu, 1, 33));
+                    && TestKeys.INSTANCE.isValidXOnly(Arrays.copyOfRange(sdu, 1, 33));
             assertEquals(valid, o.ok(), () -> "sdu " + HexFormat.of().formatHex(sdu) + " -> " + o);
             if (valid) {
-                assertArrayEquals(java.util.Arrays.copyOfRange(sdu, 1, 33), o.peerKey());
+                assertArrayEquals(Arrays.copyOfRange(sdu, 1, 33), o.peerKey());
             }
         }
     }
@@ -196,7 +197,7 @@ class PubkeyExchangeTest {
             final MemorySegment whole = MemorySegment.ofArray(big);
             final PubkeyHello.Error a = PubkeyHello.check(whole, off, len, TestKeys.INSTANCE);
             final PubkeyHello.Error b = PubkeyHello.check(MemorySegment.ofArray(
-                    java.util.Arrays.copyOfRange(big, off, off + len)), 0, len, TestKeys.INSTANCE);
+                    Arrays.copyOfRange(big, off, off + len)), 0, len, TestKeys.INSTANCE);
             assertEquals(b, a);
         }
     }

@@ -3,6 +3,8 @@ package net.fips.dataplane.ble;
 import java.math.BigInteger;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
 
 import net.fips.dataplane.wire.NodeAddr;
 
@@ -38,6 +40,6 @@ public final class TestKeys implements PeerKeys {
     }
 
     static byte[] hex(final String h) {
-        return java.util.HexFormat.of().parseHex(h.toLowerCase(java.util.Locale.ROOT));
+        return HexFormat.of().parseHex(h.toLowerCase(Locale.ROOT));
     }
 }

@@ -2,6 +2,8 @@ package net.fips.dataplane.ble;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 
 import net.fips.ffm.ErrnoException;
 import net.fips.ffm.linux.Syscalls;
@@ -56,15 +58,15 @@ public final class UnixFamily implements SeqPacketFamily {
 
     @Override
     public int encodeSource(final String address, final MemorySegment dst) {
-        final byte[] b = address.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        MemorySegment.copy(b, 0, dst, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, b.length);
+        final byte[] b = address.getBytes(StandardCharsets.UTF_8);
+        MemorySegment.copy(b, 0, dst, ValueLayout.JAVA_BYTE, 0, b.length);
         return b.length;
     }
 
     @Override
     public String decodeSource(final MemorySegment src, final long off, final int len) {
-        return new String(src.asSlice(off, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
-                java.nio.charset.StandardCharsets.UTF_8);
+        return new String(src.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE),
+                StandardCharsets.UTF_8);
     }
 
     @Override

@@ -11,10 +11,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.lang.foreign.Arena;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Assertions;
 
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
@@ -25,6 +30,10 @@ import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.transport.ConnectionState;
 import net.fips.dataplane.transport.DiscoveredPeer;
 import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.transport.TransportException;
+import net.fips.ffm.linux.CallState;
+import net.fips.ffm.linux.Syscalls;
+import net.fips.ffm.linux.UnixSeqPacket;
 
 /**
  * The whole BLE transport under two real data planes, with AF_UNIX SOCK_SEQPACKET in place of L2CAP sockets
@@ -67,9 +76,9 @@ class BleTransportLoopTest {
     /** x-only keys of 1G..4G ordered by NodeAddr, smallest first. */
     private static List<byte[]> fourKeys() {
         final List<byte[]> ks = new ArrayList<>(List.of(TestKeys.G_X, TestKeys.TWO_G_X,
-                java.util.HexFormat.of().parseHex("f9308a019258c31049344f85f89d5229b531c845836f99b08601f113bce036f9"),
-                java.util.HexFormat.of().parseHex("e493dbf1c10d80f3581e4904930b1404cc6c13900ee0758474fa94abe8c4cd13")));
-        ks.sort(java.util.Comparator.comparing(TestKeys.INSTANCE::nodeAddr));
+                HexFormat.of().parseHex("f9308a019258c31049344f85f89d5229b531c845836f99b08601f113bce036f9"),
+                HexFormat.of().parseHex("e493dbf1c10d80f3581e4904930b1404cc6c13900ee0758474fa94abe8c4cd13")));
+        ks.sort(Comparator.comparing(TestKeys.INSTANCE::nodeAddr));
         return ks;
     }
 
@@ -129,17 +138,17 @@ class BleTransportLoopTest {
         final String n = "fb-" + TAG + "-h";
         final BleTransport a = transport(n, fourKeys().get(0), 2048);
         final DataPlane pa = plane(a, new Deliveries());
-        final int fd = net.fips.ffm.linux.UnixSeqPacket.open();
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-            net.fips.ffm.linux.UnixSeqPacket.connect(fd, n);
+        final int fd = UnixSeqPacket.open();
+        try (Arena arena = Arena.ofConfined()) {
+            UnixSeqPacket.connect(fd, n);
             final MemorySegment m = arena.allocate(64);
-            final net.fips.ffm.linux.CallState cs = net.fips.ffm.linux.CallState.forCurrentThread();
-            assertEquals(5, net.fips.ffm.linux.Syscalls.send(cs, fd, m, 5, 0));
+            final CallState cs = CallState.forCurrentThread();
+            assertEquals(5, Syscalls.send(cs, fd, m, 5, 0));
             pumpUntil(() -> a.stats().get("connections_rejected") == 1, "the rejection", pa);
             // our hello came first, then end of stream
-            pumpUntil(() -> net.fips.ffm.linux.Syscalls.recv(cs, fd, m, 64, 0x40) == 0, "the close", pa);
+            pumpUntil(() -> Syscalls.recv(cs, fd, m, 64, 0x40) == 0, "the close", pa);
         } finally {
-            net.fips.ffm.linux.Syscalls.closeQuietly(fd);
+            Syscalls.closeQuietly(fd);
         }
     }
 
@@ -150,7 +159,7 @@ class BleTransportLoopTest {
         final TransportAddr nobody = TransportAddr.ofText("fb-" + TAG + "-nobody");
         a.connect(nobody);
         pumpUntil(() -> a.connectionState(nobody) == ConnectionState.FAILED, "the refusal", pa);
-        org.junit.jupiter.api.Assertions.assertThrows(net.fips.dataplane.transport.TransportException.class,
+        Assertions.assertThrows(TransportException.class,
                 () -> a.destination(TransportAddr.ofText("x".repeat(40))));
     }
 
@@ -167,7 +176,7 @@ class BleTransportLoopTest {
         pumpUntil(cond, () -> what, dps);
     }
 
-    private static void pumpUntil(final BooleanSupplier cond, final java.util.function.Supplier<String> what,
+    private static void pumpUntil(final BooleanSupplier cond, final Supplier<String> what,
                                   final DataPlane... dps) {
         final long end = System.nanoTime() + 20_000_000_000L;
         while (!cond.getAsBoolean()) {

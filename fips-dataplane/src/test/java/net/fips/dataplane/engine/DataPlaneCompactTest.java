@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +29,7 @@ import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.transport.TransportPort;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
+import net.fips.dataplane.pool.PacketPool;
 
 /**
  * {@link ThreadingMode#COMPACT}: one thread for every agent, blocking in poll on its descriptors and an eventfd.
@@ -241,18 +245,18 @@ class DataPlaneCompactTest {
         // Every slot taken before the thread starts: the receive agent never gets one to offer the kernel.
         final List<Integer> held = new ArrayList<>();
         int s;
-        while ((s = dp.pool().acquire()) != net.fips.dataplane.pool.PacketPool.NO_SLOT) {
+        while ((s = dp.pool().acquire()) != PacketPool.NO_SLOT) {
             held.add(s);
         }
         dp.start();
-        try (java.nio.channels.DatagramChannel raw = java.nio.channels.DatagramChannel.open()
-                .bind(new java.net.InetSocketAddress("127.0.0.1", 0))) {
-            dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((java.net.InetSocketAddress) raw.getLocalAddress()),
+        try (DatagramChannel raw = DatagramChannel.open()
+                .bind(new InetSocketAddress("127.0.0.1", 0))) {
+            dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) raw.getLocalAddress()),
                     0x1111, 0x2222, FrameCodec.key(1), FrameCodec.key(2), System.nanoTime()));
             final FrameCodec codec = new FrameCodec();
             final int total = 40;
             for (int i = 0; i < total; i++) {
-                raw.send(java.nio.ByteBuffer.wrap(codec.seal(FrameCodec.key(2), 0, 0x1111, i, 0,
+                raw.send(ByteBuffer.wrap(codec.seal(FrameCodec.key(2), 0, 0x1111, i, 0,
                         Deliveries.bytes(i, 64))), dp.udpTransport(0).localAddress());
             }
             final CompactRunner r = dp.compactRunner();

@@ -20,6 +20,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.lang.foreign.Arena;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -542,7 +543,7 @@ class DataPlaneSessionTest {
     void garbageFromTheTunSideIsCountedNeverThrown() throws IOException {
         start();
         final Random rnd = new Random(9);
-        final MemorySegment buf = java.lang.foreign.Arena.ofAuto().allocate(1500);
+        final MemorySegment buf = Arena.ofAuto().allocate(1500);
         final int n = 300;
         for (int i = 0; i < n; i++) {
             final byte[] p = new byte[1 + rnd.nextInt(1400)];

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.Random;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -578,7 +579,7 @@ class DataPlaneTransitTest {
     @Test
     void fuzzedDatagramsAreEachForwardedDeliveredOrACountedDrop() throws Exception {
         start(2, true);
-        final java.util.Random rnd = new java.util.Random(0xF1F5);
+        final Random rnd = new Random(0xF1F5);
         final byte[] setup = datagram(9, 1280, A, D, new SessionSetup(0, A_COORDS, Coords.of(D, C),
                 new byte[SessionSetup.XK_SIZE]).encode());
         final byte[] cpCoords = new FspCpCoords(A_COORDS, Coords.of(D, C)).encode();

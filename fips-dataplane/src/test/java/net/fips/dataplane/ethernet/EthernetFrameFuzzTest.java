@@ -10,10 +10,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.dataplane.wire.WireError;
 import net.fips.dataplane.wire.WireResult;
-
-import org.junit.jupiter.api.Test;
 
 /**
  * Bounded, seeded fuzzing of {@link EthernetFrame} in the style of {@code WireFuzzTest}: 20,000 random inputs and

@@ -10,10 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.dataplane.wire.WireError;
 import net.fips.dataplane.wire.WireResult;
-
-import org.junit.jupiter.api.Test;
 
 /** The frame formats of transports.md §4.2, byte for byte, and the MAC and config helpers. */
 class EthernetFrameTest {

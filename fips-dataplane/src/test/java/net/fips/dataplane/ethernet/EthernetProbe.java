@@ -49,7 +49,7 @@ public final class EthernetProbe {
         final boolean await = args.length > 2 && args[2].equals("await");
         try {
             t = await ? EthernetTransport.openOrAwait(cfg) : EthernetTransport.open(cfg);
-        } catch (EthernetTransportException e) {
+        } catch (final EthernetTransportException e) {
             System.out.println("ERROR reason=" + e.reason() + " errno=" + e.errno() + " message=" + e.getMessage());
             return;
         }

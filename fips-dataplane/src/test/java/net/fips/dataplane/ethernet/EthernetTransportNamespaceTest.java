@@ -23,6 +23,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
 
 import net.fips.dataplane.NamespaceProbes;
 import net.fips.dataplane.NamespaceProbes.Run;
+import net.fips.ffm.linux.Syscalls;
 
 /**
  * The Ethernet transport against the real kernel (transports.md §8.4): {@link EthernetProbe} child JVMs in fresh,
@@ -208,13 +210,13 @@ class EthernetTransportNamespaceTest {
         // Everyone announces; each hears exactly the other two, with their keys. A bridge port may take a moment
         // to forward (it starts in the "learning" phase without STP it is forwarding at once), so poll.
         for (int i = 0; i < 3; i++) {
-            final Set<String> want = new java.util.TreeSet<>();
+            final Set<String> want = new TreeSet<>();
             for (int j = 0; j < 3; j++) {
                 if (j != i) {
                     want.add("DISCOVERED mac=" + nodes[j][1] + " key=" + nodes[j][2]);
                 }
             }
-            final Set<String> seen = new java.util.TreeSet<>();
+            final Set<String> seen = new TreeSet<>();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!seen.equals(want) && System.nanoTime() < deadline) {
                 for (int j = 0; j < 3; j++) {
@@ -380,7 +382,7 @@ class EthernetTransportNamespaceTest {
     }
 
     private Process startProbe(final String ns, final List<String> wrapper, final String... args) throws IOException {
-        final Process p = NamespaceProbes.startProbe(ns, wrapper, EthernetProbe.class, List.of(EthernetTransport.class, net.fips.ffm.linux.Syscalls.class), args);
+        final Process p = NamespaceProbes.startProbe(ns, wrapper, EthernetProbe.class, List.of(EthernetTransport.class, Syscalls.class), args);
         children.add(p);
         return p;
     }

@@ -8,10 +8,10 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Random;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.dataplane.wire.Ipv6Shim;
 import net.fips.dataplane.wire.NodeAddr;
-
-import org.junit.jupiter.api.Test;
 
 /**
  * Seeded fuzz over every parser and builder of the package: random and mutated inputs at random (also out of

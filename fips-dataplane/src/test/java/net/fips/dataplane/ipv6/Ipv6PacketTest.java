@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 
-import net.fips.dataplane.wire.NodeAddr;
-
 import org.junit.jupiter.api.Test;
+
+import net.fips.dataplane.wire.NodeAddr;
 
 /** Header accessors, validation, and the fd00::/8 / 15-byte identity-prefix helpers. */
 class Ipv6PacketTest {

@@ -9,13 +9,13 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.HexFormat;
 
+import org.junit.jupiter.api.Test;
+
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.PacketView;
 import net.fips.dataplane.wire.Ipv6Shim;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.WireError;
-
-import org.junit.jupiter.api.Test;
 
 /** The port-256 body and the shim's allocation-free functions, against values derived from ipv6_shim.rs tests. */
 class ShimBodyTest {

@@ -3,6 +3,7 @@ package net.fips.dataplane.ipv6;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /** Test-side packet builders and an independent checksum (plain byte loops, no production code). */
 final class TestPackets {
@@ -53,7 +54,7 @@ final class TestPackets {
 
     static byte[] filled(final int n, final int value) {
         final byte[] b = new byte[n];
-        java.util.Arrays.fill(b, (byte) value);
+        Arrays.fill(b, (byte) value);
         return b;
     }
 

@@ -10,6 +10,11 @@ import java.lang.foreign.ValueLayout;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.TimeUnit;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -260,10 +265,10 @@ class PacketPoolTest {
     private static long residentPages(final long start, final long end) throws Exception {
         final long first = start / 4096;
         final long last = (end - 1) / 4096;
-        final java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) (last - first + 1) * 8)
-                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
-                java.nio.file.Path.of("/proc/self/pagemap"))) {
+        final ByteBuffer buf = ByteBuffer.allocate((int) (last - first + 1) * 8)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel ch = FileChannel.open(
+                Path.of("/proc/self/pagemap"))) {
             while (buf.hasRemaining()) {
                 if (ch.read(buf, first * 8 + buf.position()) < 0) {
                     throw new AssertionError("pagemap ended early");

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
@@ -144,7 +145,7 @@ class CoordCacheTest {
     @Test
     void viewLookupOverManyEntries() {
         final CoordCache cache = new CoordCache(5000, TTL);
-        final java.util.Random rnd = new java.util.Random(7);
+        final Random rnd = new Random(7);
         final NodeAddr[] addrs = new NodeAddr[5000];
         for (int i = 0; i < addrs.length; i++) {
             addrs[i] = NodeAddr.of(rnd.nextLong(), rnd.nextLong());

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.HashSet;
+import java.util.Set;
 
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
@@ -168,7 +170,7 @@ final class Mesh {
     static List<int[]> randomEdges(final int n, final int count, final long seed) {
         final Random rnd = new Random(seed);
         final List<int[]> out = new ArrayList<>();
-        final java.util.Set<Long> seen = new java.util.HashSet<>();
+        final Set<Long> seen = new HashSet<>();
         for (int i = 1; i < n; i++) {
             final int j = rnd.nextInt(i);
             out.add(new int[] {i, j});

@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.Random;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -224,7 +226,7 @@ class NextHopTest {
 
     @Test
     void filterMembershipMatchesBloomFilterBitForBit() {
-        final java.util.Random rnd = new java.util.Random(11);
+        final Random rnd = new Random(11);
         for (final int[] params : new int[][] {{8192, 5}, {8008, 7}, {64, 1}}) {
             final BloomFilter f = BloomFilter.withParams(params[0], params[1]);
             for (int i = 0; i < 300; i++) {
@@ -256,10 +258,10 @@ class NextHopTest {
     /** Seeded random tables and destinations: every answer is LOCAL, a no-route code or a valid closer peer. */
     @Test
     void randomTablesNeverThrowAndOnlyChooseCloserPeers() {
-        final java.util.Random rnd = new java.util.Random(99);
+        final Random rnd = new Random(99);
         for (int round = 0; round < 2000; round++) {
             final int roots = 1 + rnd.nextInt(2);
-            final java.util.function.Supplier<Coords> coords = () -> {
+            final Supplier<Coords> coords = () -> {
                 final int n = 1 + rnd.nextInt(5);
                 final NodeAddr[] x = new NodeAddr[n];
                 for (int i = 0; i < n - 1; i++) {
@@ -334,7 +336,7 @@ class NextHopTest {
         return hops;
     }
 
-    private static ForwardingTable[] tables(final Mesh m, final java.util.function.IntFunction<CoordCache> cache) {
+    private static ForwardingTable[] tables(final Mesh m, final IntFunction<CoordCache> cache) {
         final ForwardingTable[] t = new ForwardingTable[m.n];
         for (int i = 0; i < m.n; i++) {
             t[i] = m.table(i, cache.apply(i).view());

@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.nio.ByteOrder;
+import java.nio.channels.ServerSocketChannel;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +39,7 @@ import net.fips.dataplane.engine.DataPlaneContext;
 import net.fips.dataplane.transport.ConnectionState;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
+import net.fips.dataplane.engine.DataPlaneCounter;
 
 /**
  * The TCP transport on loopback under two real data planes: handshakes and sealed frames both ways over one
@@ -390,7 +393,7 @@ class TcpTransportTest {
      */
     @Test
     void aSlowReaderGetsEveryFrameInOrderOrACountedDrop() throws Exception {
-        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open()) {
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress("127.0.0.1", 0));
             final TransportAddr peer = TransportAddr.ofInet((InetSocketAddress) server.getLocalAddress());
             final TcpTransport ta = dialer();
@@ -422,7 +425,7 @@ class TcpTransportTest {
                 final long readStart = System.nanoTime();
                 while (true) {
                     final long dropped = ta.stats().get("send_errors")
-                            + a.counter(net.fips.dataplane.engine.DataPlaneCounter.DROP_TX_RING_FULL);
+                            + a.counter(DataPlaneCounter.DROP_TX_RING_FULL);
                     if (frames + dropped == total) {
                         break;
                     }
@@ -441,7 +444,7 @@ class TcpTransportTest {
                     while ((len = FmpStreamFramer.next(in, at, pos - at, 1400)) > 0) {
                         assertEquals(32 + 4 + 1300, len, "a whole established frame");
                         final long counter = in.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
-                                java.nio.ByteOrder.LITTLE_ENDIAN), at + 8);
+                                ByteOrder.LITTLE_ENDIAN), at + 8);
                         assertTrue(counter > lastCounter, "in order: " + counter + " after " + lastCounter);
                         lastCounter = counter;
                         frames++;

@@ -20,9 +20,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.net.StandardSocketOptions;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import jdk.net.ExtendedSocketOptions;
+import org.junit.jupiter.api.Assertions;
 
 /**
  * The dial through a real SOCKS5 server: Debian's {@code microsocks} on a free loopback port, relaying to a TCP
@@ -95,9 +98,9 @@ class MicrosocksTest {
         final Socks5Dialer.Connected c = assertInstanceOf(Socks5Dialer.Connected.class,
                 connector.connect(("127.0.0.1:" + port).getBytes(StandardCharsets.UTF_8)));
         try (SocketChannel ch = c.channel()) {
-            assertEquals(Boolean.TRUE, ch.getOption(java.net.StandardSocketOptions.TCP_NODELAY));
-            assertEquals(Boolean.TRUE, ch.getOption(java.net.StandardSocketOptions.SO_KEEPALIVE));
-            assertEquals(TorConnector.KEEPIDLE_SECS, ch.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE));
+            assertEquals(Boolean.TRUE, ch.getOption(StandardSocketOptions.TCP_NODELAY));
+            assertEquals(Boolean.TRUE, ch.getOption(StandardSocketOptions.SO_KEEPALIVE));
+            assertEquals(TorConnector.KEEPIDLE_SECS, ch.getOption(ExtendedSocketOptions.TCP_KEEPIDLE));
         }
         final int closed;
         try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -109,7 +112,7 @@ class MicrosocksTest {
                 .connect(("127.0.0.1:" + port).getBytes(StandardCharsets.UTF_8));
         assertEquals(1, counters.socks5Errors(), "an unreachable proxy is a socks5 error");
         assertEquals(0, counters.connectTimeouts());
-        org.junit.jupiter.api.Assertions.assertThrows(TorAddressException.class,
+        Assertions.assertThrows(TorAddressException.class,
                 () -> connector.connect("localhost:1".getBytes(StandardCharsets.UTF_8)));
         assertEquals(2, counters.connectRefused() + counters.socks5Errors(), "a bad address is not counted");
     }

@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Random;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 
@@ -157,9 +158,9 @@ class Socks5FuzzTest {
             switch (rnd.nextInt(5)) {
                 case 0 -> b[pos] ^= (byte) (1 << rnd.nextInt(8));
                 case 1 -> b[pos] = (byte) rnd.nextInt(256);
-                case 2 -> b = java.util.Arrays.copyOf(b, pos);
+                case 2 -> b = Arrays.copyOf(b, pos);
                 case 3 -> {
-                    final byte[] longer = java.util.Arrays.copyOf(b, b.length + 1 + rnd.nextInt(8));
+                    final byte[] longer = Arrays.copyOf(b, b.length + 1 + rnd.nextInt(8));
                     for (int j = b.length; j < longer.length; j++) {
                         longer[j] = (byte) rnd.nextInt(256);
                     }

@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -237,7 +239,7 @@ class Socks5HandshakeTest {
         hs.start(out);
         assertEquals(2, hs.wanted());
         int pos = 0;
-        final java.util.List<Integer> reads = new java.util.ArrayList<>();
+        final List<Integer> reads = new ArrayList<>();
         Socks5Handshake.Status st = Socks5Handshake.Status.NEED_MORE;
         while (st != Socks5Handshake.Status.CONNECTED) {
             final int n = hs.wanted();
@@ -247,7 +249,7 @@ class Socks5HandshakeTest {
             assertEquals(0, in.remaining());
             pos += n;
         }
-        assertEquals(java.util.List.of(2, 2, 4, 1, 9 + 2), reads);
+        assertEquals(List.of(2, 2, 4, 1, 9 + 2), reads);
         assertEquals(proxy.length - 2, pos);
         final Socks5Handshake v6 = Socks5Handshake.noAuth(TorAddress.parse("[::1]:1"));
         v6.start(out.clear());

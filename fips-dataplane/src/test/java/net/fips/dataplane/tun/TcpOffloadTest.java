@@ -16,9 +16,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
-import net.fips.ffm.linux.TunIoctl;
-
 import org.junit.jupiter.api.Test;
+
+import net.fips.ffm.linux.TunIoctl;
+import net.fips.dataplane.ipv6.InetChecksum;
 
 /**
  * Pins the TUN offload arithmetic: TSO super-segments split into MTU-sized segments (sizes, sequence numbers,
@@ -347,8 +348,8 @@ class TcpOffloadTest {
                 MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, off, b.length);
                 final int start = r.nextInt(0x10000);
                 final int expect = sum(b, 0, b.length, start);
-                final int got = net.fips.dataplane.ipv6.InetChecksum.fold(
-                        net.fips.dataplane.ipv6.InetChecksum.add(m, off, b.length, start));
+                final int got = InetChecksum.fold(
+                        InetChecksum.add(m, off, b.length, start));
                 assertEquals(expect == 0xFFFF ? 0 : expect, got == 0xFFFF ? 0 : got, "length " + b.length);
             }
         }

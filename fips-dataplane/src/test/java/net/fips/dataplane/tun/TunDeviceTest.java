@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
 
 import net.fips.dataplane.NamespaceProbes;
 import net.fips.dataplane.NamespaceProbes.Run;
+import net.fips.ffm.linux.Syscalls;
 
 /**
  * The TUN device against the real kernel. Configuration errors and a missing clone device are checked in this JVM
@@ -78,7 +79,7 @@ class TunDeviceTest {
     @Test
     void badConfigurationIsRefusedBeforeAnySyscall() throws IOException {
         final TunConfig ok = TunConfig.of(addr(ADDR)).withDevicePath("/nonexistent/net/tun");
-        for (TunConfig bad : List.of(ok.withName(""), ok.withName("sixteen-chars-xx"), ok.withName("a/b"),
+        for (final TunConfig bad : List.of(ok.withName(""), ok.withName("sixteen-chars-xx"), ok.withName("a/b"),
                 ok.withName("a b"), ok.withMtu(1279), ok.withMtu(65536), ok.withDevicePath(""),
                 TunConfig.of(addr("fc00::1")).withDevicePath("/nonexistent/net/tun"))) {
             final TunException e = assertThrows(TunException.class, () -> TunDevice.open(bad), bad.toString());
@@ -222,7 +223,7 @@ class TunDeviceTest {
 
     @AfterEach
     void cleanUp() throws Exception {
-        for (Process p : children) {
+        for (final Process p : children) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
         if (netns != null) {
@@ -231,7 +232,7 @@ class TunDeviceTest {
     }
 
     private Process startProbe(final String ns, final List<String> wrapper, final String... args) throws IOException {
-        final Process p = NamespaceProbes.startProbe(ns, wrapper, TunProbe.class, List.of(TunDevice.class, net.fips.ffm.linux.Syscalls.class), args);
+        final Process p = NamespaceProbes.startProbe(ns, wrapper, TunProbe.class, List.of(TunDevice.class, Syscalls.class), args);
         children.add(p);
         return p;
     }

@@ -43,7 +43,7 @@ public final class TunProbe {
         if (args[0].equals("open")) {
             try (TunDevice dev = TunDevice.open(cfg)) {
                 System.out.println("OK " + dev);
-            } catch (TunException e) {
+            } catch (final TunException e) {
                 System.out.println("ERROR reason=" + e.reason() + " errno=" + e.errno() + " message=" + e.getMessage());
             }
             return;
@@ -61,7 +61,7 @@ public final class TunProbe {
             try {
                 TunDevice.open(cfg.withReplaceExisting(false)).close();
                 System.out.println("SECOND-NOREPLACE opened");
-            } catch (TunException e) {
+            } catch (final TunException e) {
                 System.out.println("SECOND-NOREPLACE reason=" + e.reason() + " message=" + e.getMessage());
             }
             // wakeup() ends an unbounded wait; packets the kernel queued meanwhile (RS, MLD) come first.

@@ -2,13 +2,13 @@ package net.fips.dataplane.wire;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** Loads the shared known-answer vectors ({@code fips.vectors.dir}, else ../shared/vectors beside the project). */
 final class Vectors {

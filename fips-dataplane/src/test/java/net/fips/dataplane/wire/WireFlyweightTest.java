@@ -5,13 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -183,7 +184,7 @@ class WireFlyweightTest {
     }
 
     private static Coords coords(final JsonNode arr) {
-        final java.util.List<NodeAddr> out = new java.util.ArrayList<>();
+        final List<NodeAddr> out = new ArrayList<>();
         arr.forEach(a -> out.add(NodeAddr.ofHex(a.asText())));
         return new Coords(out);
     }

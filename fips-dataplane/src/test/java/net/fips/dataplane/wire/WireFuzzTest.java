@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,7 +15,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Function;
+import java.lang.foreign.ValueLayout;
+import java.util.function.Consumer;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -72,7 +73,7 @@ class WireFuzzTest {
                 name + ": header rebuilt from its fields"));
     }
 
-    private static byte[] seg(final int size, final java.util.function.Consumer<MemorySegment> w) {
+    private static byte[] seg(final int size, final Consumer<MemorySegment> w) {
         final byte[] out = new byte[size];
         w.accept(MemorySegment.ofArray(out));
         return out;
@@ -105,7 +106,7 @@ class WireFuzzTest {
             final FspPrefix p = (FspPrefix) v;
             assertArrayEquals(Arrays.copyOf(in, 4), seg(4, s -> {
                 FspPrefix.write(s, 0, p.phase(), p.flags(), p.payloadLen());
-                s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) ((p.version() << 4) | p.phase()));
+                s.set(ValueLayout.JAVA_BYTE, 0, (byte) ((p.version() << 4) | p.phase()));
             }));
         }));
         t.add(flyweight("FspHeader", (s, o, l) -> new FspHeader().wrap(s, o, l), 12, v -> {

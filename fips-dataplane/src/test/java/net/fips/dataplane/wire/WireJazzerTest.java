@@ -2,8 +2,6 @@ package net.fips.dataplane.wire;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.code_intelligence.jazzer.junit.FuzzTest;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -15,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
+import java.util.Objects;
 
 import net.fips.ffm.linux.gen.iovec;
 
@@ -46,8 +47,8 @@ public final class IoVec {
      * @throws IndexOutOfBoundsException if the region is not inside {@code target} or there is no such entry
      */
     public void set(final int index, final MemorySegment target, final long offset, final long length) {
-        java.util.Objects.checkFromIndexSize(offset, length, target.byteSize());
-        final long base = java.util.Objects.checkIndex((long) index, segment.byteSize() / SIZE) * SIZE;
+        Objects.checkFromIndexSize(offset, length, target.byteSize());
+        final long base = Objects.checkIndex((long) index, segment.byteSize() / SIZE) * SIZE;
         segment.set(JAVA_LONG, base + BASE, target.address() + offset);
         segment.set(JAVA_LONG, base + LEN, length);
     }
@@ -58,7 +59,7 @@ public final class IoVec {
      * @throws IndexOutOfBoundsException if the region is not inside {@code target}
      */
     public void set(final MemorySegment target, final long offset, final long length) {
-        java.util.Objects.checkFromIndexSize(offset, length, target.byteSize());
+        Objects.checkFromIndexSize(offset, length, target.byteSize());
         segment.set(JAVA_LONG, BASE, target.address() + offset);
         segment.set(JAVA_LONG, LEN, length);
     }

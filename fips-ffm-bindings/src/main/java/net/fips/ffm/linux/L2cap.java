@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.lang.foreign.ValueLayout;
 
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
@@ -60,7 +61,7 @@ public final class L2cap {
     private static final long BDADDR = sockaddr_l2.l2_bdaddr$offset();
     private static final long CID = sockaddr_l2.l2_cid$offset();
     private static final long TYPE = sockaddr_l2.l2_bdaddr_type$offset();
-    private static final java.lang.foreign.ValueLayout.OfShort U16_LE =
+    private static final ValueLayout.OfShort U16_LE =
             JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private L2cap() {
@@ -246,7 +247,7 @@ public final class L2cap {
     public static void setRecvMtu(final int fd, final int mtu) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment v = arena.allocate(2, 2);
-            v.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 0, (short) mtu);
+            v.set(ValueLayout.JAVA_SHORT, 0, (short) mtu);
             Syscalls.setsockopt(fd, SOL_BLUETOOTH, BT_RCVMTU, v, "BT_RCVMTU=" + mtu);
         }
     }
@@ -274,7 +275,7 @@ public final class L2cap {
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment v = arena.allocate(2, 2);
             final int rc = Syscalls.getsockoptRaw(fd, SOL_BLUETOOTH, option, v);
-            return rc < 0 ? rc : Short.toUnsignedInt(v.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 0));
+            return rc < 0 ? rc : Short.toUnsignedInt(v.get(ValueLayout.JAVA_SHORT, 0));
         }
     }
 }

@@ -115,7 +115,7 @@ public final class RtNetlink implements AutoCloseable {
     public static int linkIndex(final String name) throws ErrnoException {
         try {
             return Syscalls.ifNameToIndex(name);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             if (e.errno() == Errno.ENODEV || e.errno() == Errno.ENXIO) {
                 return 0;
             }
@@ -344,7 +344,7 @@ public final class RtNetlink implements AutoCloseable {
         closed = true;
         try {
             Syscalls.close(fd);
-        } catch (ErrnoException ignored) {
+        } catch (final ErrnoException ignored) {
             // Nothing useful to do: the descriptor is gone either way.
         }
         arena.close();

@@ -126,7 +126,7 @@ public final class SockAddrs {
                 return new InetSocketAddress(scope == 0
                         ? InetAddress.getByAddress(b) : Inet6Address.getByAddress(null, b, scope), port);
             }
-        } catch (UnknownHostException e) {
+        } catch (final UnknownHostException e) {
             // getByAddress only throws for a wrong array length, which the checks above rule out.
             throw new SockAddrException("malformed address: " + e.getMessage());
         }

@@ -108,7 +108,7 @@ public final class Syscalls {
             options[0] = ERRNO;
             System.arraycopy(extra, 0, options, 1, extra.length);
             return Linker.nativeLinker().downcallHandle(address.get(), fd, options);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             if (firstFailure == null) {
                 firstFailure = t;
             }
@@ -164,7 +164,7 @@ public final class Syscalls {
         try {
             final int rc = (int) RECVMMSG.invokeExact(cs.segment, fd, msgvec, vlen, flags, MemorySegment.NULL);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -179,7 +179,7 @@ public final class Syscalls {
         try {
             final int rc = (int) SENDMMSG.invokeExact(cs.segment, fd, msgvec, vlen, flags);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -193,7 +193,7 @@ public final class Syscalls {
         try {
             final long rc = (long) SENDMSG.invokeExact(cs.segment, fd, msghdr, flags);
             return rc >= 0 ? (int) rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -207,7 +207,7 @@ public final class Syscalls {
         try {
             final long rc = (long) RECVMSG.invokeExact(cs.segment, fd, msghdr, flags);
             return rc >= 0 ? (int) rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -221,7 +221,7 @@ public final class Syscalls {
         try {
             final int rc = (int) POLL.invokeExact(cs.segment, fds, (long) nfds, timeoutMs);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -235,7 +235,7 @@ public final class Syscalls {
         try {
             final long rc = (long) READ.invokeExact(cs.segment, fd, buf, count);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -249,7 +249,7 @@ public final class Syscalls {
         try {
             final long rc = (long) WRITE.invokeExact(cs.segment, fd, buf, count);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -263,7 +263,7 @@ public final class Syscalls {
         try {
             final long rc = (long) READV.invokeExact(cs.segment, fd, iov, iovcnt);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -277,7 +277,7 @@ public final class Syscalls {
         try {
             final long rc = (long) WRITEV.invokeExact(cs.segment, fd, iov, iovcnt);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -292,7 +292,7 @@ public final class Syscalls {
         try {
             final int rc = (int) EPOLL_WAIT.invokeExact(cs.segment, epfd, events, maxEvents, timeoutMs);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -307,7 +307,7 @@ public final class Syscalls {
         try {
             final long rc = (long) SEND.invokeExact(cs.segment, fd, buf, count, flags);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -324,7 +324,7 @@ public final class Syscalls {
         final int rc;
         try {
             rc = (int) LISTEN.invokeExact(cs.segment, fd, backlog);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (rc < 0) {
@@ -345,7 +345,7 @@ public final class Syscalls {
         final int fd;
         try {
             fd = (int) SOCKET.invokeExact(cs.segment, domain, type, protocol);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (fd < 0) {
@@ -364,7 +364,7 @@ public final class Syscalls {
         final int rc;
         try {
             rc = (int) BIND.invokeExact(cs.segment, fd, addr, addrLen);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (rc < 0) {
@@ -384,7 +384,7 @@ public final class Syscalls {
         final int rc;
         try {
             rc = (int) CONNECT.invokeExact(cs.segment, fd, addr, addrLen);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (rc < 0) {
@@ -412,9 +412,9 @@ public final class Syscalls {
                 throw fail("getsockname", cs, "fd " + fd);
             }
             return len.get(JAVA_INT, 0);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             throw e;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -445,7 +445,7 @@ public final class Syscalls {
             v.set(JAVA_INT, 0, value);
             final int rc = (int) SETSOCKOPT.invokeExact(cs.segment, fd, level, name, v, (int) JAVA_INT.byteSize());
             return rc < 0 ? -cs.errno() : 0;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -461,7 +461,7 @@ public final class Syscalls {
         final int rc;
         try {
             rc = (int) SETSOCKOPT.invokeExact(cs.segment, fd, level, name, value, (int) value.byteSize());
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (rc < 0) {
@@ -486,9 +486,9 @@ public final class Syscalls {
                 throw fail("getsockopt", cs, what);
             }
             return v.get(JAVA_INT, 0);
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             throw e;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -504,7 +504,7 @@ public final class Syscalls {
         final int rc;
         try {
             rc = (int) FCNTL.invokeExact(cs.segment, fd, cmd, arg);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (rc < 0) {
@@ -536,7 +536,7 @@ public final class Syscalls {
         final int rc;
         try {
             rc = (int) IOCTL.invokeExact(cs.segment, fd, request, arg);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (rc < 0) {
@@ -559,9 +559,9 @@ public final class Syscalls {
                 throw fail("open", cs, path);
             }
             return fd;
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             throw e;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -592,7 +592,7 @@ public final class Syscalls {
         final int rc;
         try {
             rc = (int) CLOSE.invokeExact(cs.segment, fd);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (rc < 0) {
@@ -609,7 +609,7 @@ public final class Syscalls {
         final int fd;
         try {
             fd = (int) EVENTFD.invokeExact(cs.segment, initval, flags);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (fd < 0) {
@@ -627,7 +627,7 @@ public final class Syscalls {
         final int fd;
         try {
             fd = (int) EPOLL_CREATE1.invokeExact(cs.segment, flags);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (fd < 0) {
@@ -651,9 +651,9 @@ public final class Syscalls {
             if (rc < 0) {
                 throw fail("epoll_ctl", cs, "epfd " + epfd + " op " + op + " fd " + fd);
             }
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             throw e;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -671,9 +671,9 @@ public final class Syscalls {
                 throw fail("if_nametoindex", cs, name);
             }
             return idx;
-        } catch (ErrnoException e) {
+        } catch (final ErrnoException e) {
             throw e;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -693,7 +693,7 @@ public final class Syscalls {
         try {
             final int rc = (int) ACCEPT4.invokeExact(cs.segment, fd, addr, addrLen, flags);
             return rc >= 0 ? rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -709,7 +709,7 @@ public final class Syscalls {
         try {
             final long rc = (long) SEND.invokeExact(cs.segment, fd, buf, (long) len, flags);
             return rc >= 0 ? (int) rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -725,7 +725,7 @@ public final class Syscalls {
         try {
             final long rc = (long) RECV.invokeExact(cs.segment, fd, buf, (long) len, flags);
             return rc >= 0 ? (int) rc : -cs.errno();
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -742,7 +742,7 @@ public final class Syscalls {
             len.set(JAVA_INT, 0, (int) value.byteSize());
             final int rc = (int) GETSOCKOPT.invokeExact(cs.segment, fd, level, name, value, len);
             return rc < 0 ? -cs.errno() : 0;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -757,7 +757,7 @@ public final class Syscalls {
         try {
             final int rc = (int) SETSOCKOPT.invokeExact(cs.segment, fd, level, name, value, (int) value.byteSize());
             return rc < 0 ? -cs.errno() : 0;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -783,7 +783,7 @@ public final class Syscalls {
             addr = (MemorySegment) MMAP.invokeExact(cs.segment, MemorySegment.NULL, bytes,
                     linux_h.PROT_READ() | linux_h.PROT_WRITE(),
                     linux_h.MAP_PRIVATE() | linux_h.MAP_ANONYMOUS() | linux_h.MAP_NORESERVE(), -1, 0L);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
         if (addr.address() == linux_h.MAP_FAILED().address()) {
@@ -792,7 +792,7 @@ public final class Syscalls {
         try {
             // Only a hint: a kernel built without THP refuses it (EINVAL) and nothing changes.
             final int ignored = (int) MADVISE.invokeExact(cs.segment, addr, bytes, linux_h.MADV_NOHUGEPAGE());
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             unmap(addr, bytes);
             throw rethrow(t);
         }
@@ -802,7 +802,7 @@ public final class Syscalls {
     private static void unmap(final MemorySegment addr, final long bytes) {
         try {
             final int ignored = (int) MUNMAP.invokeExact(CallState.forCurrentThread().segment, addr, bytes);
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
@@ -819,7 +819,7 @@ public final class Syscalls {
         try {
             final int rc = (int) SHUTDOWN.invokeExact(cs.segment, fd, linux_h.SHUT_RDWR());
             return rc < 0 ? -cs.errno() : 0;
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             throw rethrow(t);
         }
     }

@@ -8,7 +8,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 import net.fips.ffm.Errno;
-import net.fips.ffm.ErrnoException;
 
 /**
  * Finds out, on loopback, whether this kernel accepts UDP GSO ({@code UDP_SEGMENT} cmsg on sendmsg, verified by
@@ -45,7 +44,7 @@ public final class UdpOffloadProbe {
         try {
             gsoReason = probeGso();
             gso = gsoReason.startsWith("ok");
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             gso = false;
             gsoReason = "probe failed: " + t;
         }
@@ -54,7 +53,7 @@ public final class UdpOffloadProbe {
         try {
             groReason = probeGro();
             gro = groReason.startsWith("ok");
-        } catch (Throwable t) {
+        } catch (final Throwable t) {
             gro = false;
             groReason = "probe failed: " + t;
         }
@@ -70,7 +69,7 @@ public final class UdpOffloadProbe {
             Syscalls.bind(fd, addr, len, "127.0.0.1:0");
             Syscalls.getsockname(fd, addr);
             return fd;
-        } catch (Exception e) {
+        } catch (final Exception e) {
             Syscalls.closeQuietly(fd);
             throw e;
         }

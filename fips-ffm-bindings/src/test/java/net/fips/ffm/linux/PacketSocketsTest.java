@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
+import java.lang.foreign.ValueLayout;
 
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +34,7 @@ class PacketSocketsTest {
             // A non-palindromic EtherType shows the byte order (0x2121 would hide it).
             assertEquals(20, PacketSockets.encode(s, 0x88b5, 0x01020304, 0x0200_5e00_000aL));
             assertEquals("1100" + "88b5" + "04030201" + "0000" + "00" + "06" + "02005e00000a0000" + "5a5a",
-                    HexFormat.of().formatHex(s.asSlice(0, 22).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                    HexFormat.of().formatHex(s.asSlice(0, 22).toArray(ValueLayout.JAVA_BYTE)));
             assertEquals(0x0200_5e00_000aL, PacketSockets.sourceMac(s));
             assertEquals(0x88b5, PacketSockets.protocol(s));
             assertEquals(0x01020304, PacketSockets.ifindex(s));
@@ -48,8 +49,8 @@ class PacketSocketsTest {
             final MemorySegment s = a.allocate(20);
             PacketSockets.encode(s, 0x2121, 7, -1);
             assertEquals("1100" + "2121" + "07000000" + "0000" + "00" + "00" + "0000000000000000",
-                    HexFormat.of().formatHex(s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
-            s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 10, (byte) 3);
+                    HexFormat.of().formatHex(s.toArray(ValueLayout.JAVA_BYTE)));
+            s.set(ValueLayout.JAVA_BYTE, 10, (byte) 3);
             assertEquals(3, PacketSockets.packetType(s));
         }
     }

@@ -121,7 +121,7 @@ class SockAddrsTest {
                 try {
                     SockAddrs.decode(s, len);
                     decoded++;
-                } catch (SockAddrException expected) {
+                } catch (final SockAddrException expected) {
                     // the typed error is the contract
                 }
             }

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.lang.foreign.ValueLayout;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -188,7 +189,7 @@ class SyscallsTest {
                     assertEquals(10 + i, recv.messageLength(i));
                     assertEquals(0, recv.flags(i) & Linux.MSG_TRUNC);
                     for (int b = 0; b < 10 + i; b++) {
-                        assertEquals((byte) (i + 1), in.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 100L * i + b));
+                        assertEquals((byte) (i + 1), in.get(ValueLayout.JAVA_BYTE, 100L * i + b));
                     }
                     final InetSocketAddress src = SockAddrs.decode(recv.nameBuffer(i), recv.nameLength(i));
                     assertEquals(new InetSocketAddress(InetAddress.getLoopbackAddress(), txPort), src);
@@ -223,7 +224,7 @@ class SyscallsTest {
             final CallState cs = CallState.allocate(arena);
             final MemorySegment eight = arena.allocate(8, 8);
             assertEquals(-Errno.EAGAIN, Syscalls.read(cs, efd, eight, 8));
-            eight.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 5);
+            eight.set(ValueLayout.JAVA_LONG, 0, 5);
             assertEquals(8, Syscalls.write(cs, efd, eight, 8));
             final int ep = Syscalls.epollCreate1(Linux.EPOLL_CLOEXEC);
             try {

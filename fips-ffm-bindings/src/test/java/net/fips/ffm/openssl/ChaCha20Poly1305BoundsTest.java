@@ -16,6 +16,8 @@ import java.util.HexFormat;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +37,7 @@ class ChaCha20Poly1305BoundsTest {
     private static final byte[] NONCE = HEX.parseHex("070000004041424344454647");
     private static final byte[] AAD = HEX.parseHex("50515253c0c1c2c3c4c5c6c7");
     private static final byte[] PLAINTEXT = ("Ladies and Gentlemen of the class of '99: If I could offer you only one "
-            + "tip for the future, sunscreen would be it.").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            + "tip for the future, sunscreen would be it.").getBytes(StandardCharsets.US_ASCII);
     private static final String TAG = "1ae10b594f09e26a7e902ecbd0600691";
     private static final int LEN = PLAINTEXT.length;
     /** Guard bytes on each side of every region, inside one parent segment. */
@@ -193,13 +195,13 @@ class ChaCha20Poly1305BoundsTest {
         engine.seal(key, nonce, aad, 0, 12, buf, 0, LEN);
         assertArrayEquals(buf.toArray(ValueLayout.JAVA_BYTE),
                 heapBuf.asSlice(GUARD, LEN + ChaCha20Poly1305.TAG_BYTES).toArray(ValueLayout.JAVA_BYTE));
-        assertArrayEquals(new byte[GUARD], java.util.Arrays.copyOfRange(heap, 0, GUARD));
-        assertArrayEquals(new byte[GUARD], java.util.Arrays.copyOfRange(heap, heap.length - GUARD, heap.length));
+        assertArrayEquals(new byte[GUARD], Arrays.copyOfRange(heap, 0, GUARD));
+        assertArrayEquals(new byte[GUARD], Arrays.copyOfRange(heap, heap.length - GUARD, heap.length));
         assertThrows(IndexOutOfBoundsException.class,
                 () -> engine.seal(key, nonce, aad, 0, 12, heapBuf, GUARD + 1, LEN + GUARD));
         assertEquals(LEN, engine.open(MemorySegment.ofArray(KEY), nonce, aad, 0, 12, heapBuf, GUARD,
                 LEN + ChaCha20Poly1305.TAG_BYTES));
-        assertArrayEquals(PLAINTEXT, java.util.Arrays.copyOfRange(heap, GUARD, GUARD + LEN));
+        assertArrayEquals(PLAINTEXT, Arrays.copyOfRange(heap, GUARD, GUARD + LEN));
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HexFormat;
+import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,7 @@ class LibcryptoTest {
         assumeTrue(Libcrypto.isAvailable(), () -> "libcrypto unavailable: " + Libcrypto.unavailableReason());
         final HexFormat hex = HexFormat.of();
         final byte[] plaintext = ("Ladies and Gentlemen of the class of '99: If I could offer you only one tip for "
-                + "the future, sunscreen would be it.").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                + "the future, sunscreen would be it.").getBytes(StandardCharsets.US_ASCII);
         try (Arena arena = Arena.ofConfined(); ChaCha20Poly1305 engine = new ChaCha20Poly1305()) {
             final MemorySegment key = arena.allocateFrom(ValueLayout.JAVA_BYTE,
                     hex.parseHex("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"));

@@ -2,13 +2,6 @@ package net.fips.dataplane.agent;
 
 import java.lang.foreign.Arena;
 
-import net.fips.dataplane.pool.SpscSlotRing;
-import net.fips.ffm.ErrnoException;
-import net.fips.ffm.linux.CallState;
-import net.fips.ffm.linux.Linux;
-import net.fips.ffm.linux.PollFds;
-import net.fips.ffm.linux.WakeFd;
-
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -17,6 +10,13 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.LL_Result;
+
+import net.fips.dataplane.pool.SpscSlotRing;
+import net.fips.ffm.ErrnoException;
+import net.fips.ffm.linux.CallState;
+import net.fips.ffm.linux.Linux;
+import net.fips.ffm.linux.PollFds;
+import net.fips.ffm.linux.WakeFd;
 
 /**
  * The idle hand-shake of the compact data-plane thread ({@code net.fips.dataplane.engine.CompactRunner}) over a {@link WakeSignal} with an

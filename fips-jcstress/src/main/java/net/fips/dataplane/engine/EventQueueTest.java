@@ -2,8 +2,6 @@ package net.fips.dataplane.engine;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-import net.fips.dataplane.DataPlaneEvent;
-
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -12,6 +10,8 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIIII_Result;
+
+import net.fips.dataplane.DataPlaneEvent;
 
 /**
  * Two data-plane threads offer an event each into the control thread's {@link EventQueue} of capacity 1: one is

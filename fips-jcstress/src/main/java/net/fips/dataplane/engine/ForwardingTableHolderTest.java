@@ -1,9 +1,5 @@
 package net.fips.dataplane.engine;
 
-import net.fips.dataplane.route.ForwardingTable;
-import net.fips.dataplane.wire.Coords;
-import net.fips.dataplane.wire.NodeAddr;
-
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.Expect;
@@ -11,6 +7,10 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIII_Result;
+
+import net.fips.dataplane.route.ForwardingTable;
+import net.fips.dataplane.wire.Coords;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The control thread builds a {@link ForwardingTable} and publishes it through
