@@ -24,11 +24,14 @@ import java.util.List;
 public final class CtlTraining {
 
     private static final String STATUS = """
-            {"status":"ok","data":{"version":"training","npub":"npub1training","node_addr":"00112233445566778899aabbccddeeff",\
-            "ipv6_addr":"fd00::1","state":"running","is_leaf_only":false,"peer_count":1,"session_count":0,"link_count":1,\
+            {"status":"ok","data":{"version":"training","npub":"npub1training",\
+            "node_addr":"00112233445566778899aabbccddeeff",\
+            "ipv6_addr":"fd00::1","state":"running","is_leaf_only":false,\
+            "peer_count":1,"session_count":0,"link_count":1,\
             "transport_count":1,"connection_count":0,"tun_state":"disabled","tun_name":"-","effective_ipv6_mtu":1203,\
             "control_socket":"/run/fips/control.sock","pid":1,"uptime_secs":12,"estimated_mesh_size":null,\
-            "persistent":false,"root":"00112233445566778899aabbccddeeff","is_root":true,"transport_peer_counts":{"udp":1},\
+            "persistent":false,"root":"00112233445566778899aabbccddeeff","is_root":true,\
+            "transport_peer_counts":{"udp":1},\
             "srtt_ms":41.25,"sparklines":{"mesh_size":[null,1,2]},"peers":[{"npub":"npub1peer","loss":0.5}]}}
             """;
     private static final String REFUSAL = "{\"status\":\"error\",\"message\":\"training\"}\n";

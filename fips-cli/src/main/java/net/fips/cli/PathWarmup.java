@@ -18,15 +18,18 @@ import net.fips.dataplane.engine.PathExercise;
  *
  * <p>Off by default (it costs about 4 MiB of idle RSS, against issue 10's 100 MB, for a first-ping gain that does
  * not reach issue 9's RTT target: docs/benchmarks.md, "First pings after start"); the system property
- * {@value #PROPERTY} asks for a number of rounds (six packets each; 1000 is what was measured). Bounded: at most {@value #MAX_SECONDS} s, paced to half a core (after each slice
- * of work it parks as long as the slice ran), and it stops early once the node carries real session traffic (from
- * then on the real packets keep the JIT busy, and the warm-up would only compete with them for the CPU). It does
- * not delay the start, and logs one line when it ends.
+ * {@value #PROPERTY} asks for a number of rounds (six packets each; 1000 is what was measured). Bounded: at most
+ * {@value #MAX_SECONDS} s, paced to half a core (after each slice of work it parks as long as the slice ran), and it
+ * stops early once the node carries real session traffic (from then on the real packets keep the JIT busy, and the
+ * warm-up would only compete with them for the CPU). It does not delay the start, and logs one line when it ends.
  */
 final class PathWarmup implements Runnable {
     /** System property: how many rounds to run (0: none). */
     static final String PROPERTY = "fips.warmup.rounds";
-    /** Rounds when the property is not set: none (1000 rounds give C1 for every per-packet method, C2 for the hottest). */
+    /**
+     * Rounds when the property is not set: none (1000 rounds give C1 for every per-packet method, C2 for the
+     * hottest).
+     */
     static final int ROUNDS_DEFAULT = 0;
     /** The wall-clock cap, whatever is left of the rounds. */
     static final int MAX_SECONDS = 30;

@@ -37,17 +37,20 @@ final class ShowCommand {
         return root.request(Query.TRANSPORTS);
     }
 
-    @Command(name = "tree", mixinStandardHelpOptions = true, description = "Spanning tree: root, parent, depth, coordinates, peers' positions.")
+    @Command(name = "tree", mixinStandardHelpOptions = true,
+            description = "Spanning tree: root, parent, depth, coordinates, peers' positions.")
     int tree() {
         return root.request(Query.TREE);
     }
 
-    @Command(name = "bloom", mixinStandardHelpOptions = true, description = "Bloom filters: own sequence and each peer's inbound filter.")
+    @Command(name = "bloom", mixinStandardHelpOptions = true,
+            description = "Bloom filters: own sequence and each peer's inbound filter.")
     int bloom() {
         return root.request(Query.BLOOM);
     }
 
-    @Command(name = "cache", mixinStandardHelpOptions = true, description = "Coordinate cache: known destinations' tree coordinates.")
+    @Command(name = "cache", mixinStandardHelpOptions = true,
+            description = "Coordinate cache: known destinations' tree coordinates.")
     int cache() {
         return root.request(Query.CACHE);
     }
@@ -77,7 +80,8 @@ final class ShowCommand {
         return root.request(Query.LISTENING_SOCKETS);
     }
 
-    @Command(name = "routing", mixinStandardHelpOptions = true, description = "Routing: pending lookups, forwarding, discovery and error counters.")
+    @Command(name = "routing", mixinStandardHelpOptions = true,
+            description = "Routing: pending lookups, forwarding, discovery and error counters.")
     int routing() {
         return root.request(Query.ROUTING);
     }

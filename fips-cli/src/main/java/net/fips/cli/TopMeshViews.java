@@ -48,8 +48,9 @@ final class TopMeshViews {
             linkCount += mine.size();
             final JsonNode st = tr.path("stats");
             final String mark = mine.isEmpty() ? "  " : state.collapsed() ? "▶ " : "▼ ";
-            rows.add(new String[] {mark + transportLabel(tr), TopFormat.text(tr.get("state")), "", TopFormat.text(tr.get("mtu")),
-                TopFormat.text(first(st, "packets_sent", "frames_sent")), TopFormat.text(first(st, "packets_recv", "frames_recv")),
+            rows.add(new String[] {mark + transportLabel(tr), TopFormat.text(tr.get("state")), "",
+                TopFormat.text(tr.get("mtu")), TopFormat.text(first(st, "packets_sent", "frames_sent")),
+                TopFormat.text(first(st, "packets_recv", "frames_recv")),
                 TopFormat.text(st.get("bytes_sent")), TopFormat.text(st.get("bytes_recv"))});
             final StringBuilder others = new StringBuilder();
             for (final Map.Entry<String, JsonNode> e : st.properties()) {
@@ -72,8 +73,9 @@ final class TopMeshViews {
                 rows.add(new String[] {(i == mine.size() - 1 ? "  └─ " : "  ├─ ")
                     + (dir.startsWith("out") ? "out " : dir.startsWith("in") ? "in  " : "?   ")
                     + TopFormat.text(l.get("remote_addr")), TopFormat.text(l.get("state")),
-                    peerByLink.getOrDefault(l.path("link_id").asLong(-1), "-"), "", TopFormat.text(ls.get("packets_sent")),
-                    TopFormat.text(ls.get("packets_recv")), TopFormat.text(ls.get("bytes_sent")), TopFormat.text(ls.get("bytes_recv"))});
+                    peerByLink.getOrDefault(l.path("link_id").asLong(-1), "-"), "",
+                    TopFormat.text(ls.get("packets_sent")), TopFormat.text(ls.get("packets_recv")),
+                    TopFormat.text(ls.get("bytes_sent")), TopFormat.text(ls.get("bytes_recv"))});
             }
         }
         final List<String> lines = new ArrayList<>();
@@ -142,7 +144,8 @@ final class TopMeshViews {
         }
         final List<String> lines = new ArrayList<>();
         lines.add("root: " + TopFormat.text(t.get("root")) + (t.path("is_root").asBoolean() ? " (us)" : ""));
-        lines.add("depth: " + TopFormat.text(t.get("depth")) + "   parent: " + TopFormat.text(t.get("parent_display_name"))
+        lines.add("depth: " + TopFormat.text(t.get("depth"))
+                + "   parent: " + TopFormat.text(t.get("parent_display_name"))
                 + "   declaration seq: " + TopFormat.text(t.get("declaration_sequence")));
         final List<String> coords = new ArrayList<>();
         t.path("my_coords").forEach(c -> coords.add(c.asText()));
@@ -151,7 +154,8 @@ final class TopMeshViews {
         final List<String[]> rows = new ArrayList<>();
         for (final JsonNode peer : t.path("peers")) {
             rows.add(new String[] {TopFormat.text(peer.get("display_name")), TopFormat.text(peer.get("depth")),
-                TopFormat.text(peer.get("distance_to_us")), TopFormat.text(peer.get("root")), TopFormat.text(peer.get("node_addr"))});
+                TopFormat.text(peer.get("distance_to_us")), TopFormat.text(peer.get("root")),
+                TopFormat.text(peer.get("node_addr"))});
         }
         lines.add("Tree peers: " + rows.size());
         if (!rows.isEmpty()) {
@@ -176,7 +180,8 @@ final class TopMeshViews {
         }
         final List<String> lines = new ArrayList<>();
         lines.add("Routing state");
-        lines.addAll(TopFormat.grid(List.of(new String[] {"coord cache entries", TopFormat.text(d.get("coord_cache_entries"))},
+        lines.addAll(TopFormat.grid(List.of(
+                new String[] {"coord cache entries", TopFormat.text(d.get("coord_cache_entries"))},
                 new String[] {"identity cache entries", TopFormat.text(d.get("identity_cache_entries"))},
                 new String[] {"pending lookups", d.path("pending_lookups").isArray()
                     ? Integer.toString(d.path("pending_lookups").size()) : "-"},
@@ -205,10 +210,13 @@ final class TopMeshViews {
             TopFormat.bytes(f.get("originated_bytes"))});
         fwd.add(new String[] {"local stack rx (delivered)", TopFormat.text(f.get("delivered_packets")),
             TopFormat.bytes(f.get("delivered_bytes"))});
-        fwd.add(new String[] {"mesh tx (originated + forwarded)", TopFormat.sum(f, "originated_packets", "forwarded_packets"),
+        fwd.add(new String[] {"mesh tx (originated + forwarded)",
+            TopFormat.sum(f, "originated_packets", "forwarded_packets"),
             TopFormat.sum(f, "originated_bytes", "forwarded_bytes")});
-        fwd.add(new String[] {"mesh rx (received)", TopFormat.text(f.get("received_packets")), TopFormat.bytes(f.get("received_bytes"))});
-        fwd.add(new String[] {"forwarded", TopFormat.text(f.get("forwarded_packets")), TopFormat.bytes(f.get("forwarded_bytes"))});
+        fwd.add(new String[] {"mesh rx (received)", TopFormat.text(f.get("received_packets")),
+            TopFormat.bytes(f.get("received_bytes"))});
+        fwd.add(new String[] {"forwarded", TopFormat.text(f.get("forwarded_packets")),
+            TopFormat.bytes(f.get("forwarded_bytes"))});
         fwd.add(new String[] {"dropped: no route", TopFormat.text(f.get("drop_no_route_packets")),
             TopFormat.bytes(f.get("drop_no_route_bytes"))});
         fwd.add(new String[] {"dropped: TTL exhausted", TopFormat.text(f.get("ttl_exhausted_packets")),
@@ -255,8 +263,8 @@ final class TopMeshViews {
         lines.add("");
         final List<String[]> pending = new ArrayList<>();
         for (final JsonNode l : d.path("pending_lookups")) {
-            pending.add(new String[] {TopFormat.text(l.get("display_name")), TopFormat.text(l.get("target")), TopFormat.text(l.get("attempt")),
-                TopFormat.millis(l.get("age_ms"))});
+            pending.add(new String[] {TopFormat.text(l.get("display_name")), TopFormat.text(l.get("target")),
+                TopFormat.text(l.get("attempt")), TopFormat.millis(l.get("age_ms"))});
         }
         lines.add("Pending lookups: " + pending.size());
         if (!pending.isEmpty()) {
@@ -266,7 +274,8 @@ final class TopMeshViews {
         final List<String[]> retries = new ArrayList<>();
         for (final JsonNode r : d.path("retries")) {
             retries.add(new String[] {TopFormat.text(r.get("display_name")), TopFormat.text(r.get("node_addr")),
-                TopFormat.text(r.get("retry_count")), TopFormat.text(r.get("retry_after_ms")), TopFormat.text(r.get("auto_reconnect"))});
+                TopFormat.text(r.get("retry_count")), TopFormat.text(r.get("retry_after_ms")),
+                TopFormat.text(r.get("auto_reconnect"))});
         }
         lines.add("Retries: " + (d.path("retries").isArray() ? Integer.toString(retries.size()) : "-"));
         if (!retries.isEmpty()) {

@@ -24,20 +24,25 @@ final class TopPeerViews {
             return new Body(List.of("(no status)"), -1);
         }
         lines.add("npub:      " + TopFormat.text(s.get("npub")));
-        lines.add("node_addr: " + TopFormat.text(s.get("node_addr")) + "   ipv6: " + TopFormat.text(s.get("ipv6_addr")));
-        lines.add("version:   " + TopFormat.text(s.get("version")) + "   state: " + TopFormat.text(s.get("state")) + "   uptime: "
-                + TopFormat.uptime(s.get("uptime_secs")) + "   pid: " + TopFormat.text(s.get("pid")));
+        lines.add("node_addr: " + TopFormat.text(s.get("node_addr"))
+                + "   ipv6: " + TopFormat.text(s.get("ipv6_addr")));
+        lines.add("version:   " + TopFormat.text(s.get("version")) + "   state: " + TopFormat.text(s.get("state"))
+                + "   uptime: " + TopFormat.uptime(s.get("uptime_secs")) + "   pid: " + TopFormat.text(s.get("pid")));
         final JsonNode tree = p.get(Source.TREE);
-        lines.add("peers: " + TopFormat.text(s.get("peer_count")) + "   sessions: " + TopFormat.text(s.get("session_count"))
-                + "   links: " + TopFormat.text(s.get("link_count")) + "   mesh size: " + TopFormat.text(s.get("estimated_mesh_size"))
+        lines.add("peers: " + TopFormat.text(s.get("peer_count"))
+                + "   sessions: " + TopFormat.text(s.get("session_count"))
+                + "   links: " + TopFormat.text(s.get("link_count"))
+                + "   mesh size: " + TopFormat.text(s.get("estimated_mesh_size"))
                 + "   tun: " + TopFormat.text(s.get("tun_state")) + " " + TopFormat.text(s.get("tun_name")));
-        lines.add("root: " + TopFormat.text(s.get("root")) + (s.path("is_root").asBoolean() ? " (us)" : "") + "   depth: "
-                + (tree == null ? "-" : TopFormat.text(tree.get("depth"))) + "   parent: "
+        lines.add("root: " + TopFormat.text(s.get("root")) + (s.path("is_root").asBoolean() ? " (us)" : "")
+                + "   depth: " + (tree == null ? "-" : TopFormat.text(tree.get("depth"))) + "   parent: "
                 + (tree == null ? "-" : TopFormat.text(tree.get("parent_display_name"))));
         final JsonNode f = s.path("forwarding");
-        lines.add("packets: originated " + TopFormat.text(f.get("originated_packets")) + "   delivered "
-                + TopFormat.text(f.get("delivered_packets")) + "   forwarded " + TopFormat.text(f.get("forwarded_packets"))
-                + "   dropped (no route) " + TopFormat.text(f.get("drop_no_route_packets")) + "   (Routing view: all counters)");
+        lines.add("packets: originated " + TopFormat.text(f.get("originated_packets"))
+                + "   delivered " + TopFormat.text(f.get("delivered_packets"))
+                + "   forwarded " + TopFormat.text(f.get("forwarded_packets"))
+                + "   dropped (no route) " + TopFormat.text(f.get("drop_no_route_packets"))
+                + "   (Routing view: all counters)");
         lines.add("");
         lines.add("Last minute (1 s samples):");
         final JsonNode h = p.get(Source.HISTORY);
@@ -115,20 +120,25 @@ final class TopPeerViews {
         final JsonNode st = peer.path("stats");
         final JsonNode m = peer.path("mmp");
         lines.add(TopFormat.text(peer.get("display_name")) + "  " + TopFormat.text(peer.get("npub")));
-        lines.add("  node_addr " + TopFormat.text(peer.get("node_addr")) + "   ipv6 " + TopFormat.text(peer.get("ipv6_addr")));
-        lines.add("  link " + TopFormat.text(peer.get("link_id")) + "   " + TopFormat.text(peer.get("transport_type")) + " "
-                + TopFormat.text(peer.get("transport_addr")) + "   " + TopFormat.text(peer.get("direction")) + "   "
-                + TopFormat.text(peer.get("connectivity")));
+        lines.add("  node_addr " + TopFormat.text(peer.get("node_addr"))
+                + "   ipv6 " + TopFormat.text(peer.get("ipv6_addr")));
+        lines.add("  link " + TopFormat.text(peer.get("link_id")) + "   " + TopFormat.text(peer.get("transport_type"))
+                + " " + TopFormat.text(peer.get("transport_addr")) + "   " + TopFormat.text(peer.get("direction"))
+                + "   " + TopFormat.text(peer.get("connectivity")));
         lines.add("  tree: " + role(peer) + ", depth " + TopFormat.text(peer.get("tree_depth")) + ", effective depth "
                 + TopFormat.text(peer.get("effective_depth")) + "   bloom filter: "
-                + (peer.path("has_bloom_filter").asBoolean() ? "yes, seq " + TopFormat.text(peer.get("filter_sequence")) : "no"));
-        lines.add("  packets tx/rx " + TopFormat.text(st.get("packets_sent")) + " / " + TopFormat.text(st.get("packets_recv"))
-                + "   bytes tx/rx " + TopFormat.text(st.get("bytes_sent")) + " / " + TopFormat.text(st.get("bytes_recv")));
-        lines.add("  replay suppressed " + TopFormat.text(peer.get("replay_suppressed")) + "   decrypt failures in a row "
-                + TopFormat.text(peer.get("consecutive_decrypt_failures")) + "   k bit " + TopFormat.text(peer.get("current_k_bit")));
-        lines.add("  mmp: mode " + TopFormat.text(m.get("mode")) + "   srtt_ms " + TopFormat.text(m.get("srtt_ms")) + "   loss "
-                + TopFormat.text(m.get("loss_rate")) + "   etx " + TopFormat.text(m.get("etx")) + "   goodput_bps "
-                + TopFormat.text(m.get("goodput_bps")) + "   lqi " + TopFormat.text(m.get("lqi")));
+                + (peer.path("has_bloom_filter").asBoolean()
+                        ? "yes, seq " + TopFormat.text(peer.get("filter_sequence")) : "no"));
+        lines.add("  packets tx/rx " + TopFormat.text(st.get("packets_sent"))
+                + " / " + TopFormat.text(st.get("packets_recv"))
+                + "   bytes tx/rx " + TopFormat.text(st.get("bytes_sent"))
+                + " / " + TopFormat.text(st.get("bytes_recv")));
+        lines.add("  replay suppressed " + TopFormat.text(peer.get("replay_suppressed"))
+                + "   decrypt failures in a row " + TopFormat.text(peer.get("consecutive_decrypt_failures"))
+                + "   k bit " + TopFormat.text(peer.get("current_k_bit")));
+        lines.add("  mmp: mode " + TopFormat.text(m.get("mode")) + "   srtt_ms " + TopFormat.text(m.get("srtt_ms"))
+                + "   loss " + TopFormat.text(m.get("loss_rate")) + "   etx " + TopFormat.text(m.get("etx"))
+                + "   goodput_bps " + TopFormat.text(m.get("goodput_bps")) + "   lqi " + TopFormat.text(m.get("lqi")));
     }
 
     /**

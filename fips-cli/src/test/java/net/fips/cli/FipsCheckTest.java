@@ -109,9 +109,11 @@ class FipsCheckTest {
     void warningsArePrintedAndCounted() throws IOException {
         final Path cfg = write("w.yaml", "node: { base_rtt_ms: 50, drain_timeout_secs: 3 }\n");
         assertEquals(FipsDaemon.EXIT_OK, fips("--check", "-c", cfg.toString()));
-        assertEquals(List.of("fips: warning: node.base_rtt_ms: accepted but not implemented (a reference v0.4.1 key);"
-                        + " ignored", "fips: warning: node.drain_timeout_secs: accepted but not implemented (a reference"
-                        + " master key); ignored"), err.toString().lines().toList());
+        assertEquals(List.of(
+                "fips: warning: node.base_rtt_ms: accepted but not implemented (a reference v0.4.1 key); ignored",
+                "fips: warning: node.drain_timeout_secs: accepted but not implemented (a reference master key);"
+                        + " ignored"),
+                err.toString().lines().toList());
         assertEquals(1, outLines().size());
         assertTrue(outLines().get(0).endsWith("; 2 warning(s)"), outLines().get(0));
     }

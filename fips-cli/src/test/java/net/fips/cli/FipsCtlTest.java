@@ -335,8 +335,8 @@ class FipsCtlTest {
     void everyLeafCommandHasHelp() {
         for (final String[] leaf : new String[][] {{"show", "status"}, {"show", "peers"}, {"show", "links"},
             {"show", "connections"}, {"show", "transports"}, {"show", "tree"}, {"show", "bloom"}, {"show", "cache"},
-            {"show", "routing"}, {"show", "identity-cache"}, {"acl", "show"}, {"stats", "list"}, {"stats", "metrics"}, {"stats", "peers"},
-            {"stats", "history"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
+            {"show", "routing"}, {"show", "identity-cache"}, {"acl", "show"}, {"stats", "list"}, {"stats", "metrics"},
+            {"stats", "peers"}, {"stats", "history"}, {"connect"}, {"disconnect"}, {"keygen"}, {"completion"}}) {
             final String[] args = Arrays.copyOf(leaf, leaf.length + 1);
             args[leaf.length] = "--help";
             final Result r = runRaw(args);
@@ -530,8 +530,8 @@ class FipsCtlTest {
         assertTrue(metrics.out().contains("forwarding: forwarded_packets=5 forwarded_bytes=-"), metrics.out());
         assertTrue(metrics.out().contains("tree: parent_switches=2"), metrics.out());
         final Result peers = run("stats", "peers");
-        assertTrue(peers.out().matches("(?s)NAME\\s+NPUB\\s+ACTIVE.*\nalice\\s+" + PEER.npub() + "\\s+yes\\s+10\\s+6\n?"),
-                peers.out());
+        assertTrue(peers.out().matches("(?s)NAME\\s+NPUB\\s+ACTIVE.*\nalice\\s+" + PEER.npub()
+                + "\\s+yes\\s+10\\s+6\n?"), peers.out());
         final Result history = run("stats", "history", "mesh_size", "--window", "3s");
         assertTrue(history.out().startsWith("mesh_size (nodes) — 3 samples @ 1s = 3s window\n  min=3.000 max=3.000"
                 + " last=3.000\n  ▄▄▄\n\nAGE  VALUE\n-2s  3.000\n-1s  3.000\n-0s  3.000\n"), history.out());

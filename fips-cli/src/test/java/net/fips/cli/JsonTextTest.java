@@ -95,7 +95,8 @@ class JsonTextTest {
     @Test
     void parsesTheLiteralFormsJacksonDoes() throws Exception {
         for (final String text : new String[] {"0", "-0", "1e2", "-1.5E-3", "2147483647", "2147483648",
-            "-9223372036854775808", "9223372036854775808", "123456789012345678901234567890", "1.7976931348623157e309", "[-1e999]",
+            "-9223372036854775808", "9223372036854775808", "123456789012345678901234567890",
+            "1.7976931348623157e309", "[-1e999]",
             " \t\n\r[ ] ", "{\"a\":1,\"a\":2}", "\"\\u00e9\\ud83d\\ude00\\/\"", "{\"x\": [true, false, null]}"}) {
             final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
             final JsonNode jackson = ControlJson.MAPPER.readTree(utf8);

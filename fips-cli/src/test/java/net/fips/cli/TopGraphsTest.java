@@ -31,7 +31,10 @@ import net.fips.cli.TopView.Poll;
 import net.fips.cli.TopView.Source;
 import net.fips.cli.TopView.Tab;
 
-/** {@link TopGraphs} and {@link TopState} without a terminal: the Graphs view's modes and plots, the key map and the escape decoder. */
+/**
+ * {@link TopGraphs} and {@link TopState} without a terminal: the Graphs view's modes and plots, the key map and the
+ * escape decoder.
+ */
 class TopGraphsTest {
 
     @Test

@@ -295,7 +295,8 @@ public final class FipsSim {
         String summary() {
             return String.format(Locale.ROOT, "sim: nodes=%d links=%d converged_sim_s=%s wall_s=%.1f lookups_ok=%d/%d"
                             + " mean_stretch=%s", nodes, links,
-                    Double.isNaN(convergedSimSeconds) ? "none" : String.format(Locale.ROOT, "%.1f", convergedSimSeconds),
+                    Double.isNaN(convergedSimSeconds) ? "none"
+                            : String.format(Locale.ROOT, "%.1f", convergedSimSeconds),
                     wallSeconds, lookupsOk, lookups,
                     Double.isNaN(meanStretch) ? "none" : String.format(Locale.ROOT, "%.3f", meanStretch));
         }

@@ -84,10 +84,10 @@ final class Links {
 
     /** Links A and B (A sends with key 1, B with key 2). */
     static void connect(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), INDEX_A, INDEX_B, key(1), key(2),
-                System.nanoTime()));
-        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), INDEX_B, INDEX_A, key(2), key(1),
-                System.nanoTime()));
+        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), INDEX_A, INDEX_B,
+                key(1), key(2), System.nanoTime()));
+        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), INDEX_B, INDEX_A,
+                key(2), key(1), System.nanoTime()));
     }
 
     /** The two ends of the session benchmarks: A sends, C receives (C is A's tree parent and the reverse). */
@@ -127,8 +127,10 @@ final class Links {
     static MemorySegment udpPacketAToC(final int bytes) {
         final ByteBuffer b = ByteBuffer.allocate(bytes);
         b.putInt(0x6000_0000).putShort((short) (bytes - 40)).put((byte) 17).put((byte) 64);
-        b.putLong(Ipv6Packet.fipsAddressHi(SESSION_A.hi())).putLong(Ipv6Packet.fipsAddressLo(SESSION_A.hi(), SESSION_A.lo()));
-        b.putLong(Ipv6Packet.fipsAddressHi(SESSION_C.hi())).putLong(Ipv6Packet.fipsAddressLo(SESSION_C.hi(), SESSION_C.lo()));
+        b.putLong(Ipv6Packet.fipsAddressHi(SESSION_A.hi()))
+                .putLong(Ipv6Packet.fipsAddressLo(SESSION_A.hi(), SESSION_A.lo()));
+        b.putLong(Ipv6Packet.fipsAddressHi(SESSION_C.hi()))
+                .putLong(Ipv6Packet.fipsAddressLo(SESSION_C.hi(), SESSION_C.lo()));
         b.putShort((short) 4000).putShort((short) 5000).putShort((short) (bytes - 40)).putShort((short) 0);
         final MemorySegment packet = Arena.ofShared().allocate(bytes, 64);
         MemorySegment.copy(b.array(), 0, packet, ValueLayout.JAVA_BYTE, 0, bytes);

@@ -76,8 +76,8 @@ public class RecvOpenBenchmark {
         b = Links.plane(mode, ThreadingMode.SHARED, (link, seg, off, len) -> delivered[0]++);
         peer = UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(Links.MTU));
         toB = peer.destination(b.udpTransport(0).localAddress());
-        b.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet(peer.localAddress()), Links.INDEX_B, Links.INDEX_A, Links.key(2),
-                Links.key(1), System.nanoTime()));
+        b.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet(peer.localAddress()), Links.INDEX_B, Links.INDEX_A,
+                Links.key(2), Links.key(1), System.nanoTime()));
         batch = new SendBatch(BATCH);
         frames = arena.allocate((long) FRAMES * FRAME, 64);
         final MemorySegment nonce = arena.allocate(AeadCipher.NONCE_BYTES);
@@ -134,8 +134,8 @@ public class RecvOpenBenchmark {
     private void renewLink() {
         b.removeLink(linkId);
         linkId++;
-        b.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet(peer.localAddress()), Links.INDEX_B, Links.INDEX_A, Links.key(2),
-                Links.key(1), System.nanoTime()));
+        b.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet(peer.localAddress()), Links.INDEX_B, Links.INDEX_A,
+                Links.key(2), Links.key(1), System.nanoTime()));
         next = 0;
     }
 }

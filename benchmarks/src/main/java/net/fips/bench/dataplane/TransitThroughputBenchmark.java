@@ -84,14 +84,14 @@ public class TransitThroughputBenchmark {
         b = plane(workers, (link, seg, off, len) -> { });
         c = plane(1, (link, seg, off, len) -> delivered.incrementAndGet());
         // B's links: 2 (to A) and 1 (to C) sit on different workers when there are two.
-        a.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x11, 0x12, Links.key(1), Links.key(2),
-                System.nanoTime()));
-        b.addLink(new LinkSpec(2, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x12, 0x11, Links.key(2), Links.key(1),
-                System.nanoTime()));
-        b.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(c.udpTransport(0).localAddress()), 0x21, 0x22, Links.key(3), Links.key(4),
-                System.nanoTime()));
-        c.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x22, 0x21, Links.key(4), Links.key(3),
-                System.nanoTime()));
+        a.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x11, 0x12, Links.key(1),
+                Links.key(2), System.nanoTime()));
+        b.addLink(new LinkSpec(2, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x12, 0x11, Links.key(2),
+                Links.key(1), System.nanoTime()));
+        b.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(c.udpTransport(0).localAddress()), 0x21, 0x22, Links.key(3),
+                Links.key(4), System.nanoTime()));
+        c.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x22, 0x21, Links.key(4),
+                Links.key(3), System.nanoTime()));
         b.setForwardingTable(ForwardingTable.builder(ADDR_B, Coords.of(ADDR_B, ADDR_C))
                 .peer(new ForwardingTable.Peer(ADDR_C, 1, Coords.of(ADDR_C), 1.0, Links.MTU, true,
                         ForwardingTable.TreeRole.PARENT))

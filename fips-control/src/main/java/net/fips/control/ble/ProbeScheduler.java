@@ -70,7 +70,8 @@ public final class ProbeScheduler {
     /** Retries pending addresses whose cooldown has passed; call once per control tick. */
     public void tick(final long nowNanos) {
         // an address probed longer ago than the cooldown is as good as never probed: forget it (bounds the map)
-        lastProbe.entrySet().removeIf(e -> nowNanos - e.getValue() >= cooldownNanos && !pending.containsKey(e.getKey()));
+        lastProbe.entrySet().removeIf(e -> nowNanos - e.getValue() >= cooldownNanos
+                && !pending.containsKey(e.getKey()));
         if (pending.isEmpty()) {
             return;
         }

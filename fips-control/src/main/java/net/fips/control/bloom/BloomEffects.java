@@ -3,7 +3,9 @@ package net.fips.control.bloom;
 import net.fips.dataplane.wire.FilterAnnounce;
 import net.fips.dataplane.wire.NodeAddr;
 
-/** What {@link BloomRouting} asks of its surroundings (called on the control thread, from {@link BloomRouting#tick}). */
+/**
+ * What {@link BloomRouting} asks of its surroundings (called on the control thread, from {@link BloomRouting#tick}).
+ */
 @FunctionalInterface
 public interface BloomEffects {
     /**

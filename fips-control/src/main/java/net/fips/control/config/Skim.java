@@ -36,7 +36,8 @@ final class Skim {
             + " recv_buf_size:usize send_buf_size:usize max_inbound_connections:usize advertise_on_nostr:bool"
             + " external_addr:str";
     static final String ETHERNET = "interface:str! ethertype:u16 mtu:u16 recv_buf_size:usize send_buf_size:usize"
-            + " discovery:bool listen:bool announce:bool auto_connect:bool accept_connections:bool beacon_interval_secs:u64";
+            + " discovery:bool listen:bool announce:bool auto_connect:bool accept_connections:bool"
+            + " beacon_interval_secs:u64";
     static final String NYM = "socks5_addr:str connect_timeout_ms:u64 mtu:u16 startup_timeout_secs:u64";
     static final String BLE = "adapter:str psm:u16 mtu:u16 max_connections:usize connect_timeout_ms:u64"
             + " advertise:bool scan:bool auto_connect:bool accept_connections:bool probe_cooldown_secs:u64";

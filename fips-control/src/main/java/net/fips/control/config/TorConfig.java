@@ -29,7 +29,9 @@ public record TorConfig(Optional<String> name, Mode mode, String socks5Addr, lon
     public enum Mode {
         /** Outbound only, through the SOCKS5 proxy. */
         SOCKS5,
-        /** Outbound through SOCKS5; the control port is authenticated at start (failure = start failure) and monitored. */
+        /**
+         * Outbound through SOCKS5; the control port is authenticated at start (failure = start failure) and monitored.
+         */
         CONTROL_PORT,
         /** Outbound through SOCKS5; inbound from Tor's HiddenServiceDir onion service to a local listener. */
         DIRECTORY;

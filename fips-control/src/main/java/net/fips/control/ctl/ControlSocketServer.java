@@ -135,7 +135,8 @@ public final class ControlSocketServer implements AutoCloseable {
     /**
      * Binds with {@link Options#DEFAULTS} and starts serving.
      *
-     * @param path socket path (from config, or {@link net.fips.control.config.ControlSocketPaths#defaultControlSocket()})
+     * @param path socket path (from config, or
+     *             {@link net.fips.control.config.ControlSocketPaths#defaultControlSocket()})
      * @param api  where answers come from
      * @return the running server
      * @throws ControlSocketException when another daemon answers on {@code path} or it is not a socket

@@ -5,8 +5,9 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Node-wide link indices of every key epoch (crypto-link §5.6; the spec calls them session indices): uniformly random u32 values, unique across all transports, each
- * drawn afresh for every handshake attempt and every rekey. Zero is a legal value.
+ * Node-wide link indices of every key epoch (crypto-link §5.6; the spec calls them session indices): uniformly
+ * random u32 values, unique across all transports, each drawn afresh for every handshake attempt and every rekey.
+ * Zero is a legal value.
  */
 final class IndexAllocator {
     /** Attempts before giving up, as the reference. */

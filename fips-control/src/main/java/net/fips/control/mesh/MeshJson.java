@@ -61,8 +61,9 @@ final class MeshJson {
         }
         final Long mesh = m.bloomRouting().estimatedMeshSize().isPresent()
                 ? m.bloomRouting().estimatedMeshSize().getAsLong() : null;
-        return new MeshSnapshot(tree(m, t, names, nowNanos), bloom(b, names), cache(m.coordCache(), names, nowNanos, wallNowMs),
-                routing(m, names, nowNanos, wallNowMs), t.root().toString(), t.isRoot(), t.depth(), mesh, peers,
+        return new MeshSnapshot(tree(m, t, names, nowNanos), bloom(b, names),
+                cache(m.coordCache(), names, nowNanos, wallNowMs), routing(m, names, nowNanos, wallNowMs),
+                t.root().toString(), t.isRoot(), t.depth(), mesh, peers,
                 m.tree().counter(TreeCounter.PARENT_SWITCHES), identities(m.identityCache(), names, nowNanos,
                         wallNowMs));
     }

@@ -238,7 +238,8 @@ public final class StatsHistory {
      * @param granularity   which ring
      * @return the series
      */
-    public synchronized Series series(final NodeMetric metric, final long windowSeconds, final Granularity granularity) {
+    public synchronized Series series(final NodeMetric metric, final long windowSeconds,
+            final Granularity granularity) {
         return new Series(metric.wireName(), metric.unit(), granularity.seconds(),
                 node.get(metric).tail(granularity == Granularity.SLOW, written(granularity),
                         want(windowSeconds, granularity)));

@@ -107,7 +107,10 @@ public final class DeliveryRatios {
         return reverse;
     }
 
-    /** @return smoothed goodput in bytes per second (what the peer received from us), or null before two timed reports */
+    /**
+     * @return smoothed goodput in bytes per second (what the peer received from us), or null before two timed
+     *         reports
+     */
     public Double goodputBps() {
         return goodput;
     }

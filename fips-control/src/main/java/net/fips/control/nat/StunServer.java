@@ -32,7 +32,8 @@ public record StunServer(String host, int port) {
         try {
             port = Integer.parseInt(portText);
         } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException("STUN server '" + text + "': port '" + portText + "' is not a number", e);
+            throw new IllegalArgumentException(
+                    "STUN server '" + text + "': port '" + portText + "' is not a number", e);
         }
         if (port < 0 || port > 0xffff || !portText.chars().allMatch(Character::isDigit)) {
             throw new IllegalArgumentException("STUN server '" + text + "': port " + portText + " is not 0-65535");

@@ -108,27 +108,13 @@ final class NodeAssembly {
             final LongSupplier clock = options.nanoClock();
             opened.identityKnown(identity, clock);
             final List<Transport> transports = opened.all();
-            int maxMtu = DataPlaneContext.MAX_MTU_BYTES_DEFAULT;
-            for (final Transport t : transports) {
-                maxMtu = Math.max(maxMtu, t.mtu());
-            }
-            if (tun != null) {
-                maxMtu = Math.max(maxMtu, tun.mtu());
-            }
+            final int maxMtu = maxMtu(transports, tun);
             final LoopHolder holder = new LoopHolder();
             final int workers = loaded.environment().encryptWorkers()
                     .orElse(NodeSettings.defaultWorkers(Runtime.getRuntime().availableProcessors()));
-            final ThreadingMode threading;
-            final String threadingReason;
-            if (options.threadingMode() != null) {
-                threading = options.threadingMode();
-                threadingReason = "set by the embedder";
-            } else {
-                final NodeSettings.Threading t = NodeSettings.threading(nc.dataplane().threading(),
-                        loaded.environment().threading(), workers);
-                threading = t.mode();
-                threadingReason = t.reason();
-            }
+            final NodeSettings.Threading chosen = threading(options, loaded, workers);
+            final ThreadingMode threading = chosen.mode();
+            final String threadingReason = chosen.reason();
             final DataPlaneContext ctx = new DataPlaneContext()
                     .maxMtuBytes(maxMtu)
                     .poolSlots(NodeSettings.poolSlots(nc, transports.size(), workers))
@@ -228,24 +214,49 @@ final class NodeAssembly {
             node.running();
             return node;
         } catch (final NodeStartException | RuntimeException e) {
-            if (node != null) {
-                node.close();
-            } else {
-                if (loop != null) {
-                    loop.stop(false);
-                }
-                if (dataPlane != null) {
-                    opened.close();
-                    dataPlane.close();
-                } else {
-                    opened.closeAll();
-                }
-                if (tun != null) {
-                    tun.close();
-                }
-            }
+            undo(node, loop, dataPlane, opened, tun);
             throw e;
         }
+    }
+
+    /** What a failed start leaves open, closed: the node when it exists, else the parts built so far. */
+    private static void undo(final Node node, final ControlLoop loop, final DataPlane dataPlane,
+            final NodeTransports opened, final TunDevice tun) {
+        if (node != null) {
+            node.close();
+            return;
+        }
+        if (loop != null) {
+            loop.stop(false);
+        }
+        if (dataPlane != null) {
+            opened.close();
+            dataPlane.close();
+        } else {
+            opened.closeAll();
+        }
+        if (tun != null) {
+            tun.close();
+        }
+    }
+
+    /** @return the threading the embedder set, else {@code node.dataplane.threading} with its environment override */
+    private static NodeSettings.Threading threading(final NodeOptions options, final LoadedConfig loaded,
+            final int workers) {
+        if (options.threadingMode() != null) {
+            return new NodeSettings.Threading(options.threadingMode(), "set by the embedder");
+        }
+        return NodeSettings.threading(loaded.config().node().dataplane().threading(),
+                loaded.environment().threading(), workers);
+    }
+
+    /** @return the largest MTU of the transports and the TUN device, at least the data plane's default */
+    private static int maxMtu(final List<Transport> transports, final TunDevice tun) {
+        int maxMtu = DataPlaneContext.MAX_MTU_BYTES_DEFAULT;
+        for (final Transport t : transports) {
+            maxMtu = Math.max(maxMtu, t.mtu());
+        }
+        return tun == null ? maxMtu : Math.max(maxMtu, tun.mtu());
     }
 
     /** The reference's display name of a node: its config alias, else a short npub when its key is known, else
@@ -283,6 +294,7 @@ final class NodeAssembly {
     private static TunDevice openTun(final TunConfig t, final NodeIdentity identity) throws NodeStartException {
         final Inet6Address address = identity.address().toInet6Address();
         try {
+            // fqn: the data plane's TunConfig, beside config.TunConfig
             final TunDevice d = TunDevice.open(net.fips.dataplane.tun.TunConfig.of(address).withName(t.name())
                     .withMtu(t.mtu()).withOffload(t.offload() == TunConfig.Offload.AUTO));
             LOG.log(Level.INFO, "TUN offload: {0}", d.offloadDescription());

@@ -93,6 +93,7 @@ final class NodeControlApi implements ControlApi {
     @Override
     public StatusSnapshot showStatus() {
         final NodeIdentity id = node.identity();
+        // fqn: the link layer's LinkSnapshot and PeerSnapshot, beside ctl's records of the same names
         final net.fips.control.link.LinkSnapshot snap = node.linkSnapshot();
         final NodeConfig nc = node.config().config().node();
         int mtu = Integer.MAX_VALUE;
@@ -159,7 +160,8 @@ final class NodeControlApi implements ControlApi {
                 dp.counter(DataPlaneCounter.FORWARD_MTU_EXCEEDED_BYTES), mtuExceeded, null, noRoute, null, sendErrors,
                 null, forwarded, null, originated, null,
                 delivered + forwarded + noRoute + ttl + malformed + sendErrors + mtuExceeded,
-                dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_ASCEND), dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_DESCEND),
+                dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_ASCEND),
+                dp.counter(DataPlaneCounter.ROUTE_CROSSLINK_DESCEND),
                 dp.counter(DataPlaneCounter.ROUTE_DIRECT_PEER), dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN),
                 dp.counter(DataPlaneCounter.ROUTE_TREE_DOWN_CROSS), dp.counter(DataPlaneCounter.ROUTE_TREE_UP),
                 null, ttl);
@@ -282,6 +284,7 @@ final class NodeControlApi implements ControlApi {
      * @return one entry per configured peer that is down
      */
     static List<UnconnectedPeer> unconnected(final List<PeerConfig> configured,
+                                             // fqn: the link layer's LinkSnapshot, beside ctl's
                                              final net.fips.control.link.LinkSnapshot snap,
                                              final IntFunction<String> transportType,
                                              final UnaryOperator<String> displayName) {
@@ -319,6 +322,7 @@ final class NodeControlApi implements ControlApi {
         final String mode = node.config().config().node().mmp().mode().name().toLowerCase(Locale.ROOT);
         final List<PeerSnapshot> out = new ArrayList<>();
         final MeshSnapshot mesh = node.meshSnapshot();
+        // fqn: the link layer's LinkSnapshot and PeerSnapshot, beside ctl's records of the same names
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
             final Double srttMs = p.srttMicros() < 0 ? null : p.srttMicros() / 1000.0;
             final MeshSnapshot.PeerRouting r = mesh.peers().getOrDefault(p.nodeAddr(), NO_ROUTING);
@@ -354,6 +358,7 @@ final class NodeControlApi implements ControlApi {
         final String mode = node.config().config().node().mmp().mode().name().toLowerCase(Locale.ROOT);
         final ObjectNode data = ControlJson.MAPPER.createObjectNode();
         final ArrayNode peers = data.putArray("peers");
+        // fqn: the link layer's LinkSnapshot and PeerSnapshot, beside ctl's records of the same names
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
             final ObjectNode o = peers.addObject();
             o.put("peer", p.nodeAddr());
@@ -393,6 +398,7 @@ final class NodeControlApi implements ControlApi {
     public List<LinkSnapshot> showLinks() {
         final long wallNow = System.currentTimeMillis();
         final List<LinkSnapshot> out = new ArrayList<>();
+        // fqn: the link layer's LinkSnapshot and PeerSnapshot, beside ctl's records of the same names
         for (final net.fips.control.link.PeerSnapshot p : node.linkSnapshot().peers()) {
             out.add(new LinkSnapshot(p.linkId(), p.transportId(), p.address(), direction(p.direction()),
                     LinkState.CONNECTED, wallNow - p.linkAgeMs(), new LinkSnapshot.Stats(p.packetsOut(),
@@ -425,6 +431,7 @@ final class NodeControlApi implements ControlApi {
     }
 
     /** show_status {@code peers_by_transport}: established peers per transport type name. */
+    // fqn: the link layer's LinkSnapshot and PeerSnapshot, beside ctl's records of the same names
     private Map<String, Long> peersByTransportType(final net.fips.control.link.LinkSnapshot snap) {
         final Map<String, Long> out = new TreeMap<>();
         for (final Transport t : node.transports()) {

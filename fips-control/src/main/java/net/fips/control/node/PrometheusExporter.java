@@ -143,10 +143,14 @@ final class PrometheusExporter implements AutoCloseable {
             final List<Transport> ts = node.transports();
             final CounterSnapshot.Builder pIn = counterFamily("fips_transport_packets_received",
                     "Packets (frames) received by the transport.");
-            final CounterSnapshot.Builder bIn = counterFamily("fips_transport_bytes_received", "Bytes received by the transport.");
-            final CounterSnapshot.Builder pOut = counterFamily("fips_transport_packets_sent", "Packets (frames) sent by the transport.");
-            final CounterSnapshot.Builder bOut = counterFamily("fips_transport_bytes_sent", "Bytes sent by the transport.");
-            final CounterSnapshot.Builder sendErr = counterFamily("fips_transport_send_errors", "Transport send errors.");
+            final CounterSnapshot.Builder bIn = counterFamily("fips_transport_bytes_received",
+                    "Bytes received by the transport.");
+            final CounterSnapshot.Builder pOut = counterFamily("fips_transport_packets_sent",
+                    "Packets (frames) sent by the transport.");
+            final CounterSnapshot.Builder bOut = counterFamily("fips_transport_bytes_sent",
+                    "Bytes sent by the transport.");
+            final CounterSnapshot.Builder sendErr = counterFamily("fips_transport_send_errors",
+                    "Transport send errors.");
             final CounterSnapshot.Builder recvErr = counterFamily("fips_transport_recv_errors",
                     "Transport receive errors.");
             final CounterSnapshot.Builder drops = counterFamily("fips_transport_kernel_drops",

@@ -82,7 +82,8 @@ public final class TorControlClient implements AutoCloseable {
         } catch (final IOException e) {
             closeQuietly(ch, sel);
             throw new TorControlException(TorControlException.Kind.CONNECT_FAILED, "failed to connect to control "
-                    + (target instanceof UnixDomainSocketAddress ? "socket " : "port ") + addr + ": " + e.getMessage(), e);
+                    + (target instanceof UnixDomainSocketAddress ? "socket " : "port ") + addr + ": " + e.getMessage(),
+                    e);
         } catch (final TorControlException e) {
             closeQuietly(ch, sel);
             throw e;

@@ -76,9 +76,11 @@ public final class TorMonitorTask implements AutoCloseable {
             if (client == null) {
                 connect();
             }
-            final List<TorMonitor.Event> events = monitor.onSnapshot(client.monitoringSnapshot(), nanoClock.getAsLong());
+            final List<TorMonitor.Event> events = monitor.onSnapshot(client.monitoringSnapshot(),
+                    nanoClock.getAsLong());
             for (final TorMonitor.Event e : events) {
-                LOG.log(e.warning() ? System.Logger.Level.WARNING : System.Logger.Level.INFO, label + ": " + e.message());
+                LOG.log(e.warning() ? System.Logger.Level.WARNING : System.Logger.Level.INFO,
+                        label + ": " + e.message());
             }
             return events;
         } catch (final TorControlException e) {

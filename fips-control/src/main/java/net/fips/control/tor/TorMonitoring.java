@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * One monitoring snapshot from the control port (transports.md §6.6), shown as {@code show_transports[].tor_monitoring}.
- * A key Tor did not answer (or answered with something that does not parse) is null here; the reference fills in
- * 0, false or "unknown" instead, which would read as a measurement.
+ * One monitoring snapshot from the control port (transports.md §6.6), shown as
+ * {@code show_transports[].tor_monitoring}. A key Tor did not answer (or answered with something that does not parse)
+ * is null here; the reference fills in 0, false or "unknown" instead, which would read as a measurement.
  *
  * @param bootstrap          {@code status/bootstrap-phase} PROGRESS, 0-100, or null
  * @param circuitEstablished {@code status/circuit-established}, or null

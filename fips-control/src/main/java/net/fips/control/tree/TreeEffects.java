@@ -58,6 +58,7 @@ public interface TreeEffects {
      * @param oldRoot   previous root
      * @param newRoot   new root
      */
-    default void onPositionChanged(final NodeAddr oldParent, final NodeAddr newParent, final NodeAddr oldRoot, final NodeAddr newRoot) {
+    default void onPositionChanged(final NodeAddr oldParent, final NodeAddr newParent, final NodeAddr oldRoot,
+            final NodeAddr newRoot) {
     }
 }

@@ -86,12 +86,18 @@ class BleConfigTest {
 
     @Test
     void badValuesAreErrorsNamingTheKey() {
-        assertTrue(errors("transports: { ble: { adapter_name: hci0 } }").get(0).startsWith("transports.ble.adapter_name"));
-        assertTrue(errors("transports: { ble: { psm: 0 } }").get(0).startsWith("transports.ble.psm: expected an integer in [1, 255]"));
+        assertTrue(errors("transports: { ble: { adapter_name: hci0 } }").get(0)
+                .startsWith("transports.ble.adapter_name"));
+        assertTrue(errors("transports: { ble: { psm: 0 } }").get(0)
+                .startsWith("transports.ble.psm: expected an integer in [1, 255]"));
         assertTrue(errors("transports: { ble: { psm: 0x1001 } }").get(0).startsWith("transports.ble.psm"));
-        assertTrue(errors("transports: { ble: { mtu: 23 } }").get(0).startsWith("transports.ble.mtu: expected an integer in [114,"));
-        assertTrue(errors("transports: { ble: { max_connections: 0 } }").get(0).startsWith("transports.ble.max_connections"));
-        assertTrue(errors("transports: { ble: { scan: yes please } }").get(0).startsWith("transports.ble.scan: expected true or false"));
-        assertTrue(errors("transports: { ble: { adapter: \"/org/bluez/hci0\" } }").get(0).startsWith("transports.ble.adapter"));
+        assertTrue(errors("transports: { ble: { mtu: 23 } }").get(0)
+                .startsWith("transports.ble.mtu: expected an integer in [114,"));
+        assertTrue(errors("transports: { ble: { max_connections: 0 } }").get(0)
+                .startsWith("transports.ble.max_connections"));
+        assertTrue(errors("transports: { ble: { scan: yes please } }").get(0)
+                .startsWith("transports.ble.scan: expected true or false"));
+        assertTrue(errors("transports: { ble: { adapter: \"/org/bluez/hci0\" } }").get(0)
+                .startsWith("transports.ble.adapter"));
     }
 }

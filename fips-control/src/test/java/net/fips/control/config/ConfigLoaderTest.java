@@ -120,7 +120,8 @@ class ConfigLoaderTest {
                 "node.discovery.nostr.policy", "node.discovery.nostr.advert_relays", "node.discovery.lan.enabled",
                 "node.discovery.lan.scope",
                 "node.mmp.log_interval_secs", "node.mmp.owd_window_size", "node.ecn.enabled",
-                "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.tun_channel", "node.buffers.dns_channel", "node.base_rtt_ms",
+                "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.tun_channel",
+                "node.buffers.dns_channel", "node.base_rtt_ms",
                 "transports.udp.out.accept_connections", "transports.udp.out.external_addr")
                 .map(k -> k + v041).toList(), loaded.warnings());
         final NodeConfig n = loaded.config().node();

@@ -67,7 +67,8 @@ class ReferenceKeysTest {
                 Arguments.of("node: { discovery: { lan: { scope: home } } }", "node.discovery.lan.scope" + V041),
                 Arguments.of("node: { rendezvous: { nostr: { advert_relays: [\"wss://r.example\"] } } }",
                         "node.rendezvous.nostr.advert_relays" + MASTER),
-                Arguments.of("node: { rendezvous: { lan: { enabled: true } } }", "node.rendezvous.lan.enabled" + MASTER),
+                Arguments.of("node: { rendezvous: { lan: { enabled: true } } }",
+                        "node.rendezvous.lan.enabled" + MASTER),
                 Arguments.of("transports: { udp: { public: true } }", "transports.udp.public" + V041),
                 Arguments.of("transports: { udp: { a: { accept_connections: false } } }",
                         "transports.udp.a.accept_connections" + V041),
@@ -75,11 +76,13 @@ class ReferenceKeysTest {
                         "transports.udp.external_addr" + V041),
                 Arguments.of("transports: { tcp: { external_addr: \"203.0.113.1:8443\" } }",
                         "transports.tcp.external_addr" + V041),
-                Arguments.of("transports: { tor: { advertise_on_nostr: false } }", "transports.tor.advertise_on_nostr" + V041),
+                Arguments.of("transports: { tor: { advertise_on_nostr: false } }",
+                        "transports.tor.advertise_on_nostr" + V041),
                 Arguments.of("transports: { tor: { a: { advertised_port: 443 } } }",
                         "transports.tor.a.advertised_port" + V041),
                 Arguments.of("transports: { nym: { mtu: 1400 } }", "transports.nym.mtu" + V041),
-                Arguments.of("transports: { ble: { one: { auto_connect: true } } }", "transports.ble.one.auto_connect" + V041),
+                Arguments.of("transports: { ble: { one: { auto_connect: true } } }",
+                        "transports.ble.one.auto_connect" + V041),
                 Arguments.of("gateway: { dns: { ttl: 30 } }", "gateway.dns.ttl" + V041),
                 Arguments.of("gateway: { conntrack: { udp_timeout: 30 } }", "gateway.conntrack.udp_timeout" + V041),
                 Arguments.of("peers: [ { npub: " + ConfigTestSupport.TEST_US01
@@ -177,7 +180,8 @@ class ReferenceKeysTest {
     void keysNoReferenceKnowsAreErrorsWithAHint() {
         assertEquals(List.of("node.rendezvous.nostr.advert_relay: unknown key (did you mean advert_relays?)"),
                 errors("node: { rendezvous: { nostr: { advert_relay: [] } } }"));
-        assertEquals(List.of("node.lookup.tll: unknown key (did you mean ttl?)"), errors("node: { lookup: { tll: 3 } }"));
+        assertEquals(List.of("node.lookup.tll: unknown key (did you mean ttl?)"),
+                errors("node: { lookup: { tll: 3 } }"));
         assertEquals(List.of("node.drain_timeout: unknown key (did you mean drain_timeout_secs?)"),
                 errors("node: { drain_timeout: 3 }"));
         assertEquals(List.of("transports.tcp.bind_adress: unknown key (did you mean bind_addr?)"),

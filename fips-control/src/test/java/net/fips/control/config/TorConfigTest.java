@@ -109,7 +109,8 @@ class TorConfigTest {
         assertTrue(e.contains("transports.tor.directory_service.hostname: unknown key (did you mean hostname_file?)"),
                 e.toString());
         assertTrue(e.contains("transports.tor.directory_service: requires mode: directory, not socks5"), e.toString());
-        assertTrue(errors("transports: { tor: { socks5: 1 } }").toString().contains("transports.tor.socks5: unknown key"));
+        assertTrue(errors("transports: { tor: { socks5: 1 } }").toString()
+                .contains("transports.tor.socks5: unknown key"));
     }
 
     @Test
@@ -121,7 +122,8 @@ class TorConfigTest {
 
     @Test
     void torPeerAddressesMustBeAValidForm() throws ConfigException {
-        final String peer = "peers: [ { npub: " + ConfigTestSupport.TEST_US01 + ", addresses: [ { transport: tor, addr: ";
+        final String peer = "peers: [ { npub: " + ConfigTestSupport.TEST_US01
+                + ", addresses: [ { transport: tor, addr: ";
         load(peer + "\"" + "a".repeat(56) + ".onion:443\" } ] } ]");
         load(peer + "\"192.0.2.1:8443\" } ] } ]");
         load(peer + "\"peer.example.com:8443\" } ] } ]");

@@ -41,7 +41,9 @@ class ConformanceTest {
         return dir;
     }
 
-    /** {@code noise_ik.json} -> {@code NoiseIkVectors}; {@code bip340-test-vectors.csv} -> {@code Bip340TestVectors}. */
+    /**
+     * {@code noise_ik.json} -> {@code NoiseIkVectors}; {@code bip340-test-vectors.csv} -> {@code Bip340TestVectors}.
+     */
     static String checkerClassName(final String file) {
         final String stem = file.substring(0, file.lastIndexOf('.'));
         final StringBuilder sb = new StringBuilder();
@@ -64,11 +66,12 @@ class ConformanceTest {
         final List<String> problems = new ArrayList<>();
         final List<Secp256k1Backend> backends = Secp256k1Backends.available();
         if (Secp256k1Backends.libsecp256k1() == null) {
-            System.out.println("conformance: libsecp256k1 unavailable, checking the BouncyCastle secp256k1 backend only: "
-                    + Secp256k1Backends.libsecp256k1UnavailableReason());
+            System.out.println("conformance: libsecp256k1 unavailable, checking the BouncyCastle secp256k1 backend"
+                    + " only: " + Secp256k1Backends.libsecp256k1UnavailableReason());
         }
 
-        for (final Iterator<Map.Entry<String, JsonNode>> it = manifest.get("files").properties().iterator(); it.hasNext();) {
+        for (final Iterator<Map.Entry<String, JsonNode>> it = manifest.get("files").properties().iterator();
+                it.hasNext();) {
             final Map.Entry<String, JsonNode> entry = it.next();
             final String file = entry.getKey();
             final Map<String, Tally> runs = new LinkedHashMap<>();
@@ -90,8 +93,8 @@ class ConformanceTest {
                 }
             }
             final Tally tally = Tally.merge(file, runs);
-            for (final Iterator<Map.Entry<String, JsonNode>> ks = entry.getValue().get("counts").properties().iterator();
-                    ks.hasNext();) {
+            for (final Iterator<Map.Entry<String, JsonNode>> ks = entry.getValue().get("counts").properties()
+                    .iterator(); ks.hasNext();) {
                 final Map.Entry<String, JsonNode> kind = ks.next();
                 final int want = kind.getValue().asInt();
                 expectedTotal += want;

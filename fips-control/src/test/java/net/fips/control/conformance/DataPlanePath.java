@@ -103,8 +103,8 @@ final class DataPlanePath implements AutoCloseable {
     /** Installs a link to the peer, its session starting at {@link #SESSION_START}. */
     void link(final long linkId, final int ourIndex, final int theirIndex, final byte[] sendKey,
               final byte[] recvKey) throws IOException {
-        dp.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), ourIndex, theirIndex, sendKey,
-                recvKey, SESSION_START));
+        dp.addLink(new LinkSpec(linkId, 0, TransportAddr.ofInet((InetSocketAddress) peer.getLocalAddress()), ourIndex,
+                theirIndex, sendKey, recvKey, SESSION_START));
     }
 
     /**

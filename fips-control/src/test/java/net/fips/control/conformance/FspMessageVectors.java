@@ -69,6 +69,7 @@ import net.fips.dataplane.wire.WireError;
 public final class FspMessageVectors implements VectorFileCheck {
     private static final String MESSAGES = "fsp_messages_fully_encapsulated";
     private static final String PLAINTEXT = "plaintext_error_example";
+    // fqn: java.util.regex.Pattern, beside the Noise Pattern
     private static final java.util.regex.Pattern PORTS = java.util.regex.Pattern.compile("ports (\\d+)->(\\d+)");
 
     /** The two handshakes under the stack: the end-to-end session and the first hop's link. */

@@ -282,6 +282,7 @@ final class NoiseVectorSupport {
      * beside {@code file}.
      */
     static JsonNode referencedVector(final Path file, final String reference) throws IOException {
+        // fqn: java.util.regex.Pattern, beside the Noise Pattern
         final var m = java.util.regex.Pattern.compile("^(\\S+\\.json) vector '([^']+)'").matcher(reference);
         if (!m.find()) {
             throw new IllegalArgumentException("unreadable handshake reference: " + reference);

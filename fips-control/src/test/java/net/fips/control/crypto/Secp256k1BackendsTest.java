@@ -118,7 +118,8 @@ class Secp256k1BackendsTest {
         assertSame(expected, Secp256k1Backends.choose(null));
         assertSame(expected, Secp256k1Backends.choose("native"));
         assertSame(expected, Secp256k1Backends.choose("something-else"));
-        assertEquals(Secp256k1Backends.libsecp256k1() == null, Secp256k1Backends.libsecp256k1UnavailableReason() != null);
+        assertEquals(Secp256k1Backends.libsecp256k1() == null,
+                Secp256k1Backends.libsecp256k1UnavailableReason() != null);
     }
 
     @Test

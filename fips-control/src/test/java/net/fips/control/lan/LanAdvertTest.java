@@ -31,7 +31,8 @@ class LanAdvertTest {
     @Test
     void instanceNameAndTxt() {
         assertEquals("fips-npub1sg6plzptd64", LanAdvert.instanceName(NPUB));
-        assertEquals(Map.of("npub", NPUB, "scope", "fips-overlay-v1", "v", "1"), LanAdvert.txt(NPUB, "fips-overlay-v1"));
+        assertEquals(Map.of("npub", NPUB, "scope", "fips-overlay-v1", "v", "1"),
+                LanAdvert.txt(NPUB, "fips-overlay-v1"));
         assertEquals(List.of("npub", "v"), List.copyOf(LanAdvert.txt(NPUB, "").keySet()), "no scope entry when none");
         assertTrue(LanAdvert.validServiceType("_fips._udp.local."));
         assertTrue(LanAdvert.validServiceType("_lab._tcp.local."));

@@ -52,8 +52,8 @@ class LinkLogTest {
         final long attempts = a.count(LinkCounter.RETRIES_STARTED) + 1;
         final List<String> warns = lines("WARNING", "Peer " + b.peer.shortNpub());
         assertTrue(attempts >= 20, "enough attempts to show the throttle: " + attempts);
-        assertEquals("Peer " + b.peer.shortNpub() + " at " + b.side.address + ": cannot connect (no handshake answer within 30 s); retrying in 10 s",
-                warns.get(0));
+        assertEquals("Peer " + b.peer.shortNpub() + " at " + b.side.address
+                + ": cannot connect (no handshake answer within 30 s); retrying in 10 s", warns.get(0));
         // One line per power of two of failures: 1, 2, 4, 8, ...
         final Pattern count = Pattern.compile("after (\\d+) attempts");
         long expected = 2;

@@ -25,14 +25,16 @@ class StunTest {
 
     @Test
     void xorMappedAddressOfTheSpecVector() {
-        final byte[] answer = HEX.parseHex("0101000c2112a4420102030405060708090a0b0c" + "00200008" + "0001d322ea12d548");
+        final byte[] answer =
+                HEX.parseHex("0101000c2112a4420102030405060708090a0b0c" + "00200008" + "0001d322ea12d548");
         assertEquals(new InetSocketAddress(InetAddress.ofLiteral("203.0.113.10"), 62000),
                 Stun.mappedAddress(answer, answer.length, TXID));
     }
 
     @Test
     void anAnswerToAnotherRequestOrOfAnotherTypeOrCookieIsNotOurs() {
-        final byte[] answer = HEX.parseHex("0101000c2112a4420102030405060708090a0b0c" + "00200008" + "0001d322ea12d548");
+        final byte[] answer =
+                HEX.parseHex("0101000c2112a4420102030405060708090a0b0c" + "00200008" + "0001d322ea12d548");
         assertNull(Stun.mappedAddress(answer, answer.length, HEX.parseHex("0102030405060708090a0b0d")));
         final byte[] error = answer.clone();
         error[0] = 0x01;
@@ -75,7 +77,8 @@ class StunTest {
 
     @Test
     void anAttributeRunningPastTheDatagramStopsTheWalk() {
-        final byte[] answer = HEX.parseHex("0101000c2112a4420102030405060708090a0b0c" + "00200010" + "0001d322ea12d548");
+        final byte[] answer =
+                HEX.parseHex("0101000c2112a4420102030405060708090a0b0c" + "00200010" + "0001d322ea12d548");
         assertNull(Stun.mappedAddress(answer, answer.length, TXID));
         final byte[] shortV4 = HEX.parseHex("010100082112a4420102030405060708090a0b0c" + "00200004" + "0001d322");
         assertNull(Stun.mappedAddress(shortV4, shortV4.length, TXID), "an IPv4 value needs 8 bytes");

@@ -15,7 +15,10 @@ import net.fips.control.link.LinkConductor.ConnectResult;
 import net.fips.dataplane.transport.DiscoveredPeer;
 import net.fips.dataplane.transport.TransportAddr;
 
-/** Discovered peers of a BLE-like medium: dialled with auto_connect (valid keys only, not ourselves, capped), dropped without. */
+/**
+ * Discovered peers of a BLE-like medium: dialled with auto_connect (valid keys only, not ourselves, capped), dropped
+ * without.
+ */
 class MediumDiscoveryTest {
 
     /** A transport that only reports discoveries. */

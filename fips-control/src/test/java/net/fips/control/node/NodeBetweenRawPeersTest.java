@@ -168,20 +168,7 @@ class NodeBetweenRawPeersTest {
                 () -> "B's filter to C holds A and B: " + c.filters.size() + " filters");
         await(5_000, () -> a.filters.stream().anyMatch(f -> f.filter().contains(addrB) && f.filter().contains(addrC)),
                 () -> "B's filter to A holds B and C (C is B's child now): " + a.filters.size() + " filters");
-        final Set<Long> filterSeqs = new HashSet<>();
-        for (final RawPeer peer : List.of(a, c)) {
-            long prev = 0;
-            for (final FilterAnnounce f : peer.filters) {
-                assertTrue(f.isV1(), "size class 1");
-                assertEquals(5, f.hashCount());
-                assertTrue(f.filter().contains(addrB), "B's own address is always in its filter");
-                assertFalse(f.filter().contains(peer.id.nodeAddr()), "split horizon: nothing of " + peer.name
-                        + " is sent back to it");
-                assertTrue(Long.compareUnsigned(f.sequence(), prev) > 0, "filter sequence increases per peer");
-                prev = f.sequence();
-                assertTrue(filterSeqs.add(f.sequence()), "one node-wide filter sequence counter (§2.4)");
-            }
-        }
+        assertFilters(List.of(a, c), addrB);
 
         // ---- 3. Discovery relay: A looks C up through B.
         final SecureRandom random = new SecureRandom();
@@ -331,6 +318,24 @@ class NodeBetweenRawPeersTest {
             return r.get("data");
         } catch (final ControlClientException e) {
             throw new AssertionError(command + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** B's FilterAnnounces to its raw peers: v1, 5 hashes, B inside, split horizon, one rising node-wide sequence. */
+    private static void assertFilters(final List<RawPeer> peers, final NodeAddr addrB) {
+        final Set<Long> filterSeqs = new HashSet<>();
+        for (final RawPeer peer : peers) {
+            long prev = 0;
+            for (final FilterAnnounce f : peer.filters) {
+                assertTrue(f.isV1(), "size class 1");
+                assertEquals(5, f.hashCount());
+                assertTrue(f.filter().contains(addrB), "B's own address is always in its filter");
+                assertFalse(f.filter().contains(peer.id.nodeAddr()), "split horizon: nothing of " + peer.name
+                        + " is sent back to it");
+                assertTrue(Long.compareUnsigned(f.sequence(), prev) > 0, "filter sequence increases per peer");
+                prev = f.sequence();
+                assertTrue(filterSeqs.add(f.sequence()), "one node-wide filter sequence counter (§2.4)");
+            }
         }
     }
 }

@@ -35,7 +35,8 @@ class NodeEthernetWaitTest {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root (CAP_NET_RAW for AF_PACKET)");
         final String iface = "fipsnone" + ThreadLocalRandom.current().nextInt(1000, 10000);
         final String y = yaml(NodeIdentity.generate(), freePort(), dir.resolve("n.sock"), "")
-                .replace("transports:\n", "transports:\n  ethernet:\n    interface: " + iface + "\n    announce: true\n");
+                .replace("transports:\n",
+                        "transports:\n  ethernet:\n    interface: " + iface + "\n    announce: true\n");
         try (Node n = Node.start(load(y), new NodeOptions().aclDirectory(dir.resolve("none")))) {
             assertEquals(2, n.transports().size(), "UDP and the waiting Ethernet instance");
             final EthernetTransport eth = (EthernetTransport) n.transports().stream()

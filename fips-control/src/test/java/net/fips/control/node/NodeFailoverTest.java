@@ -130,8 +130,9 @@ class NodeFailoverTest {
             run = got.contains(seq) ? 0 : run + 1;
             longestGap = Math.max(longestGap, run);
         }
-        System.out.println("failover: A suspected the crashed transit after " + suspectedAfterMs + " ms; D's longest gap "
-                + longestGap * INTERVAL_MS + " ms (" + longestGap + " of " + total + " packets in a row)");
+        System.out.println("failover: A suspected the crashed transit after " + suspectedAfterMs
+                + " ms; D's longest gap " + longestGap * INTERVAL_MS + " ms (" + longestGap + " of " + total
+                + " packets in a row)");
         assertTrue(suspectedAfterMs >= 0 && suspectedAfterMs <= 8_000, "A left the silent transit within seconds,"
                 + " not after the 30 s dead timer: " + suspectedAfterMs + " ms; " + describe(a));
         // The target is 5 s (measured 3.0-3.8 s); the bound leaves room for a loaded machine, and without

@@ -65,7 +65,8 @@ class NodeSettingsTest {
         assertArrayEquals(HexFormat.of().parseHex("02005e00000a"), d.address().bytes(), "6 raw MAC bytes");
         final IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
                 () -> NodeSettings.ethernetDial("eth2/02:00:5e:00:00:0a", ts));
-        assertTrue(none.getMessage().contains("no ethernet transport of this node on interface eth2"), none.getMessage());
+        assertTrue(none.getMessage().contains("no ethernet transport of this node on interface eth2"),
+                none.getMessage());
         assertThrows(IllegalArgumentException.class, () -> NodeSettings.ethernetDial("02:00:5e:00:00:0a", ts));
         assertThrows(IllegalArgumentException.class, () -> NodeSettings.ethernetDial("eth0/ff:ff:ff:ff:ff:ff", ts));
     }

@@ -80,8 +80,8 @@ class NodeTransitMtuTest {
         final Node b = start(yamlB);
         final int pa = freePort();
         final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE, new Peer(idB, "b", pbMain, true)).replace(
-                "    bind_addr: \"127.0.0.1:" + pa + "\"\n", "    bind_addr: \"127.0.0.1:" + pa + "\"\n    mtu: " + BIG_MTU
-                        + "\n"));
+                "    bind_addr: \"127.0.0.1:" + pa + "\"\n",
+                "    bind_addr: \"127.0.0.1:" + pa + "\"\n    mtu: " + BIG_MTU + "\n"));
         final Node c = start(yaml(idC, freePort(), dir.resolve("c.sock"), NODE, new Peer(idB, "b", pbSmall, true)));
         final Node d = start(yaml(idD, freePort(), dir.resolve("d.sock"), NODE, new Peer(idB, "b", pbMain, true)));
         await(10_000, () -> linked(a, b) && linked(c, b) && linked(d, b), () -> "links up");

@@ -89,7 +89,8 @@ class TorControlClientTest {
     void monitoringAsksTheSevenKeysInOrderAndAFailedKeyIsNull() throws Exception {
         try (ScriptedControlPort s = new ScriptedControlPort()
                 .getinfo("status/bootstrap-phase",
-                        "250-status/bootstrap-phase=NOTICE BOOTSTRAP PROGRESS=85 TAG=ap_conn SUMMARY=\"x\"\r\n250 OK\r\n")
+                        "250-status/bootstrap-phase=NOTICE BOOTSTRAP PROGRESS=85 TAG=ap_conn SUMMARY=\"x\"\r\n"
+                                + "250 OK\r\n")
                 .getinfo("status/circuit-established", "250-status/circuit-established=1\r\n250 OK\r\n")
                 .getinfo("traffic/read", "250-traffic/read=18446744073709551615\r\n250 OK\r\n")
                 .getinfo("traffic/written", "250-traffic/written=12345\r\n250 OK\r\n")

@@ -27,7 +27,8 @@ class TorMonitorTest {
         final TorMonitor m = new TorMonitor(0);
         assertNull(m.latest());
         assertEquals(List.of(), messages(m.onSnapshot(at(10, "down", false), 0)));
-        assertEquals(List.of("Tor bootstrap 25%", "Tor bootstrap 50%"), messages(m.onSnapshot(at(50, "down", false), 10 * S)));
+        assertEquals(List.of("Tor bootstrap 25%", "Tor bootstrap 50%"),
+                messages(m.onSnapshot(at(50, "down", false), 10 * S)));
         assertEquals(List.of(), messages(m.onSnapshot(at(50, "down", false), 20 * S)));
         final List<TorMonitor.Event> stall = m.onSnapshot(at(60, "down", false), 61 * S);
         assertEquals(1, stall.size());

@@ -172,7 +172,8 @@ class SpanningTreeConvergenceTest {
         m.deliver();
         assertTrue(Long.compareUnsigned(m.node(1).tree.sequence(), oldSeq) > 0,
                 "a wall-clock seed starts above the old sequence");
-        assertEquals(staleBefore, m.node(0).tree.counter(TreeCounter.STALE), "the root must not see the restart as stale");
+        assertEquals(staleBefore, m.node(0).tree.counter(TreeCounter.STALE),
+                "the root must not see the restart as stale");
         m.ticks(2);
         m.assertConverged();
         assertTrue(Long.compareUnsigned(m.node(0).bloom.inboundSequence(m.node(1).addr), oldFilterSeq) > 0,

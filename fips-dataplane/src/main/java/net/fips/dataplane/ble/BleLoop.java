@@ -89,30 +89,7 @@ final class BleLoop implements Runnable {
             final BleSocket[] polled = new BleSocket[cap + 2];
             while (!transport.stopping()) {
                 // 1. requests from other threads
-                String a;
-                while ((a = closeRequests.poll()) != null) {
-                    final BleSocket s = pooled.remove(a);
-                    if (s != null) {
-                        drop(socks, s, null);
-                    }
-                }
-                while ((a = connectRequests.poll()) != null) {
-                    if (pooled.containsKey(a) || socks.size() >= cap) {
-                        if (!pooled.containsKey(a)) {
-                            states.put(a, ConnectionState.FAILED);
-                        }
-                        continue;
-                    }
-                    try {
-                        final int fd = family.connect(a);
-                        final BleSocket s = new BleSocket(a, fd, true, arena);
-                        s.phase = BleSocket.Phase.CONNECTING;
-                        s.deadline = nanoClock.getAsLong() + settings.connectTimeoutMs() * 1_000_000L;
-                        socks.add(s);
-                    } catch (final ErrnoException | IllegalArgumentException e) {
-                        states.put(a, ConnectionState.FAILED);
-                    }
-                }
+                applyRequests(socks, cap, arena);
                 // 2. outbound frames
                 int n;
                 while ((n = port.drainOutbound(slots, BATCH)) > 0) {
@@ -377,6 +354,34 @@ final class BleLoop implements Runnable {
                 states.remove(s.address);
             } else {
                 states.put(s.address, after);
+            }
+        }
+    }
+
+    /** Applies the close and connect requests other threads queued (a connect opens a socket, never blocks). */
+    private void applyRequests(final List<BleSocket> socks, final int cap, final Arena arena) {
+        String a;
+        while ((a = closeRequests.poll()) != null) {
+            final BleSocket s = pooled.remove(a);
+            if (s != null) {
+                drop(socks, s, null);
+            }
+        }
+        while ((a = connectRequests.poll()) != null) {
+            if (pooled.containsKey(a) || socks.size() >= cap) {
+                if (!pooled.containsKey(a)) {
+                    states.put(a, ConnectionState.FAILED);
+                }
+                continue;
+            }
+            try {
+                final int fd = family.connect(a);
+                final BleSocket s = new BleSocket(a, fd, true, arena);
+                s.phase = BleSocket.Phase.CONNECTING;
+                s.deadline = nanoClock.getAsLong() + settings.connectTimeoutMs() * 1_000_000L;
+                socks.add(s);
+            } catch (final ErrnoException | IllegalArgumentException e) {
+                states.put(a, ConnectionState.FAILED);
             }
         }
     }

@@ -34,7 +34,8 @@ final class RxAgent implements Agent {
 
     RxAgent(final int transportId, final UdpTransport transport, final PacketPool pool, final SpscSlotRing[] toWorkers,
             final IndexTableHolder table, final LinkFrameHold hold, final EventQueue events,
-            final Counters counters, final int batchSize, final int receiveTimeoutMs, final WakeSignal[] workerSignals) {
+            final Counters counters, final int batchSize, final int receiveTimeoutMs,
+            final WakeSignal[] workerSignals) {
         this.transportId = transportId;
         this.transport = transport;
         this.pool = pool;

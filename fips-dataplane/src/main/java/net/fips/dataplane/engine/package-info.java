@@ -5,9 +5,10 @@
  * Three kinds of loop, each an agent with a {@code doWork()} that returns a work count: a receive agent per
  * transport ({@code fips-rx-N}, and {@code fips-tun-rx} for the TUN device), AEAD workers ({@code fips-worker-N})
  * and a transmit agent per transport ({@code fips-tx-N}); {@link net.fips.dataplane.engine.ThreadingMode} packs
- * them onto threads (one each, one for all, or the caller's). A packet is a slot of the shared off-heap pool; a slot has exactly one owner and changes
- * hands only through a ring (SPSC between agents, MPSC from local senders), whose release/acquire pair makes the
- * packet bytes and the per-slot metadata ({@code SlotMeta}, kept in the slot's headroom) visible to the next owner.
+ * them onto threads (one each, one for all, or the caller's). A packet is a slot of the shared off-heap pool; a slot
+ * has exactly one owner and changes hands only through a ring (SPSC between agents, MPSC from local senders), whose
+ * release/acquire pair makes the packet bytes and the per-slot metadata ({@code SlotMeta}, kept in the slot's headroom)
+ * visible to the next owner.
  *
  * <h2>Single writer per link</h2>
  * A link is pinned to worker {@code linkId mod workerCount}. That worker is the only thread that reads or writes

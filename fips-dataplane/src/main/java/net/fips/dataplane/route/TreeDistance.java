@@ -44,7 +44,8 @@ public final class TreeDistance {
             return INFINITE;
         }
         int c = 1;
-        while (c < aLen && c < bLen && aHi[aLen - 1 - c] == bHi[bLen - 1 - c] && aLo[aLen - 1 - c] == bLo[bLen - 1 - c]) {
+        while (c < aLen && c < bLen && aHi[aLen - 1 - c] == bHi[bLen - 1 - c]
+                && aLo[aLen - 1 - c] == bLo[bLen - 1 - c]) {
             c++;
         }
         return (long) (aLen - c) + (bLen - c);

@@ -118,8 +118,10 @@ public final class TunCoalescer implements Ipv6Sink {
         // not compared: the checksum is recomputed, URG is never set here)
         return seg.get(BE_INT, t) == buf.get(BE_INT, IPV6_HEADER)
                 && seg.get(BE_INT, t + TCP_ACK) == buf.get(BE_INT, IPV6_HEADER + TCP_ACK)
-                && seg.get(ValueLayout.JAVA_BYTE, t + TCP_DOFF) == buf.get(ValueLayout.JAVA_BYTE, IPV6_HEADER + TCP_DOFF)
-                && seg.get(BE_SHORT, t + TcpOffload.TCP_WINDOW) == buf.get(BE_SHORT, IPV6_HEADER + TcpOffload.TCP_WINDOW)
+                && seg.get(ValueLayout.JAVA_BYTE, t + TCP_DOFF)
+                        == buf.get(ValueLayout.JAVA_BYTE, IPV6_HEADER + TCP_DOFF)
+                && seg.get(BE_SHORT, t + TcpOffload.TCP_WINDOW)
+                        == buf.get(BE_SHORT, IPV6_HEADER + TcpOffload.TCP_WINDOW)
                 && (h == IPV6_HEADER + TCP_MIN_HEADER || MemorySegment.mismatch(seg, t + TCP_MIN_HEADER, off + h,
                         buf, IPV6_HEADER + TCP_MIN_HEADER, h) == -1);
     }

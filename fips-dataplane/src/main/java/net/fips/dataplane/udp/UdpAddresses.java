@@ -7,8 +7,9 @@ import java.net.UnknownHostException;
 import net.fips.dataplane.transport.TransportAddr;
 
 /**
- * Parses UDP transport address text: {@code "1.2.3.4:2121"}, {@code "[2001:db8::1]:2121"}, {@code "[fe80::1%eth0]:2121"}
- * or {@code "host.name:2121"} (resolved through the JDK resolver). Errors name the text and what is wrong with it.
+ * Parses UDP transport address text: {@code "1.2.3.4:2121"}, {@code "[2001:db8::1]:2121"},
+ * {@code "[fe80::1%eth0]:2121"} or {@code "host.name:2121"} (resolved through the JDK resolver). Errors name the text
+ * and what is wrong with it.
  */
 public final class UdpAddresses {
     private UdpAddresses() {

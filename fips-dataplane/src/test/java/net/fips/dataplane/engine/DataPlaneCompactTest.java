@@ -86,8 +86,8 @@ class DataPlaneCompactTest {
     }
 
     private static String dump(final DataPlane dp) {
-        return DataPlaneWakeUpTest.nonZeroCounters(dp) + " cycles=" + dp.compactRunner().cycles() + " polls=" + dp.compactRunner().polls()
-                + " failure=" + dp.agentFailure();
+        return DataPlaneWakeUpTest.nonZeroCounters(dp) + " cycles=" + dp.compactRunner().cycles()
+                + " polls=" + dp.compactRunner().polls() + " failure=" + dp.agentFailure();
     }
 
     /** Drains the loop transport's outbound queue as its loop would: returns the frames, releases the slots. */

@@ -55,10 +55,10 @@ class DataPlaneLoopbackTest {
 
     /** Installs the link on both sides: A receives on 0x1111 with key 2, B on 0x2222 with key 1. */
     private static void link(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(address(b)), 0x1111, 0x2222, FrameCodec.key(1), FrameCodec.key(2),
-                System.nanoTime()));
-        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(address(a)), 0x2222, 0x1111, FrameCodec.key(2), FrameCodec.key(1),
-                System.nanoTime()));
+        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(address(b)), 0x1111, 0x2222, FrameCodec.key(1),
+                FrameCodec.key(2), System.nanoTime()));
+        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(address(a)), 0x2222, 0x1111, FrameCodec.key(2),
+                FrameCodec.key(1), System.nanoTime()));
     }
 
     /** Sends {@code total} datagrams each way, keeping at most {@link #WINDOW} undelivered, running hook midway. */

@@ -247,7 +247,8 @@ class DataPlaneRawFrameTest {
             send(elsewhere, frame(RECV_KEY, 0, OUR, 2, 2));
             pumpUntil(DataPlaneCounter.ADDRESS_CHANGES, 1);
             assertEquals(List.of(new DataPlaneEvent.AddressChanged(LINK,
-                    TransportAddr.ofInet((InetSocketAddress) elsewhere.getLocalAddress()))), events(DataPlaneEvent.AddressChanged.class));
+                    TransportAddr.ofInet((InetSocketAddress) elsewhere.getLocalAddress()))),
+                    events(DataPlaneEvent.AddressChanged.class));
 
             dp.sendLinkMessage(LINK, new byte[]{0x51});
             final byte[] out = receive(elsewhere);
@@ -411,7 +412,8 @@ class DataPlaneRawFrameTest {
         pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 2);
         assertEquals(1, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
         assertEquals(1, dp.linkStats(LINK).keyEpochBit());
-        assertEquals(0, dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX) + dp.counter(DataPlaneCounter.DROP_AUTH_FAILED));
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX)
+                + dp.counter(DataPlaneCounter.DROP_AUTH_FAILED));
         assertEquals(0, deliveries.outOfOrder.get());
     }
 
@@ -487,7 +489,8 @@ class DataPlaneRawFrameTest {
             for (int i = 0; i < 3; i++) {
                 send(ports.get(i), msg1());
             }
-            pumpUntil(() -> dp.counter(DataPlaneCounter.DROP_MSG1_SOURCE_BUDGET) == flood - Msg1Admission.SOURCE_BURST + 1);
+            pumpUntil(() -> dp.counter(DataPlaneCounter.DROP_MSG1_SOURCE_BUDGET)
+                    == flood - Msg1Admission.SOURCE_BURST + 1);
             assertEquals(Msg1Admission.SOURCE_BURST + 3, dp.counter(DataPlaneCounter.HANDSHAKES_IN));
             // msg2 and established frames are not budgeted.
             send(ports.get(3), msg2(THEIR, OUR));

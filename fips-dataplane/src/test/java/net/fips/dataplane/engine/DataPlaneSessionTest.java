@@ -106,8 +106,8 @@ class DataPlaneSessionTest {
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
         dpAddress = dp.udpTransport(0).localAddress();
-        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()), B_IDX, A_IDX, B_TO_A, A_TO_B,
-                clock.get()));
+        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()),
+                B_IDX, A_IDX, B_TO_A, A_TO_B, clock.get()));
         dp.setForwardingTable(ForwardingTable.builder(B, B_COORDS)
                 .peer(new ForwardingTable.Peer(A, LINK_A, A_COORDS, 1.0, 1280, true, ForwardingTable.TreeRole.CHILD))
                 .build());
@@ -565,7 +565,8 @@ class DataPlaneSessionTest {
 
     private long outboundAccounted() {
         return dp.counter(DataPlaneCounter.SESSION_PACKETS_OUT) + dp.counter(DataPlaneCounter.DROP_IPV6_NOT_ROUTABLE)
-                + dp.counter(DataPlaneCounter.SESSION_PACKETS_TO_CONTROL) + dp.counter(DataPlaneCounter.DROP_IPV6_TOO_BIG)
+                + dp.counter(DataPlaneCounter.SESSION_PACKETS_TO_CONTROL)
+                + dp.counter(DataPlaneCounter.DROP_IPV6_TOO_BIG)
                 + dp.counter(DataPlaneCounter.DROP_SESSION_NO_ROUTE) + dp.counter(DataPlaneCounter.DROP_MTU)
                 + dp.counter(DataPlaneCounter.DROP_TX_RING_FULL);
     }

@@ -136,8 +136,11 @@ class DataPlaneTransitTest {
         }
         dp.start();
         dpAddress = dp.udpTransport(0).localAddress();
-        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()), B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
-        dp.addLink(new LinkSpec(LINK_C, cTransportMtu > 0 ? 1 : 0, TransportAddr.ofInet((InetSocketAddress) c.getLocalAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
+        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()),
+                B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
+        dp.addLink(new LinkSpec(LINK_C, cTransportMtu > 0 ? 1 : 0,
+                TransportAddr.ofInet((InetSocketAddress) c.getLocalAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B,
+                clock.get()));
         if (table) {
             publish();
         }
@@ -521,7 +524,8 @@ class DataPlaneTransitTest {
         a = channel();
         c = channel();
         final List<byte[]> atC = new ArrayList<>();
-        final LocalDelivery hook = (linkId, seg, off, len) -> atC.add(seg.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
+        final LocalDelivery hook = (linkId, seg, off, len) ->
+                atC.add(seg.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
         try (DataPlane cp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(64)
                 .localDelivery(hook).nanoClock(clock::get))) {
             cp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
@@ -531,10 +535,12 @@ class DataPlaneTransitTest {
             dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
             dp.start();
             dpAddress = dp.udpTransport(0).localAddress();
-            dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()), B_IDX_A, A_IDX, B_TO_A,
-                    A_TO_B, clock.get()));
-            dp.addLink(new LinkSpec(LINK_C, 0, TransportAddr.ofInet(cp.udpTransport(0).localAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
-            cp.addLink(new LinkSpec(9, 0, TransportAddr.ofInet(dpAddress), C_IDX, B_IDX_C, C_TO_B, B_TO_C, clock.get()));
+            dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()),
+                    B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
+            dp.addLink(new LinkSpec(LINK_C, 0, TransportAddr.ofInet(cp.udpTransport(0).localAddress()),
+                    B_IDX_C, C_IDX, B_TO_C, C_TO_B, clock.get()));
+            cp.addLink(new LinkSpec(9, 0, TransportAddr.ofInet(dpAddress), C_IDX, B_IDX_C, C_TO_B, B_TO_C,
+                    clock.get()));
             publish();
             for (int i = 0; i < 5; i++) {
                 fromA(0, datagram(9, 1280, A, C, payload(i, 50 + 100 * i)));

@@ -54,10 +54,10 @@ class DataPlaneWakeUpTest {
     }
 
     private static void link(final DataPlane a, final DataPlane b) {
-        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x1111, 0x2222, FrameCodec.key(1),
-                FrameCodec.key(2), System.nanoTime()));
-        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x2222, 0x1111, FrameCodec.key(2),
-                FrameCodec.key(1), System.nanoTime()));
+        a.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x1111, 0x2222,
+                FrameCodec.key(1), FrameCodec.key(2), System.nanoTime()));
+        b.addLink(new LinkSpec(LINK_B, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x2222, 0x1111,
+                FrameCodec.key(2), FrameCodec.key(1), System.nanoTime()));
     }
 
     /** Busy-waits about {@code nanos}: a gap in the traffic, not a wait for a result. */

@@ -382,7 +382,8 @@ class EthernetTransportNamespaceTest {
     }
 
     private Process startProbe(final String ns, final List<String> wrapper, final String... args) throws IOException {
-        final Process p = NamespaceProbes.startProbe(ns, wrapper, EthernetProbe.class, List.of(EthernetTransport.class, Syscalls.class), args);
+        final Process p = NamespaceProbes.startProbe(ns, wrapper, EthernetProbe.class,
+                List.of(EthernetTransport.class, Syscalls.class), args);
         children.add(p);
         return p;
     }

@@ -181,7 +181,8 @@ class Socks5HandshakeTest {
             closed = (InetSocketAddress) ss.getLocalSocketAddress();
         }
         final Socks5Dialer.Failed f = assertInstanceOf(Socks5Dialer.Failed.class,
-                Socks5Dialer.dial(closed, Socks5Handshake.tor(TorAddress.parse(ONION_ADDR)), TIMEOUT, System::nanoTime));
+                Socks5Dialer.dial(closed, Socks5Handshake.tor(TorAddress.parse(ONION_ADDR)), TIMEOUT,
+                        System::nanoTime));
         assertEquals(Socks5Failure.PROXY_UNREACHABLE, f.failure());
         assertEquals(Socks5Failure.Counter.SOCKS5_ERRORS, f.failure().counter());
         assertNotNull(f.detail());

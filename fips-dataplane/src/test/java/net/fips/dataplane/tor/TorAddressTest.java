@@ -83,6 +83,7 @@ class TorAddressTest {
     private static void assertProblem(final String text, final TorAddressException.Problem p) {
         final TorAddressException e = assertThrows(TorAddressException.class, () -> TorAddress.parse(text));
         assertEquals(p, e.problem(), e.getMessage());
-        assertTrue(e.getMessage().contains(p == TorAddressException.Problem.HOST_TOO_LONG ? "255" : text), e.getMessage());
+        assertTrue(e.getMessage().contains(p == TorAddressException.Problem.HOST_TOO_LONG ? "255" : text),
+                e.getMessage());
     }
 }

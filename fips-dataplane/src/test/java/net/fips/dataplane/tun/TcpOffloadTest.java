@@ -47,7 +47,8 @@ class TcpOffloadTest {
         b.putShort((short) (thl + payload.length));
         b.put((byte) 6).put((byte) 64).put(SRC).put(DST);
         b.putShort((short) 5000).putShort((short) 5201).putInt((int) seq).putInt(0x0A0B0C0D);
-        b.put((byte) ((thl / 4) << 4)).put((byte) flags).putShort((short) window).putShort((short) 0).putShort((short) 0);
+        b.put((byte) ((thl / 4) << 4)).put((byte) flags).putShort((short) window).putShort((short) 0)
+                .putShort((short) 0);
         b.put(opts).put(payload);
         final byte[] p = b.array();
         final int c = ~sum(p, 40, p.length, pseudo(p, p.length - 40)) & 0xFFFF;
@@ -237,7 +238,8 @@ class TcpOffloadTest {
             assertEquals(sup.length - 40, u16(sup, 4));
             assertEquals(1000, u32(sup, 44), "the first segment's sequence number");
             assertEquals(TcpOffload.ACK | TcpOffload.PSH, sup[53] & 0xFF, "PSH of the last segment carried");
-            assertEquals(sum(new byte[0], 0, 0, pseudo(sup, sup.length - 40)), u16(sup, 56), "partial checksum = pseudo-header sum");
+            assertEquals(sum(new byte[0], 0, 0, pseudo(sup, sup.length - 40)), u16(sup, 56),
+                    "partial checksum = pseudo-header sum");
             assertArrayEquals(all.toByteArray(), Arrays.copyOfRange(sup, 72, sup.length));
             assertEquals(4, c.coalescedSegments());
             assertEquals(1, c.superSegments());

@@ -232,7 +232,8 @@ class TunDeviceTest {
     }
 
     private Process startProbe(final String ns, final List<String> wrapper, final String... args) throws IOException {
-        final Process p = NamespaceProbes.startProbe(ns, wrapper, TunProbe.class, List.of(TunDevice.class, Syscalls.class), args);
+        final Process p = NamespaceProbes.startProbe(ns, wrapper, TunProbe.class,
+                List.of(TunDevice.class, Syscalls.class), args);
         children.add(p);
         return p;
     }

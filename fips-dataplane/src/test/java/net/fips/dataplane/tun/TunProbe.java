@@ -122,7 +122,8 @@ public final class TunProbe {
                 System.out.println("READ version=" + version + " nh=" + nh + " len=" + n + " plen=" + payloadLength
                         + " src=" + TunDevice.hostAddress((Inet6Address) src) + " dst="
                         + TunDevice.hostAddress((Inet6Address) dst) + " dport=" + dport + " match="
-                        + payload.equals(token) + " skipped=" + skipped + " counted=" + (dev.reader().packets() - before));
+                        + payload.equals(token) + " skipped=" + skipped + " counted="
+                        + (dev.reader().packets() - before));
             }
 
             // Inbound: a packet written into the device is delivered to a local socket on our address.

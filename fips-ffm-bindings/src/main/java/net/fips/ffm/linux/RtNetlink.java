@@ -102,8 +102,8 @@ public final class RtNetlink implements AutoCloseable {
      * @throws ErrnoException if the socket cannot be made
      */
     public static RtNetlink open() throws ErrnoException {
-        final int fd = Syscalls.socket(linux_h.AF_NETLINK(), linux_h.SOCK_RAW() | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC,
-                NETLINK_ROUTE);
+        final int fd = Syscalls.socket(linux_h.AF_NETLINK(),
+                linux_h.SOCK_RAW() | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC, NETLINK_ROUTE);
         return new RtNetlink(fd, Arena.ofShared());
     }
 

@@ -96,7 +96,8 @@ public final class UdpOffloadProbe {
                 v.controlLength(0, (int) Cmsg.space(Short.BYTES));
                 final int sent = Syscalls.sendmsg(cs, tx, v.msghdr(0), 0);
                 if (sent < 0) {
-                    return "sendmsg with a UDP_SEGMENT cmsg failed: " + Errno.strerror(-sent) + " (errno " + -sent + ")";
+                    return "sendmsg with a UDP_SEGMENT cmsg failed: " + Errno.strerror(-sent)
+                            + " (errno " + -sent + ")";
                 }
                 final int first = receiveOne(arena, cs, rx);
                 final int second = receiveOne(arena, cs, rx);

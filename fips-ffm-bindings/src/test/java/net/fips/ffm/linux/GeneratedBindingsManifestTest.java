@@ -63,7 +63,8 @@ class GeneratedBindingsManifestTest {
                 differences.add("edited: " + path);
             }
         });
-        actual.keySet().stream().filter(path -> !expected.containsKey(path)).forEach(p -> differences.add("added: " + p));
+        actual.keySet().stream().filter(path -> !expected.containsKey(path))
+                .forEach(p -> differences.add("added: " + p));
         assertEquals(List.of(), differences, "generated bindings differ from what jextract/regenerate.sh last wrote;"
                 + " never edit them by hand: regenerate (jextract/README.md), which also rewrites the manifest");
     }

@@ -46,7 +46,8 @@ class L2capTest {
 
     @Test
     void addressTextParsesCaseInsensitivelyAndPrintsUppercase() {
-        assertArrayEquals(new byte[] {0x11, 0x22, 0x33, 0x44, 0x55, (byte) 0xAB}, L2cap.parseAddress("11:22:33:44:55:ab"));
+        assertArrayEquals(new byte[] {0x11, 0x22, 0x33, 0x44, 0x55, (byte) 0xAB},
+                L2cap.parseAddress("11:22:33:44:55:ab"));
         assertEquals("11:22:33:44:55:AB", L2cap.formatAddress(L2cap.parseAddress("11:22:33:44:55:aB")));
         for (final String bad : new String[] {"", "11:22:33:44:55", "11:22:33:44:55:66:77", "11-22-33-44-55-66",
                 "1g:22:33:44:55:66", "11:22:33:44:55:6"}) {

@@ -178,7 +178,8 @@ class LayoutTest {
         assertEquals(0x4000, linux_h.MAP_NORESERVE());
         assertEquals(15, linux_h.MADV_NOHUGEPAGE());
         assertEquals(-1L, linux_h.MAP_FAILED().address());
-        // void *mmap(void *, size_t, int, int, int, off_t); int munmap(void *, size_t); int madvise(void *, size_t, int)
+        // void *mmap(void *, size_t, int, int, int, off_t); int munmap(void *, size_t);
+        // int madvise(void *, size_t, int)
         assertEquals(MethodType.methodType(MemorySegment.class, MemorySegment.class, long.class, int.class, int.class,
                 int.class, long.class), linux_h.mmap$descriptor().toMethodType());
         assertEquals(MethodType.methodType(int.class, MemorySegment.class, long.class),

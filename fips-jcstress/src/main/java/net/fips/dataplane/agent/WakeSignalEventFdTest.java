@@ -19,12 +19,12 @@ import net.fips.ffm.linux.PollFds;
 import net.fips.ffm.linux.WakeFd;
 
 /**
- * The idle hand-shake of the compact data-plane thread ({@code net.fips.dataplane.engine.CompactRunner}) over a {@link WakeSignal} with an
- * eventfd: the consumer announces it will sleep, re-checks its ring and, finding it empty, would block in poll; the
- * producer offers an index and calls {@code wake}, which writes the eventfd if it saw the announcement. The
- * consumer polls only after the producer's {@code wake} has returned, without waiting (timeout 0): the eventfd must
- * then be readable, else the wake-up was lost and a real poll would block for good. r1: what the re-check did, r2:
- * what the poll found.
+ * The idle hand-shake of the compact data-plane thread ({@code net.fips.dataplane.engine.CompactRunner}) over a
+ * {@link WakeSignal} with an eventfd: the consumer announces it will sleep, re-checks its ring and, finding it empty,
+ * would block in poll; the producer offers an index and calls {@code wake}, which writes the eventfd if it saw the
+ * announcement. The consumer polls only after the producer's {@code wake} has returned, without waiting (timeout 0):
+ * the eventfd must then be readable, else the wake-up was lost and a real poll would block for good. r1: what the
+ * re-check did, r2: what the poll found.
  */
 @JCStressTest
 @Description("WakeSignal with an eventfd: a consumer that missed the item in its re-check finds the eventfd written")

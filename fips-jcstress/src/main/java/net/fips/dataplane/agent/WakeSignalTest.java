@@ -34,9 +34,12 @@ import net.fips.dataplane.pool.SpscSlotRing;
  */
 @JCStressTest
 @Description("WakeSignal: a wake before or during the consumer's park is never lost")
-@Outcome(id = "SAW_ITEM, NO_PARK", expect = Expect.ACCEPTABLE, desc = "the re-check after announcing found the item; no park")
-@Outcome(id = "PARKED, WOKEN", expect = Expect.ACCEPTABLE, desc = "found nothing and parked; the producer's wake released it")
-@Outcome(id = "PARKED, LOST", expect = Expect.FORBIDDEN, desc = "lost wake-up: the producer saw no sleeper and the consumer missed the item")
+@Outcome(id = "SAW_ITEM, NO_PARK", expect = Expect.ACCEPTABLE,
+        desc = "the re-check after announcing found the item; no park")
+@Outcome(id = "PARKED, WOKEN", expect = Expect.ACCEPTABLE,
+        desc = "found nothing and parked; the producer's wake released it")
+@Outcome(id = "PARKED, LOST", expect = Expect.FORBIDDEN,
+        desc = "lost wake-up: the producer saw no sleeper and the consumer missed the item")
 @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
 @State
 public class WakeSignalTest {

@@ -20,8 +20,10 @@ import net.fips.dataplane.DataPlaneEvent;
  * drains afterwards.
  */
 @JCStressTest
-@Description("EventQueue: with one free place, exactly one of two concurrent events is queued and signalled, the other counted")
-@Outcome(id = {"1, 0, 1, 1, 1", "0, 1, 1, 1, 1"}, expect = Expect.ACCEPTABLE, desc = "one queued and signalled, one dropped and counted")
+@Description("EventQueue: with one free place, exactly one of two concurrent events is queued and signalled, "
+        + "the other counted")
+@Outcome(id = {"1, 0, 1, 1, 1", "0, 1, 1, 1, 1"}, expect = Expect.ACCEPTABLE,
+        desc = "one queued and signalled, one dropped and counted")
 @Outcome(expect = Expect.FORBIDDEN, desc = "an event lost, queued beyond capacity, unsignalled or miscounted")
 @State
 public class EventQueueTest {

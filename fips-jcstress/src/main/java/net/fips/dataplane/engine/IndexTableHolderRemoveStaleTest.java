@@ -17,7 +17,8 @@ import org.openjdk.jcstress.infra.results.JI_Result;
  */
 @JCStressTest
 @Description("IndexTableHolder: a remove for the old link never deletes the key's new mapping")
-@Outcome(id = "3, 1", expect = Expect.ACCEPTABLE, desc = "the new mapping survives (remove ran first, or saw it and did nothing)")
+@Outcome(id = "3, 1", expect = Expect.ACCEPTABLE,
+        desc = "the new mapping survives (remove ran first, or saw it and did nothing)")
 @Outcome(id = "-9223372036854775808, .*", expect = Expect.FORBIDDEN, desc = "the remove deleted the new mapping")
 @Outcome(id = "1, .*", expect = Expect.FORBIDDEN, desc = "the re-pointing was lost")
 @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")

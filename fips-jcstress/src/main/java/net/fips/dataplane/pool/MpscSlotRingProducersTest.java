@@ -17,9 +17,12 @@ import org.openjdk.jcstress.infra.results.LI_Result;
  */
 @JCStressTest
 @Description("MpscSlotRing: concurrent producers neither overwrite each other's cell nor exceed the capacity")
-@Outcome(id = "OK, [0-2]", expect = Expect.ACCEPTABLE, desc = "exactly two accepted, each taken once, FIFO per producer")
-@Outcome(id = "COUNT, .*", expect = Expect.FORBIDDEN, desc = "not exactly capacity offers accepted into an unconsumed ring")
-@Outcome(id = "LOST, .*", expect = Expect.FORBIDDEN, desc = "an accepted index never came out (two producers got one cell)")
+@Outcome(id = "OK, [0-2]", expect = Expect.ACCEPTABLE,
+        desc = "exactly two accepted, each taken once, FIFO per producer")
+@Outcome(id = "COUNT, .*", expect = Expect.FORBIDDEN,
+        desc = "not exactly capacity offers accepted into an unconsumed ring")
+@Outcome(id = "LOST, .*", expect = Expect.FORBIDDEN,
+        desc = "an accepted index never came out (two producers got one cell)")
 @Outcome(id = "DUPLICATED, .*", expect = Expect.FORBIDDEN, desc = "an index came out twice")
 @Outcome(id = "PHANTOM, .*", expect = Expect.FORBIDDEN, desc = "a refused or never offered index came out")
 @Outcome(id = "REORDERED, .*", expect = Expect.FORBIDDEN, desc = "a producer's indices came out in another order")

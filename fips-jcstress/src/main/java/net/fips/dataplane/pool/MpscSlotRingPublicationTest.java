@@ -18,7 +18,8 @@ import org.openjdk.jcstress.infra.results.IIJ_Result;
 @Description("MpscSlotRing: the consumer that receives a slot index sees the bytes written into the slot before offer")
 @Outcome(id = "-1, 0, 0", expect = Expect.ACCEPTABLE, desc = "ring still empty when the consumer looked")
 @Outcome(id = "0, 8, 4919", expect = Expect.ACCEPTABLE, desc = "index received with the slot's header and payload")
-@Outcome(id = "0, .*", expect = Expect.FORBIDDEN, desc = "index received but the slot's bytes are stale: publication broken")
+@Outcome(id = "0, .*", expect = Expect.FORBIDDEN,
+        desc = "index received but the slot's bytes are stale: publication broken")
 @Outcome(expect = Expect.FORBIDDEN, desc = "anything else (a phantom index, or the arbiter found the slot lost)")
 @State
 public class MpscSlotRingPublicationTest {

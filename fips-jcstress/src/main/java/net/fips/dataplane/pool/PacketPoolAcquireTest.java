@@ -16,10 +16,12 @@ import org.openjdk.jcstress.infra.results.LI_Result;
  */
 @JCStressTest
 @Description("PacketPool.acquire from two threads: no slot handed to two owners, none lost")
-@Outcome(id = "OK, [0-2]", expect = Expect.ACCEPTABLE, desc = "the two slots went to one owner each, the other acquires found the pool empty")
+@Outcome(id = "OK, [0-2]", expect = Expect.ACCEPTABLE,
+        desc = "the two slots went to one owner each, the other acquires found the pool empty")
 @Outcome(id = "TWO_OWNERS, .*", expect = Expect.FORBIDDEN, desc = "the same slot was handed out twice")
 @Outcome(id = "LOST, .*", expect = Expect.FORBIDDEN, desc = "fewer than two acquires succeeded: a free slot was lost")
-@Outcome(id = "LEAK, .*", expect = Expect.FORBIDDEN, desc = "after releasing, the free list did not hold exactly the pool's slots")
+@Outcome(id = "LEAK, .*", expect = Expect.FORBIDDEN,
+        desc = "after releasing, the free list did not hold exactly the pool's slots")
 @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
 @State
 public class PacketPoolAcquireTest {

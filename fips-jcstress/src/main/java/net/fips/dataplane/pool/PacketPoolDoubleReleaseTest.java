@@ -17,8 +17,10 @@ import org.openjdk.jcstress.infra.results.ZZI_Result;
  */
 @JCStressTest
 @Description("PacketPool: of two racing releases of one slot exactly one wins; the free list holds it once")
-@Outcome(id = {"true, false, 2", "false, true, 2"}, expect = Expect.ACCEPTABLE, desc = "one release won, the other was refused and counted")
-@Outcome(id = "true, true, .*", expect = Expect.FORBIDDEN, desc = "both releases succeeded: the slot can be handed to two owners")
+@Outcome(id = {"true, false, 2", "false, true, 2"}, expect = Expect.ACCEPTABLE,
+        desc = "one release won, the other was refused and counted")
+@Outcome(id = "true, true, .*", expect = Expect.FORBIDDEN,
+        desc = "both releases succeeded: the slot can be handed to two owners")
 @Outcome(id = "false, false, .*", expect = Expect.FORBIDDEN, desc = "both releases refused: the slot is lost")
 @Outcome(expect = Expect.FORBIDDEN, desc = "the free list does not hold each slot exactly once")
 @State

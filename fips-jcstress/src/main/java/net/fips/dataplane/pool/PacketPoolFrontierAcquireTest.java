@@ -16,9 +16,11 @@ import org.openjdk.jcstress.infra.results.LI_Result;
  */
 @JCStressTest
 @Description("PacketPool.acquire from two threads on a new pool: each never-used slot goes to one owner")
-@Outcome(id = "OK, [0-2]", expect = Expect.ACCEPTABLE, desc = "the two slots went to one owner each, the other acquires found the pool empty")
+@Outcome(id = "OK, [0-2]", expect = Expect.ACCEPTABLE,
+        desc = "the two slots went to one owner each, the other acquires found the pool empty")
 @Outcome(id = "TWO_OWNERS, .*", expect = Expect.FORBIDDEN, desc = "the frontier handed the same slot out twice")
-@Outcome(id = "LOST, .*", expect = Expect.FORBIDDEN, desc = "fewer than two acquires succeeded: a never-used slot was lost")
+@Outcome(id = "LOST, .*", expect = Expect.FORBIDDEN,
+        desc = "fewer than two acquires succeeded: a never-used slot was lost")
 @Outcome(id = "LEAK, .*", expect = Expect.FORBIDDEN, desc = "after releasing, the pool did not hold exactly its slots")
 @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
 @State

@@ -23,7 +23,8 @@ import org.openjdk.jcstress.infra.results.LL_Result;
 @Description("PacketPool acquire/release cycles across the frontier of a new pool: one owner per slot, none lost")
 @Outcome(id = "OK, OK", expect = Expect.ACCEPTABLE, desc = "one owner at a time, every slot back exactly once")
 @Outcome(id = "TWO_OWNERS, .*", expect = Expect.FORBIDDEN, desc = "a slot was held by both threads at once")
-@Outcome(id = "EMPTY, .*", expect = Expect.FORBIDDEN, desc = "an acquire found no slot while one was free: a slot was lost")
+@Outcome(id = "EMPTY, .*", expect = Expect.FORBIDDEN,
+        desc = "an acquire found no slot while one was free: a slot was lost")
 @Outcome(id = "REFUSED, .*", expect = Expect.FORBIDDEN, desc = "a release of an owned slot was refused")
 @Outcome(id = ".*, LEAK", expect = Expect.FORBIDDEN, desc = "afterwards the pool did not hold each slot exactly once")
 @Outcome(expect = Expect.FORBIDDEN, desc = "anything else")
