@@ -298,11 +298,38 @@ public final class RelayClient implements AutoCloseable {
                             send(reqJson(s));
                         }
                     }
+                    watch(ws);
                     if (ws.isInputClosed()) {
                         // Closed before we took it as ours: the listener's report was ignored, so report it now.
                         disconnected(ws);
                     }
                 });
+    }
+
+    /**
+     * Checks the connection every {@link #livenessMs()}: a relay that closes the TCP connection without a Close frame
+     * ends the JDK client's input without always calling the listener (seen in tests: no onClose, no onError), so
+     * closed input or output counts as a disconnect here. (A connection whose end vanished without a FIN is still
+     * only noticed when a send fails: no keepalive ping yet.)
+     */
+    private void watch(final WebSocket ws) {
+        scheduler.schedule(() -> {
+            synchronized (lock) {
+                if (closed || socket != ws) {
+                    return;
+                }
+            }
+            if (ws.isInputClosed() || ws.isOutputClosed()) {
+                disconnected(ws);
+            } else {
+                watch(ws);
+            }
+        }, livenessMs());
+    }
+
+    /** @return how often {@link #watch} looks: a fifth of the connect timeout, at least 100 ms */
+    private long livenessMs() {
+        return Math.max(100, connectTimeout.toMillis() / 5);
     }
 
     private void scheduleReconnect() {
