@@ -10,13 +10,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
-import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityCache;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * A hand-built mesh of {@link Discovery} instances joined by an in-test FIFO message bus under a manual clock.
@@ -134,21 +133,9 @@ final class TestMesh {
         this.config = config;
         final Random keys = new Random(seed);
         for (int i = 0; i < n; i++) {
-            final Node node = new Node(i, identity(keys));
+            final Node node = new Node(i, TestIdentities.random(keys));
             nodes.add(node);
             byAddr.put(node.addr, i);
-        }
-    }
-
-    static NodeIdentity identity(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        try {
-            return NodeIdentity.fromSecret(sk);
-        } catch (final IdentityFormatException e) {
-            throw new IllegalStateException(e);
         }
     }
 

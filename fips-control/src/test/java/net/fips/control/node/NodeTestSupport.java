@@ -1,19 +1,13 @@
 package net.fips.control.node;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
-import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -39,14 +33,6 @@ final class NodeTestSupport {
     private static final ValueLayout.OfLong SEQ = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private NodeTestSupport() {
-    }
-
-    /** @return a UDP port on 127.0.0.1 that was free a moment ago */
-    static int freePort() throws IOException {
-        try (DatagramChannel ch = DatagramChannel.open()) {
-            ch.bind(new InetSocketAddress("127.0.0.1", 0));
-            return ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        }
     }
 
     /** A peer entry for {@link #yaml}. */
@@ -83,17 +69,6 @@ final class NodeTestSupport {
         return new ConfigLoader(HostEnvironment.system()).load(yaml, "test yaml");
     }
 
-    /** Polls {@code condition} every millisecond until it holds or {@code timeoutMs} passes. */
-    static void await(final long timeoutMs, final BooleanSupplier condition, final Supplier<String> what) {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("timed out after " + timeoutMs + " ms waiting for: " + what.get());
-            }
-            LockSupport.parkNanos(1_000_000L);
-        }
-    }
-
     static PeerSnapshot peerOf(final Node node, final Node other) {
         return node.linkSnapshot().peer(other.identity().npub());
     }
@@ -124,7 +99,6 @@ final class NodeTestSupport {
         }
         return sb.toString();
     }
-
 
     /** Collects what a node's sessions deliver (copies; test code may allocate). */
     static final class Collector {

@@ -10,14 +10,12 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.Predicate;
 
-import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.IdentityCache;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
-import net.fips.control.noise.EphemeralSource;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * Several {@link Sessions} joined by an in-test FIFO datagram bus under a manual clock. Links are declared between
@@ -173,39 +171,18 @@ final class SessionBus {
     SessionBus(final int n, final long seed, final SessionConfig config) {
         final Random rnd = new Random(seed);
         for (int i = 0; i < n; i++) {
-            final Node node = new Node(i, identity(rnd));
+            final Node node = new Node(i, TestIdentities.random(rnd));
             nodes.add(node);
             byAddr.put(node.addr, i);
+            final Random ephemerals = new Random(seed * 31 + i);
             node.sessions = new Sessions(config, node.identity, new byte[] {0, 0, 0, 0, 0, 0, 0, (byte) (i + 1)},
-                    node, node.identities, node.events, ephemerals(new Random(seed * 31 + i)),
+                    node, node.identities, node.events, () -> TestIdentities.secret(ephemerals),
                     new Random(seed * 17 + i));
         }
     }
 
     SessionBus(final int n, final long seed) {
         this(n, seed, SessionConfig.defaults());
-    }
-
-    static NodeIdentity identity(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        try {
-            return NodeIdentity.fromSecret(sk);
-        } catch (final IdentityFormatException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    static EphemeralSource ephemerals(final Random rnd) {
-        return () -> {
-            final byte[] sk = new byte[32];
-            do {
-                rnd.nextBytes(sk);
-            } while (!Secp256k1.isValidSecret(sk));
-            return sk;
-        };
     }
 
     Node node(final int i) {

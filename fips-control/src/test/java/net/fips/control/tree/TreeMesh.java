@@ -22,12 +22,11 @@ import java.util.function.Predicate;
 
 import net.fips.control.bloom.BloomConfig;
 import net.fips.control.bloom.BloomRouting;
-import net.fips.control.crypto.Secp256k1;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * Test fixture: n nodes, each a {@link SpanningTree} plus {@link BloomRouting} wired as the node will wire them, over
@@ -159,7 +158,7 @@ public final class TreeMesh {
         this.random = new Random(seed);
         final List<NodeIdentity> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ids.add(identity(random));
+            ids.add(TestIdentities.random(random));
         }
         for (int i = 0; i < n; i++) {
             final Node node = new Node(i, ids.get(i));
@@ -194,19 +193,6 @@ public final class TreeMesh {
         nodes.clear();
         nodes.addAll(re);
         return this;
-    }
-
-    /** A deterministic valid identity. */
-    public static NodeIdentity identity(final Random random) {
-        final byte[] sk = new byte[32];
-        do {
-            random.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        try {
-            return NodeIdentity.fromSecret(sk);
-        } catch (final IdentityFormatException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     // ------------------------------------------------------------------------------------------------------------
