@@ -82,20 +82,6 @@ class FipsDaemonTest {
         }
     }
 
-    private Path config(final String name, final NodeIdentity self, final int port, final NodeIdentity peer,
-                        final String peerAlias, final int peerPort) throws IOException {
-        final String yaml = "node:\n"
-                + "  identity:\n    nsec: \"" + self.nsec() + "\"\n"
-                + "  heartbeat_interval_secs: 1\n"
-                + "  control:\n    socket_path: \"" + dir.resolve(name + ".sock") + "\"\n"
-                + "transports:\n  udp:\n    bind_addr: \"127.0.0.1:" + port + "\"\n"
-                + "peers:\n  - npub: \"" + peer.npub() + "\"\n    alias: \"" + peerAlias + "\"\n"
-                + "    addresses:\n      - transport: udp\n        addr: \"127.0.0.1:" + peerPort + "\"\n";
-        final Path file = dir.resolve(name + ".yaml");
-        Files.writeString(file, yaml);
-        return file;
-    }
-
     private Process daemon(final String name, final String... args) throws IOException {
         final List<String> cmd = new ArrayList<>(List.of(
                 ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=net.fips.ffm",
@@ -178,8 +164,8 @@ class FipsDaemonTest {
         final int pb = FreePorts.udp();
         final Path sa = dir.resolve("a.sock");
         final Path sb = dir.resolve("b.sock");
-        final Process da = daemon("a", "-c", config("a", a, pa, b, "bob", pb).toString());
-        final Process db = daemon("b", "--config", config("b", b, pb, a, "alice", pa).toString(),
+        final Process da = daemon("a", "-c", DaemonConfig.write(dir, "a", a, pa, b, "bob", pb).toString());
+        final Process db = daemon("b", "--config", DaemonConfig.write(dir, "b", b, pb, a, "alice", pa).toString(),
                 "--log-level", "debug");
 
         until(Duration.ofSeconds(30), POLL, () -> peerCount(sa) == 1 && peerCount(sb) == 1,
@@ -259,7 +245,8 @@ class FipsDaemonTest {
             // Without SO_REUSEPORT on this socket the daemon's bind fails even though it sets the option itself.
             taken.bind(new InetSocketAddress("127.0.0.1", 0));
             final int port = ((InetSocketAddress) taken.getLocalAddress()).getPort();
-            final Path cfg = config("busy", NodeIdentity.generate(), port, NodeIdentity.generate(), "x", 9);
+            final Path cfg = DaemonConfig.write(dir, "busy", NodeIdentity.generate(), port, NodeIdentity.generate(),
+                    "x", 9);
             final Process p = daemon("busy", "-c", cfg.toString());
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             assertEquals(FipsDaemon.EXIT_START_FAILED, p.exitValue(), log("busy"));
@@ -274,7 +261,8 @@ class FipsDaemonTest {
     @Test
     void sighupReloadsTheLogLevelAndNamesSettingsThatNeedARestart() throws Exception {
         final NodeIdentity a = NodeIdentity.generate();
-        final Path cfg = config("hup", a, FreePorts.udp(), NodeIdentity.generate(), "x", FreePorts.udp());
+        final Path cfg = DaemonConfig.write(dir, "hup", a, FreePorts.udp(), NodeIdentity.generate(), "x",
+                FreePorts.udp());
         final Path sock = dir.resolve("hup.sock");
         final Process p = daemon("hup", "-c", cfg.toString());
         until(Duration.ofSeconds(30), POLL, () -> peerCount(sock) >= 0, () -> "the daemon to answer on its socket");

@@ -83,20 +83,6 @@ class FipsTopTest {
         return out;
     }
 
-    private Path config(final String name, final NodeIdentity self, final int port, final NodeIdentity peer,
-                        final String peerAlias, final int peerPort) throws IOException {
-        final String yaml = "node:\n"
-                + "  identity:\n    nsec: \"" + self.nsec() + "\"\n"
-                + "  heartbeat_interval_secs: 1\n"
-                + "  control:\n    socket_path: \"" + dir.resolve(name + ".sock") + "\"\n"
-                + "transports:\n  udp:\n    bind_addr: \"127.0.0.1:" + port + "\"\n"
-                + "peers:\n  - npub: \"" + peer.npub() + "\"\n    alias: \"" + peerAlias + "\"\n"
-                + "    addresses:\n      - transport: udp\n        addr: \"127.0.0.1:" + peerPort + "\"\n";
-        final Path file = dir.resolve(name + ".yaml");
-        Files.writeString(file, yaml);
-        return file;
-    }
-
     private List<String> java(final String mainClass) {
         return new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=net.fips.ffm", "-p", System.getProperty("jdk.module.path"), "-m",
@@ -182,8 +168,8 @@ class FipsTopTest {
         final int pb = FreePorts.udp();
         final Path sa = dir.resolve("a.sock");
         final Path sb = dir.resolve("b.sock");
-        daemon("a", config("a", a, pa, b, "bob", pb));
-        daemon("b", config("b", b, pb, a, "alice", pa));
+        daemon("a", DaemonConfig.write(dir, "a", a, pa, b, "bob", pb));
+        daemon("b", DaemonConfig.write(dir, "b", b, pb, a, "alice", pa));
         until(Duration.ofSeconds(45), POLL, () -> peerCount(sa) == 1 && peerCount(sb) == 1,
                 () -> "both daemons to show one peer");
 

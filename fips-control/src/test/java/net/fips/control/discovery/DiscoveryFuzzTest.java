@@ -98,7 +98,7 @@ class DiscoveryFuzzTest {
             } else {
                 n.discovery.tick(now);
             }
-            m.queue.clear();
+            m.bus.clear();
         }
         final Discovery d = n.discovery;
         assertEquals(d.counter(REQUESTS_RECEIVED), d.counter(REQUESTS_MALFORMED) + d.counter(REQUESTS_DUPLICATE)

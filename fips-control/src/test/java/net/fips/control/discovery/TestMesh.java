@@ -16,9 +16,11 @@ import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.control.identity.TestIdentities;
+import net.fips.testing.MessageBus;
 
 /**
- * A hand-built mesh of {@link Discovery} instances joined by an in-test FIFO message bus under a manual clock.
+ * A hand-built mesh of {@link Discovery} instances joined by the shared in-memory {@link MessageBus} under a manual
+ * clock.
  * Tree edges (parent → child) and non-tree ("mesh") edges are declared, then {@link #build()} derives each node's
  * coordinate and the inbound bloom filter every node holds from every peer (split horizon, tree-only merge, as a
  * converged mesh would have them), and registers every direct peer's identity (what promotion does).
@@ -87,8 +89,9 @@ final class TestMesh {
                 undeliverable++;
                 return;
             }
-            queue.add(new Envelope(index, to, msg.clone(), now));
-            sent.add(queue.peekLast());
+            final Envelope e = new Envelope(index, to, msg.clone(), now);
+            bus.send(e);
+            sent.add(e);
         }
 
         /** Replaces the filter this node holds from {@code peer} with one claiming exactly {@code members}. */
@@ -117,7 +120,7 @@ final class TestMesh {
 
     final List<Node> nodes = new ArrayList<>();
     final Map<NodeAddr, Integer> byAddr = new HashMap<>();
-    final ArrayDeque<Envelope> queue = new ArrayDeque<>();
+    final MessageBus<Envelope> bus = new MessageBus<>(1_000_000);
     final List<Envelope> sent = new ArrayList<>();
     final long seed;
     final DiscoveryConfig config;
@@ -249,19 +252,13 @@ final class TestMesh {
 
     /** Delivers queued messages in FIFO order until the bus is empty; returns how many were delivered. */
     int deliverAll() {
-        int delivered = 0;
-        while (!queue.isEmpty()) {
-            if (++delivered > 1_000_000) {
-                throw new AssertionError("message storm");
-            }
-            final Envelope e = queue.poll();
+        return bus.drain(e -> {
             final Node to = nodes.get(e.to());
             to.received.add(e);
             if (to.discovery != null) {
                 to.discovery.onLinkMessage(nodes.get(e.from()).addr, e.msg(), now);
             }
-        }
-        return delivered;
+        });
     }
 
     /** Advances the clock to {@code t} nanoseconds. */

@@ -16,10 +16,11 @@ import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.control.identity.TestIdentities;
+import net.fips.testing.MessageBus;
 
 /**
- * Several {@link Sessions} joined by an in-test FIFO datagram bus under a manual clock. Links are declared between
- * node indices; a datagram is routed along the shortest path of links (transit nodes only count it), so a
+ * Several {@link Sessions} joined by the shared in-memory {@link MessageBus} under a manual clock. Links are declared
+ * between node indices; a datagram is routed along the shortest path of links (transit nodes only count it), so a
  * three-node line exercises a forwarded handshake. A drop filter simulates loss.
  */
 final class SessionBus {
@@ -137,7 +138,7 @@ final class SessionBus {
                 return false;
             }
             sent.add(dg);
-            queue.add(new Delivery(index, to, dg, hops));
+            bus.send(new Delivery(index, to, dg, hops));
             return true;
         }
 
@@ -161,14 +162,14 @@ final class SessionBus {
     final List<Node> nodes = new ArrayList<>();
     final Map<NodeAddr, Integer> byAddr = new HashMap<>();
     final Map<Integer, Set<Integer>> links = new HashMap<>();
-    final ArrayDeque<Delivery> queue = new ArrayDeque<>();
+    final MessageBus<Delivery> bus = new MessageBus<>(10_000);
     final List<Delivery> delivered = new ArrayList<>();
     Predicate<Delivery> drop = d -> false;
     long now = 1_000 * S;
-    int dropped;
 
     /** Makes {@code n} nodes with deterministic keys from {@code seed}, all with {@code config}. */
     SessionBus(final int n, final long seed, final SessionConfig config) {
+        bus.dropWhen(d -> drop.test(d));
         final Random rnd = new Random(seed);
         for (int i = 0; i < n; i++) {
             final Node node = new Node(i, TestIdentities.random(rnd));
@@ -228,16 +229,7 @@ final class SessionBus {
 
     /** Delivers queued datagrams (and whatever they cause) until the bus is empty; bounded. */
     int drain() {
-        int n = 0;
-        while (!queue.isEmpty()) {
-            if (++n > 10_000) {
-                throw new AssertionError("bus did not quiesce");
-            }
-            final Delivery d = queue.poll();
-            if (drop.test(d)) {
-                dropped++;
-                continue;
-            }
+        return bus.drain(d -> {
             delivered.add(d);
             // transit nodes on a multi-hop path see it pass (counted only)
             if (d.hops > 1) {
@@ -248,8 +240,7 @@ final class SessionBus {
                 }
             }
             node(d.to).sessions.onFspMessage(d.dg.src(), d.dg.payload(), now);
-        }
-        return n;
+        });
     }
 
     /** Advances the clock, ticks every node and drains the bus. */

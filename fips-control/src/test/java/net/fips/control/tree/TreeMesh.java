@@ -3,7 +3,6 @@ package net.fips.control.tree;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -27,13 +26,14 @@ import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
 import net.fips.control.identity.TestIdentities;
+import net.fips.testing.MessageBus;
 
 /**
  * Test fixture: n nodes, each a {@link SpanningTree} plus {@link BloomRouting} wired as the node will wire them, over
- * an in-memory message bus with a manual clock. Messages travel encoded (so the codecs are exercised) and are
- * delivered FIFO and instantly by {@link #deliver()}; {@link #tick()} advances the clock by one second and runs every
- * node's tree tick then bloom tick, as the reference's 1 s tick does. Nodes are indexed in creation order; {@link
- * #sortedByAddr} makes index 0 the smallest address. Deterministic for a given seed.
+ * the shared in-memory {@link MessageBus} with a manual clock. Messages travel encoded (so the codecs are exercised)
+ * and are delivered FIFO and instantly by {@link #deliver()}; {@link #tick()} advances the clock by one second and
+ * runs every node's tree tick then bloom tick, as the reference's 1 s tick does. Nodes are indexed in creation
+ * order; {@link #sortedByAddr} makes index 0 the smallest address. Deterministic for a given seed.
  */
 public final class TreeMesh {
     /** One control tick. */
@@ -138,10 +138,9 @@ public final class TreeMesh {
     private final List<Node> nodes = new ArrayList<>();
     private final Map<NodeAddr, Node> byAddr = new HashMap<>();
     private final Set<Long> links = new HashSet<>();
-    private final ArrayDeque<Msg> queue = new ArrayDeque<>();
+    private final MessageBus<Msg> bus = new MessageBus<>(MAX_DELIVERIES);
     private Predicate<Msg> dropFilter = m -> false;
     private long now;
-    private long delivered;
 
     /**
      * @param n           number of nodes
@@ -156,6 +155,8 @@ public final class TreeMesh {
         this.treeConfig = treeConfig;
         this.bloomConfig = bloomConfig;
         this.random = new Random(seed);
+        // a message on a link that went down while it was in flight is lost, as one the test drops
+        bus.dropWhen(m -> !linked(m.from, m.to) || dropFilter.test(m));
         final List<NodeIdentity> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             ids.add(TestIdentities.random(random));
@@ -342,7 +343,7 @@ public final class TreeMesh {
         if (dest == null || !linked(from.index, dest.index)) {
             return false;
         }
-        queue.add(new Msg(from.index, dest.index, bytes));
+        bus.send(new Msg(from.index, dest.index, bytes));
         return true;
     }
 
@@ -353,14 +354,7 @@ public final class TreeMesh {
 
     /** Delivers queued messages (and what they trigger) until the bus is empty. */
     public void deliver() {
-        Msg m;
-        while ((m = queue.poll()) != null) {
-            if (++delivered > MAX_DELIVERIES) {
-                fail("message storm: more than " + MAX_DELIVERIES + " deliveries");
-            }
-            if (!linked(m.from, m.to) || dropFilter.test(m)) {
-                continue;
-            }
+        bus.drain(m -> {
             final Node to = node(m.to);
             final NodeAddr from = node(m.from).addr;
             if (m.isTree()) {
@@ -368,7 +362,7 @@ public final class TreeMesh {
             } else {
                 to.bloom.onFilterAnnounce(from, m.bytes, now);
             }
-        }
+        });
     }
 
     /** Advances one tick: every node's tree tick then bloom tick, then delivery. */
