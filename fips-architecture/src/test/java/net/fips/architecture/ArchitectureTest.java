@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The package structure of the compiled main classes of every module (not their tests): no package cycle inside a
  * module, no dependency against the module order, the CLI reaching the data plane only through the allow-list
- * below, and the test helpers of fips-test-fixtures used by no main class and using none. {@link ModuleRulesTest} shows each rule failing on a fixture that breaks it.
+ * below, and the test helpers of fips-test-fixtures used by no main class and using none. {@link ModuleRulesTest}
+ * shows each rule failing on a fixture that breaks it.
  */
 class ArchitectureTest {
     /**
