@@ -10,13 +10,13 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
-import net.fips.control.identity.IdentityCache;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.control.identity.TestIdentities;
 import net.fips.testing.MessageBus;
+import net.fips.control.identity.TestNode;
 
 /**
  * A hand-built mesh of {@link Discovery} instances joined by the shared in-memory {@link MessageBus} under a manual
@@ -36,11 +36,7 @@ final class TestMesh {
     }
 
     /** One test node. */
-    final class Node implements MeshView {
-        final int index;
-        final NodeIdentity identity;
-        final NodeAddr addr;
-        final IdentityCache identities = new IdentityCache();
+    final class Node extends TestNode implements MeshView {
         final Map<NodeAddr, Route> coordCache = new HashMap<>();
         final Map<NodeAddr, Integer> clampMap = new HashMap<>();
         final List<NodeAddr> found = new ArrayList<>();
@@ -57,9 +53,7 @@ final class TestMesh {
         boolean isSink;
 
         Node(final int index, final NodeIdentity identity) {
-            this.index = index;
-            this.identity = identity;
-            this.addr = identity.nodeAddr();
+            super(index, identity);
         }
 
         @Override
@@ -110,7 +104,7 @@ final class TestMesh {
 
         /** Knows {@code other}'s key (as after a DNS lookup or an earlier handshake). */
         void learn(final Node other) {
-            identities.register(other.identity.toPeer(), now);
+            register(other, now);
         }
 
         long count(final DiscoveryCounter c) {

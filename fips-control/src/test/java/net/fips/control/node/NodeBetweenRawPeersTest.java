@@ -1,5 +1,6 @@
 package net.fips.control.node;
 
+import static net.fips.control.node.NodeTestSupport.ask;
 import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.yaml;
@@ -29,8 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.crypto.Schnorr;
-import net.fips.control.ctl.ControlClient;
-import net.fips.control.ctl.ControlClientException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.wire.BloomFilter;
@@ -314,17 +313,6 @@ class NodeBetweenRawPeersTest {
 
     private static long nowSecs() {
         return System.currentTimeMillis() / 1000;
-    }
-
-    private static JsonNode ask(final Node n, final String command) {
-        try {
-            final JsonNode r = new ControlClient(n.controlSocketPath().orElseThrow(), ControlClient.DEFAULT_TIMEOUT)
-                    .send(command, null);
-            assertEquals("ok", r.path("status").asText(), r::toString);
-            return r.get("data");
-        } catch (final ControlClientException e) {
-            throw new AssertionError(command + ": " + e.getMessage(), e);
-        }
     }
 
     /** B's FilterAnnounces to its raw peers: v1, 5 hashes, B inside, split horizon, one rising node-wide sequence. */

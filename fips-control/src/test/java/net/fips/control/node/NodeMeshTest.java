@@ -1,5 +1,6 @@
 package net.fips.control.node;
 
+import static net.fips.control.node.NodeTestSupport.ask;
 import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
@@ -28,8 +29,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import net.fips.control.ctl.ControlClient;
-import net.fips.control.ctl.ControlClientException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.control.node.NodeTestSupport.Sender;
@@ -229,17 +228,6 @@ class NodeMeshTest {
             }
         }
         return false;
-    }
-
-    private static JsonNode ask(final Node n, final String command) {
-        try {
-            final JsonNode r = new ControlClient(n.controlSocketPath().orElseThrow(), ControlClient.DEFAULT_TIMEOUT)
-                    .send(command, null);
-            assertEquals("ok", r.path("status").asText(), r::toString);
-            return r.get("data");
-        } catch (final ControlClientException e) {
-            throw new AssertionError(command + ": " + e.getMessage(), e);
-        }
     }
 
     /** @return whether every peer's tree_depth is one less (a parent) or one more (a child) than {@code depth} */

@@ -1,5 +1,6 @@
 package net.fips.control.node;
 
+import static net.fips.control.node.NodeTestSupport.ask;
 import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
@@ -29,8 +30,6 @@ import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.wire.NodeAddr;
-import net.fips.control.ctl.ControlClient;
-import net.fips.control.ctl.ControlClientException;
 import net.fips.testing.FreePorts;
 
 /**
@@ -244,15 +243,6 @@ class NodeSessionTest {
         for (final Node n : List.of(a, b)) {
             assertEquals(0, n.dataPlane().counter(DataPlaneCounter.DROP_UNKNOWN_INDEX), () -> describe(n));
             assertEquals(0, n.dataPlane().counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED), () -> describe(n));
-        }
-    }
-
-    static JsonNode ask(final Node n, final String command) {
-        try {
-            return new ControlClient(n.controlSocketPath().orElseThrow(),
-                    ControlClient.DEFAULT_TIMEOUT).send(command, null).get("data");
-        } catch (final ControlClientException e) {
-            throw new AssertionError(command + ": " + e.getMessage(), e);
         }
     }
 

@@ -122,9 +122,9 @@ class NodeTcpTest {
         assertEquals(1L, ta.stats().get("pool_outbound"));
         assertEquals(1L, tb.stats().get("connections_accepted"));
         assertEquals(1L, tb.stats().get("pool_inbound"));
-        final JsonNode status = NodeSessionTest.ask(a, "show_status");
+        final JsonNode status = NodeTestSupport.ask(a, "show_status");
         assertEquals(1, status.get("transport_peer_counts").get("tcp").asInt(), status::toString);
-        final JsonNode links = NodeSessionTest.ask(a, "show_links");
+        final JsonNode links = NodeTestSupport.ask(a, "show_links");
         assertTrue(links.toString().contains("127.0.0.1:" + portB), links::toString);
 
         // A session both ways over the TCP link.

@@ -11,6 +11,8 @@ import java.util.function.BooleanSupplier;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import net.fips.control.config.ConfigException;
 import net.fips.control.config.ConfigLoader;
 import net.fips.control.config.HostEnvironment;
@@ -24,6 +26,8 @@ import net.fips.dataplane.wire.SessionDatagramHeader;
 import net.fips.control.link.LinkCounter;
 import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.engine.DataPlaneCounter;
+import net.fips.control.ctl.ControlClient;
+import net.fips.control.ctl.ControlClientException;
 
 /** Shared helpers for the loopback node tests: YAML, free ports, polling, sequenced datagrams. */
 final class NodeTestSupport {
@@ -75,6 +79,25 @@ final class NodeTestSupport {
 
     static boolean linked(final Node a, final Node b) {
         return peerOf(a, b) != null && peerOf(b, a) != null;
+    }
+
+    /**
+     * Sends {@code command} on {@code n}'s control socket, as fipsctl does.
+     *
+     * @return the response's {@code data}
+     * @throws AssertionError when the node does not answer or answers with an error
+     */
+    static JsonNode ask(final Node n, final String command) {
+        try {
+            final JsonNode r = new ControlClient(n.controlSocketPath().orElseThrow(), ControlClient.DEFAULT_TIMEOUT)
+                    .send(command, null);
+            if (!"ok".equals(r.path("status").asText())) {
+                throw new AssertionError(command + ": " + r);
+            }
+            return r.get("data");
+        } catch (final ControlClientException e) {
+            throw new AssertionError(command + ": " + e.getMessage(), e);
+        }
     }
 
     static String describe(final Node n) {

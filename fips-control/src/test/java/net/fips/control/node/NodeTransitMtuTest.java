@@ -1,5 +1,6 @@
 package net.fips.control.node;
 
+import static net.fips.control.node.NodeTestSupport.ask;
 import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
@@ -170,9 +171,5 @@ class NodeTransitMtuTest {
             }
         }
         return Long.MAX_VALUE;
-    }
-
-    private static JsonNode ask(final Node n, final String command) {
-        return NodeSessionTest.ask(n, command);
     }
 }

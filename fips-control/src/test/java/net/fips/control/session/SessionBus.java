@@ -10,13 +10,13 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.Predicate;
 
-import net.fips.control.identity.IdentityCache;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.control.identity.TestIdentities;
 import net.fips.testing.MessageBus;
+import net.fips.control.identity.TestNode;
 
 /**
  * Several {@link Sessions} joined by the shared in-memory {@link MessageBus} under a manual clock. Links are declared
@@ -90,11 +90,7 @@ final class SessionBus {
     }
 
     /** One node. */
-    final class Node implements SessionHost {
-        final int index;
-        final NodeIdentity identity;
-        final NodeAddr addr;
-        final IdentityCache identities = new IdentityCache();
+    final class Node extends TestNode implements SessionHost {
         final Map<NodeAddr, Coords> coordCache = new HashMap<>();
         final List<NodeAddr> forgotten = new ArrayList<>();
         final Events events = new Events();
@@ -106,9 +102,7 @@ final class SessionBus {
         NodeAddr spoofAs;
 
         Node(final int index, final NodeIdentity identity) {
-            this.index = index;
-            this.identity = identity;
-            this.addr = identity.nodeAddr();
+            super(index, identity);
             this.coords = Coords.of(addr);
         }
 
@@ -155,7 +149,7 @@ final class SessionBus {
 
         /** Learns {@code other}'s identity (as a DNS lookup would). */
         void knows(final Node other) {
-            identities.register(other.identity.toPeer(), now);
+            register(other, now);
         }
     }
 
