@@ -22,11 +22,7 @@ public final class TestIdentities {
      * @return a valid secret key
      */
     public static byte[] secret(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return sk;
+        return Secp256k1.randomSecret(rnd);
     }
 
     /** @return the identity of {@link #secret(Random)} drawn from {@code rnd} */
