@@ -68,7 +68,7 @@ public record TorAddress(Kind kind, String host, InetAddress ip, int port, Strin
      * @throws TorAddressException if the bytes are not UTF-8 or the text is not a valid form
      */
     public static TorAddress parse(final byte[] addr) throws TorAddressException {
-        return parse(decode(addr));
+        return parse(decode(addr, "Tor"));
     }
 
     /**
@@ -80,7 +80,7 @@ public record TorAddress(Kind kind, String host, InetAddress ip, int port, Strin
      * @throws TorAddressException if the bytes are not UTF-8 or the text is not {@code host:port}
      */
     public static TorAddress parseNym(final byte[] addr) throws TorAddressException {
-        return parseNym(decode(addr));
+        return parseNym(decode(addr, "Nym"));
     }
 
     /**
@@ -94,14 +94,14 @@ public record TorAddress(Kind kind, String host, InetAddress ip, int port, Strin
         return parse(s, false);
     }
 
-    private static String decode(final byte[] addr) throws TorAddressException {
+    private static String decode(final byte[] addr, final String kind) throws TorAddressException {
         final String s;
         try {
             s = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(addr)).toString();
         } catch (final CharacterCodingException e) {
             throw new TorAddressException(TorAddressException.Problem.NOT_UTF8,
-                    "address must be UTF-8 text (" + addr.length + " bytes are not)");
+                    kind + " address must be UTF-8 text (" + addr.length + " bytes are not)");
         }
         return s;
     }
