@@ -65,8 +65,10 @@ final class TcpStreamReader {
             } else if (r == 0) {
                 if (endOfStreamIsRecvError) {
                     counters.add(TcpCounters.RECV_ERRORS, 1);
+                    table.closeWithWarning(c, "the stream ended (closed by the proxy or the peer behind it)");
+                } else {
+                    table.close(c, "closed by the peer");
                 }
-                table.close(c, "closed by the peer");
                 return;
             } else if (r == -Errno.EAGAIN) {
                 return;
