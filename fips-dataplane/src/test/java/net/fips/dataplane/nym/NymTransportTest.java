@@ -30,6 +30,7 @@ import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.engine.DataPlane;
 import net.fips.dataplane.engine.DataPlaneContext;
+import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.tcp.TcpTransport;
 import net.fips.dataplane.tcp.TcpTransportConfig;
 import net.fips.dataplane.transport.ConnectionState;
@@ -283,6 +284,36 @@ class NymTransportTest {
         assertArrayEquals(msg(1), awaitHandshake(b).packet());
         assertEquals(2L, ta.stats().get("connections_established"));
         assertEquals(2, proxy.requests.size());
+    }
+
+    /**
+     * A datagram whose frame would exceed the transport's mtu never reaches the stream: the data plane refuses it
+     * against the link MTU ({@code drop_mtu}), before the transport's own {@code mtu_exceeded} check, as for TCP.
+     */
+    @Test
+    void aDatagramTooLargeForTheMtuIsRefusedBeforeTheStream() throws Exception {
+        final MockSocks5Proxy proxy = proxy();
+        final TcpTransport tb = TcpTransport.open(new TcpTransportConfig().bindAddress("127.0.0.1:0"));
+        final NymTransport ta = NymTransport.open(new TcpTransportConfig().mtu(1280).connectTimeoutMs(5000),
+                proxy.address());
+        final Sink atB = new Sink();
+        final DataPlane a = plane(ta, new Sink());
+        final DataPlane b = plane(tb, atB);
+        final TransportAddr bAddr = tb.localAddr();
+        a.sendHandshake(0, bAddr, msg(1));
+        await("the proxied connection", () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED);
+        a.sendHandshake(0, bAddr, msg(1));
+        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b);
+        a.addLink(new LinkSpec(1, 0, bAddr, 0x1111, 0x2222, key(1), key(2), System.nanoTime()));
+        b.addLink(new LinkSpec(2, 0, h1.from(), 0x2222, 0x1111, key(2), key(1), System.nanoTime()));
+        final MemorySegment buf = MemorySegment.ofArray(new byte[1400]);
+        final long sent = ta.stats().get("packets_sent");
+        assertTrue(a.sendDatagram(1, buf, 0, 1300));
+        await("the refusal", () -> a.counter(DataPlaneCounter.DROP_MTU) == 1);
+        assertTrue(a.sendDatagram(1, buf, 0, 1000));
+        await("the datagram that fits", () -> atB.delivered.get() == 1);
+        assertEquals(sent + 1, ta.stats().get("packets_sent"), "only the one that fits went on the stream");
+        assertEquals(0L, ta.stats().get("mtu_exceeded"));
     }
 
     @Test
