@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static net.fips.testing.Await.spinUntil;
+import static net.fips.dataplane.tcp.StreamTestFrames.awaitHandshake;
+import static net.fips.dataplane.tcp.StreamTestFrames.key;
+import static net.fips.dataplane.tcp.StreamTestFrames.msg;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -90,40 +93,9 @@ class NymTransportTest {
                 socks5Addr);
     }
 
-    static byte[] msg(final int phase) {
-        final int total = phase == 1 ? 114 : 69;
-        final byte[] p = new byte[total];
-        p[0] = (byte) phase;
-        p[2] = (byte) (total - 4);
-        p[10] = (byte) phase;
-        return p;
-    }
-
-    private static DataPlaneEvent.HandshakeReceived awaitHandshake(final DataPlane dp) {
-        final DataPlaneEvent.HandshakeReceived[] got = {null};
-        spinUntil(DEADLINE, () -> {
-            DataPlaneEvent e;
-            while ((e = dp.pollEvent()) != null) {
-                if (e instanceof DataPlaneEvent.HandshakeReceived h) {
-                    got[0] = h;
-                }
-            }
-            return got[0] != null;
-        }, () -> "a handshake event");
-        return got[0];
-    }
-
     private static int port(final TransportAddr a) {
         final String t = a.toString();
         return Integer.parseInt(t.substring(t.lastIndexOf(':') + 1));
-    }
-
-    private static byte[] key(final int seed) {
-        final byte[] k = new byte[32];
-        for (int i = 0; i < 32; i++) {
-            k[i] = (byte) (seed * 31 + i);
-        }
-        return k;
     }
 
     @Test
@@ -150,10 +122,10 @@ class NymTransportTest {
         assertEquals(List.of("05010001" + "7f000001" + String.format("%04x", port(bAddr))), proxy.requests,
                 "CONNECT by IPv4 address");
         a.sendHandshake(0, bAddr, msg(1));
-        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b);
+        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b, DEADLINE);
         assertArrayEquals(msg(1), h1.packet());
         b.sendHandshake(0, h1.from(), msg(2));
-        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a);
+        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a, DEADLINE);
         assertArrayEquals(msg(2), h2.packet());
         assertEquals(bAddr, h2.from());
 
@@ -200,7 +172,7 @@ class NymTransportTest {
         spinUntil(DEADLINE, () -> ta.connectionState(peer) == ConnectionState.CONNECTED,
                 () -> "the proxied connection");
         a.sendHandshake(0, peer, msg(1));
-        assertArrayEquals(msg(1), awaitHandshake(b).packet());
+        assertArrayEquals(msg(1), awaitHandshake(b, DEADLINE).packet());
         assertEquals(List.of("0501000304" + "70656572" + "20fb (peer)"), proxy.requests);
     }
 
@@ -272,7 +244,7 @@ class NymTransportTest {
         a.sendHandshake(0, bAddr, msg(1));
         spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED, () -> "the redial");
         a.sendHandshake(0, bAddr, msg(1));
-        assertArrayEquals(msg(1), awaitHandshake(b).packet());
+        assertArrayEquals(msg(1), awaitHandshake(b, DEADLINE).packet());
         assertEquals(2L, ta.stats().get("connections_established"));
         assertEquals(2, proxy.requests.size());
     }
@@ -295,7 +267,7 @@ class NymTransportTest {
         spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED,
                 () -> "the proxied connection");
         a.sendHandshake(0, bAddr, msg(1));
-        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b);
+        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b, DEADLINE);
         a.addLink(new LinkSpec(1, 0, bAddr, 0x1111, 0x2222, key(1), key(2), System.nanoTime()));
         b.addLink(new LinkSpec(2, 0, h1.from(), 0x2222, 0x1111, key(2), key(1), System.nanoTime()));
         final MemorySegment buf = MemorySegment.ofArray(new byte[1400]);

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static net.fips.testing.Await.spinUntil;
+import static net.fips.dataplane.tcp.StreamTestFrames.awaitHandshake;
+import static net.fips.dataplane.tcp.StreamTestFrames.key;
+import static net.fips.dataplane.tcp.StreamTestFrames.msg;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -89,29 +92,6 @@ class TcpTransportTest {
         return TcpTransport.open(new TcpTransportConfig().connectTimeoutMs(2000));
     }
 
-    static byte[] msg(final int phase) {
-        final int total = phase == 1 ? 114 : 69;
-        final byte[] p = new byte[total];
-        p[0] = (byte) phase;
-        p[2] = (byte) (total - 4);
-        p[10] = (byte) phase;
-        return p;
-    }
-
-    private static DataPlaneEvent.HandshakeReceived awaitHandshake(final DataPlane dp) {
-        final DataPlaneEvent.HandshakeReceived[] got = {null};
-        spinUntil(DEADLINE, () -> {
-            DataPlaneEvent e;
-            while ((e = dp.pollEvent()) != null) {
-                if (e instanceof DataPlaneEvent.HandshakeReceived h) {
-                    got[0] = h;
-                }
-            }
-            return got[0] != null;
-        }, () -> "a handshake event");
-        return got[0];
-    }
-
     /** Sends msg1 until the connect the first (failed) send started is up and the packet arrives. */
     private static DataPlaneEvent.HandshakeReceived dialAndHandshake(final DataPlane from, final TcpTransport ft,
                                                                      final DataPlane to, final TransportAddr toAddr) {
@@ -119,7 +99,7 @@ class TcpTransportTest {
         spinUntil(DEADLINE, () -> ft.connectionState(toAddr) == ConnectionState.CONNECTED,
                 () -> "the connection to " + toAddr);
         from.sendHandshake(0, toAddr, msg(1));
-        return awaitHandshake(to);
+        return awaitHandshake(to, DEADLINE);
     }
 
     @Test
@@ -148,7 +128,7 @@ class TcpTransportTest {
         final TransportAddr aAddr = h1.from();
         assertEquals(ConnectionState.CONNECTED, tb.connectionState(aAddr));
         b.sendHandshake(0, aAddr, msg(2));
-        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a);
+        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a, DEADLINE);
         assertArrayEquals(msg(2), h2.packet());
         assertEquals(bAddr, h2.from());
 
@@ -247,7 +227,7 @@ class TcpTransportTest {
         spinUntil(DEADLINE, () -> ta.connectionState(named) == ConnectionState.CONNECTED,
                 () -> "the connection by name");
         a.sendHandshake(0, named, msg(1));
-        final DataPlaneEvent.HandshakeReceived hc = awaitHandshake(c);
+        final DataPlaneEvent.HandshakeReceived hc = awaitHandshake(c, DEADLINE);
         assertArrayEquals(msg(1), hc.packet());
         assertEquals(2L, ta.stats().get("connections_established"));
         assertEquals(1L, tc.stats().get("connections_accepted"));
@@ -488,13 +468,5 @@ class TcpTransportTest {
         final String t = a.toString();
         final int colon = t.lastIndexOf(':');
         return new InetSocketAddress(t.substring(0, colon), Integer.parseInt(t.substring(colon + 1)));
-    }
-
-    static byte[] key(final int seed) {
-        final byte[] k = new byte[32];
-        for (int i = 0; i < 32; i++) {
-            k[i] = (byte) (seed * 31 + i);
-        }
-        return k;
     }
 }
