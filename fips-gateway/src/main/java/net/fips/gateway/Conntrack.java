@@ -13,7 +13,8 @@ import java.util.Map;
  * Conntrack entries per original destination, read from {@code /proc/net/nf_conntrack} (ADR 0049). The kernel
  * prints IPv6 tuples in full, uncompressed form ({@code dst=fd01:0000:...:0001}); the reference matched the
  * compressed form and so never counted anything (discovery-gateway.md §4.3 [REF-BUG]). Each entry's first
- * {@code dst=} is its original direction's destination.
+ * {@code dst=} is its original direction's destination. TCP entries in TIME_WAIT or CLOSE are finished connections
+ * the kernel keeps for up to two minutes; they are not counted, so a closed connection does not hold a mapping.
  */
 final class Conntrack {
     private final Path file;
@@ -33,7 +34,7 @@ final class Conntrack {
             String line;
             while ((line = r.readLine()) != null) {
                 final int at = line.indexOf(" dst=");
-                if (at < 0) {
+                if (at < 0 || line.contains(" TIME_WAIT src=") || line.contains(" CLOSE src=")) {
                     continue;
                 }
                 final int end = line.indexOf(' ', at + 5);

@@ -139,7 +139,12 @@ class GatewayTest {
         Files.writeString(ct, "ipv6     10 tcp      6 431999 ESTABLISHED src=2001:0002:0000:0000:0000:0000:0000:0010"
                 + " dst=fd01:0000:0000:0000:0000:0000:0000:0001 sport=40000 dport=80"
                 + " src=fd12:0000:0000:0000:0000:0000:0000:0001 dst=fd55:0000:0000:0000:0000:0000:0000:0009"
-                + " sport=80 dport=40000 [ASSURED] mark=0 zone=0 use=2\n");
+                + " sport=80 dport=40000 [ASSURED] mark=0 zone=0 use=2\n"
+                // a finished connection: not a session
+                + "ipv6     10 tcp      6 117 TIME_WAIT src=2001:0002:0000:0000:0000:0000:0000:0010"
+                + " dst=fd01:0000:0000:0000:0000:0000:0000:0001 sport=40002 dport=80"
+                + " src=fd12:0000:0000:0000:0000:0000:0000:0001 dst=fd55:0000:0000:0000:0000:0000:0000:0009"
+                + " sport=80 dport=40002 [ASSURED] mark=0 zone=0 use=2\n");
         final Gateway g = gateway(ct);
         g.installTable();
         g.allocate(v6("fd12::1"), "a.fips");
