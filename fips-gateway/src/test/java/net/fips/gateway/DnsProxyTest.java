@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.dns.DnsCodec;
+import net.fips.control.dns.DnsFormatException;
 import net.fips.control.dns.DnsQuery;
 
 /**
@@ -205,6 +207,39 @@ class DnsProxyTest {
         final byte[] r = p.handle(DnsCodec.encodeQuery(3, true, NAME, DnsCodec.TYPE_AAAA, -1));
         assertEquals(DnsCodec.RCODE_SERVFAIL, u16(r, 2) & 0xF);
         assertEquals(List.of(), allocated);
+    }
+
+    @Test
+    void mutatedQueriesAndUpstreamRepliesNeverEscapeAsExceptions() throws Exception {
+        // Deterministic: a fixed seed; every mutated upstream reply is read by the same code the proxy runs.
+        final Random rnd = new Random(20261205);
+        final byte[] good = daemonReply(DnsCodec.encodeQuery(5, true, NAME, DnsCodec.TYPE_AAAA, -1), 0, "fd12::1");
+        final DnsProxy p = proxy(new InetSocketAddress("::1", 0), upstream(q -> {
+            final byte[] r = q.clone();
+            if (r.length > 3) {
+                r[2] |= (byte) 0x80; // a response with the query's id, the rest as sent: no AAAA
+            }
+            return r;
+        }));
+        for (int i = 0; i < 3000; i++) {
+            final byte[] m = good.clone();
+            for (int k = 1 + rnd.nextInt(4); k > 0; k--) {
+                m[rnd.nextInt(m.length)] = (byte) rnd.nextInt(256);
+            }
+            final byte[] cut = Arrays.copyOf(m, rnd.nextInt(m.length + 1));
+            try {
+                DnsCodec.firstAaaaAnswer(cut, 0, cut.length);
+            } catch (final DnsFormatException e) {
+                // expected for broken input
+            }
+            final byte[] query = DnsCodec.encodeQuery(i, true, i % 2 == 0 ? NAME : "x.example", DnsCodec.TYPE_AAAA,
+                    -1);
+            query[rnd.nextInt(query.length)] = (byte) rnd.nextInt(256);
+            p.handle(Arrays.copyOf(query, rnd.nextInt(query.length + 1)));
+        }
+        final DnsProxy.Counters c = p.counters();
+        assertTrue(c.malformed() + c.refused() + c.servfail() + c.upstreamErrors() > 0, c::toString);
+        assertEquals(List.of(), allocated, "no mutated exchange produced a mapping");
     }
 
     @Test
