@@ -48,7 +48,7 @@ class ArchitectureTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ffm", "dataplane", "control", "cli", "sim"})
+    @ValueSource(strings = {"ffm", "dataplane", "control", "cli", "sim", "gateway"})
     void noPackageCycleInsideAModule(final String module) {
         ModuleRules.noPackageCycle("net.fips", module).check(classes);
     }
@@ -69,5 +69,10 @@ class ArchitectureTest {
         assertTrue(classes.containPackage("net.fips." + ModuleRules.TESTING), "fips-test-fixtures not imported");
         ModuleRules.noMainCodeUsesTheTestHelpers("net.fips").check(classes);
         ModuleRules.theTestHelpersUseNoModule("net.fips").check(classes);
+    }
+
+    @Test
+    void theGatewayUsesNoDataPlaneClass() {
+        ModuleRules.onlyThroughControl("net.fips", "gateway", Set.of()).check(classes);
     }
 }
