@@ -13,6 +13,7 @@ public final class UdpCounters {
     long recvErrors;
     long groTrains;
     long kernelDrops;
+    long punchDropped;
     long packetsOut;
     long bytesOut;
     long sendEagain;
@@ -60,6 +61,14 @@ public final class UdpCounters {
     /** @return the kernel's cumulative receive-queue drop count (SO_RXQ_OVFL; the maximum seen) */
     public long kernelDrops() {
         return kernelDrops;
+    }
+
+    /**
+     * @return datagrams dropped in the receive path because they start with a NAT-traversal punch magic
+     *         ({@code NPTC}/{@code NPTA}, discovery-gateway.md §2.6); also counted in {@link #packetsIn()}
+     */
+    public long punchDropped() {
+        return punchDropped;
     }
 
     /** @return datagrams the kernel accepted for sending (a GSO train counts its segments) */
