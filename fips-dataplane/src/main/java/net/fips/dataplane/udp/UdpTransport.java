@@ -257,6 +257,12 @@ public final class UdpTransport implements Transport {
         return slotConfig != null;
     }
 
+    /** {@inheritDoc} Adoption slots are. */
+    @Override
+    public boolean bootstrapOnly() {
+        return slotConfig != null;
+    }
+
     /** @return whether this is an adoption slot with no socket adopted */
     public boolean isVacant() {
         return vacant;
