@@ -55,7 +55,7 @@ public final class PunchRunner {
      * @return the winning remote address
      * @throws PunchFailure {@code PunchTimeout} at the deadline, {@code cancelled} when asked to stop
      */
-    public Outcome run(final TraversalSocket socket, final String sessionId, final List<InetSocketAddress> targets,
+    public Outcome run(final DatagramPort socket, final String sessionId, final List<InetSocketAddress> targets,
             final long startAtMs, final long intervalMs, final long durationMs, final long timeoutNanos,
             final BooleanSupplier cancelled) throws PunchFailure {
         final PunchAttempt attempt = new PunchAttempt(sessionId, targets, startAtMs, intervalMs, durationMs,
@@ -76,7 +76,7 @@ public final class PunchRunner {
                 sleepQuietly(waitMs);   // acks still due: the socket is left for the data plane
                 continue;
             }
-            final TraversalSocket.Received r = socket.receive(in, waitMs);
+            final DatagramPort.Received r = socket.receive(in, waitMs);
             if (r != null) {
                 attempt.onDatagram(in, r.length(), r.from(), nanoClock.getAsLong());
             }

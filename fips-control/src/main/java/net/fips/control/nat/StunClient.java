@@ -72,7 +72,7 @@ public final class StunClient {
      * @param perServerMillis how long to wait for each
      * @return the reflexive address and the server that gave it, or an empty result
      */
-    public Result discover(final TraversalSocket socket, final List<String> servers, final long perServerMillis) {
+    public Result discover(final DatagramPort socket, final List<String> servers, final long perServerMillis) {
         final byte[] in = new byte[TraversalSocket.MAX_DATAGRAM];
         int requests = 0;
         for (final String text : servers) {
@@ -96,7 +96,7 @@ public final class StunClient {
                 if (left <= 0) {
                     break;
                 }
-                final TraversalSocket.Received r = socket.receive(in,
+                final DatagramPort.Received r = socket.receive(in,
                         (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
                 if (r == null) {
                     if (socket.isClosed()) {

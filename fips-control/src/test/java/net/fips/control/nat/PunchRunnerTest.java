@@ -37,7 +37,7 @@ class PunchRunnerTest {
         final long start = System.currentTimeMillis() + 50;
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return runner().run(s, session, targets, start, 20, 3_000, timeoutNanos, () -> false);
+                return runner().run(DatagramPort.of(s), session, targets, start, 20, 3_000, timeoutNanos, () -> false);
             } catch (final PunchFailure e) {
                 throw new IllegalStateException(e.reason(), e);
             }
@@ -107,7 +107,7 @@ class PunchRunnerTest {
             // a's own probes start late, so the peer's probe is what decides
             final var fa = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return runner().run(a, "sess-5", List.of(peer.localAddress()),
+                    return runner().run(DatagramPort.of(a), "sess-5", List.of(peer.localAddress()),
                             System.currentTimeMillis() + 60_000, 200, 1_000, TIMEOUT, () -> false);
                 } catch (final PunchFailure e) {
                     throw new IllegalStateException(e);

@@ -39,7 +39,7 @@ class StunClientTest {
     void learnsTheSocketsAddressFromTheServer() throws Exception {
         try (TestStunResponder server = new TestStunResponder(LOOPBACK, 0, false);
              TraversalSocket socket = TraversalSocket.open(LOOPBACK)) {
-            final StunClient.Result r = client().discover(socket, List.of(url(server)), 2_000);
+            final StunClient.Result r = client().discover(DatagramPort.of(socket), List.of(url(server)), 2_000);
             assertEquals(socket.localAddress(), r.reflexive());
             assertEquals(url(server), r.server());
             assertEquals(1, r.requests());
@@ -51,7 +51,7 @@ class StunClientTest {
     void ignoresErrorResponsesAndOtherTransactions() throws Exception {
         try (TestStunResponder server = new TestStunResponder(LOOPBACK, 0, true);
              TraversalSocket socket = TraversalSocket.open(LOOPBACK)) {
-            final StunClient.Result r = client().discover(socket, List.of(url(server)), 2_000);
+            final StunClient.Result r = client().discover(DatagramPort.of(socket), List.of(url(server)), 2_000);
             assertEquals(socket.localAddress(), r.reflexive(), "the error and the foreign success were skipped");
         }
     }
@@ -63,7 +63,7 @@ class StunClientTest {
              TraversalSocket socket = TraversalSocket.open(LOOPBACK)) {
             final List<String> servers = List.of("turn:127.0.0.1:1", "127.0.0.1", "stun.example.invalid:3478",
                     "127.0.0.1:" + silent.address().getPort(), url(good));
-            final StunClient.Result r = client().discover(socket, servers, 300);
+            final StunClient.Result r = client().discover(DatagramPort.of(socket), servers, 300);
             assertEquals(socket.localAddress(), r.reflexive());
             assertEquals(url(good), r.server());
             assertEquals(2, r.requests(), "only the parsable, resolvable servers get a request");
@@ -75,7 +75,7 @@ class StunClientTest {
     void noAnswerIsAnEmptyResultNotAnError() throws Exception {
         try (TestStunResponder silent = new TestStunResponder(LOOPBACK, Integer.MAX_VALUE, false);
              TraversalSocket socket = TraversalSocket.open(LOOPBACK)) {
-            final StunClient.Result r = client().discover(socket,
+            final StunClient.Result r = client().discover(DatagramPort.of(socket),
                     List.of("127.0.0.1:" + silent.address().getPort()), 200);
             assertNull(r.reflexive());
             assertNull(r.server());
@@ -93,7 +93,8 @@ class StunClientTest {
                 InetAddress::getByName);
         try (TestStunResponder silent = new TestStunResponder(LOOPBACK, Integer.MAX_VALUE, false);
              TraversalSocket socket = TraversalSocket.open(LOOPBACK)) {
-            final StunClient.Result r = c.discover(socket, List.of("127.0.0.1:" + silent.address().getPort()),
+            final StunClient.Result r = c.discover(DatagramPort.of(socket),
+                    List.of("127.0.0.1:" + silent.address().getPort()),
                     600_000);
             assertNull(r.reflexive());
             assertEquals(3, next[0], "deadline set, one wait of what was left, then the deadline seen");

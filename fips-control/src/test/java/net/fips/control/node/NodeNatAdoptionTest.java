@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.identity.NodeIdentity;
+import net.fips.control.nat.DatagramPort;
 import net.fips.control.nat.NatAdopter;
 import net.fips.control.nat.PunchFailure;
 import net.fips.control.nat.PunchPacket;
@@ -78,8 +79,9 @@ class NodeNatAdoptionTest {
         final long start = System.currentTimeMillis() + 50;
         Thread.ofPlatform().daemon().start(() -> {
             try {
-                f.complete(new PunchRunner(System::nanoTime, System::currentTimeMillis).run(s, "sess-node", List.of(to),
-                        start, 20, 3_000, TimeUnit.SECONDS.toNanos(10), () -> false).remote());
+                f.complete(new PunchRunner(System::nanoTime, System::currentTimeMillis).run(DatagramPort.of(s),
+                        "sess-node",
+                        List.of(to), start, 20, 3_000, TimeUnit.SECONDS.toNanos(10), () -> false).remote());
             } catch (final PunchFailure e) {
                 f.completeExceptionally(e);
             }
