@@ -20,9 +20,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.identity.NodeIdentity;
@@ -31,6 +32,7 @@ import net.fips.control.nat.NatAdopter;
 import net.fips.control.nat.PunchFailure;
 import net.fips.control.nat.PunchPacket;
 import net.fips.control.nat.PunchRunner;
+import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.TraversalSocket;
 import net.fips.dataplane.udp.UdpTransport;
 
@@ -67,9 +69,9 @@ class NodeNatAdoptionTest {
         nodes.forEach(Node::close);
     }
 
-    private Node start(final NodeIdentity id, final String name) throws Exception {
+    private Node start(final NodeIdentity id, final String name, final ThreadingMode mode) throws Exception {
         final Node n = Node.start(load(yaml(id, freePort(), dir.resolve(name + ".sock"), NODE)),
-                new NodeOptions().aclDirectory(dir.resolve("acl")));
+                new NodeOptions().aclDirectory(dir.resolve("acl")).threadingMode(mode));
         nodes.add(n);
         return n;
     }
@@ -93,13 +95,15 @@ class NodeNatAdoptionTest {
         return id - (n.transports().size() - NatAdoptionFactory.SLOTS);
     }
 
-    @Test
-    void punchedSocketsCarryTheHandshakeAndThenTheLink() throws Exception {
+    /** Each threading mode: the slot's descriptor sits in a dedicated poll, the compact thread's set, or none. */
+    @ParameterizedTest
+    @EnumSource(ThreadingMode.class)
+    void punchedSocketsCarryTheHandshakeAndThenTheLink(final ThreadingMode mode) throws Exception {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
         final NodeIdentity idC = NodeIdentity.generate();
-        final Node a = start(idA, "a");
-        final Node b = start(idB, "b");
+        final Node a = start(idA, "a", mode);
+        final Node b = start(idB, "b", mode);
         final NatAdopter adoptA = a.natAdopter().orElseThrow();
         final NatAdopter adoptB = b.natAdopter().orElseThrow();
         assertEquals(1 + NatAdoptionFactory.SLOTS, a.transports().size(), "one UDP transport, then the slots");
@@ -147,14 +151,16 @@ class NodeNatAdoptionTest {
         }
 
         // A third node handshakes through A's adopted socket (an ordinary listener too).
-        final Node c = start(idC, "c");
+        final Node c = start(idC, "c", mode);
         c.controlApi().connect(idA.npub(), "127.0.0.1:" + portA.getPort(), "udp");
         await(20_000, () -> linked(a, c), () -> "C through A's adopted socket: A " + describe(a));
         assertEquals(tidA, peerOf(a, c).transportId());
 
-        // Once no link uses it, the slot is vacated (its socket closed) and can take the next punched socket.
-        a.controlApi().disconnect(idB.npub());
-        a.controlApi().disconnect(idC.npub());
+        // Once no link uses it, the slot is vacated (its socket closed) and can take the next punched socket. B and
+        // C stop first: a peer left running would dial A's adopted port again (its retry), as in the reference.
+        b.close();
+        c.close();
+        await(30_000, () -> a.linkSnapshot().peers().isEmpty(), () -> "B and C gone: A " + describe(a));
         await(30_000, slotA::isVacant, () -> "slot " + slotOf(a, tidA) + " vacated: A " + describe(a));
         assertEquals(1, a.controlApi().showTransports().size());
     }
