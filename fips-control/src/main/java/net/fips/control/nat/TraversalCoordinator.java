@@ -17,6 +17,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import net.fips.control.config.NostrConfig;
 import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.nostr.FailureState;
@@ -88,6 +89,15 @@ public final class TraversalCoordinator {
      */
     public record Settings(long signalTtlMs, long attemptTimeoutMs, long punchStartDelayMs, long punchIntervalMs,
             long punchDurationMs, int maxIncomingOffers) {
+        /**
+         * @param c {@code node.discovery.nostr}
+         * @return its traversal settings
+         */
+        public static Settings of(final NostrConfig c) {
+            return new Settings(c.signalTtlSecs() * 1000, c.attemptTimeoutSecs() * 1000, c.punchStartDelayMs(),
+                    c.punchIntervalMs(), c.punchDurationMs(), (int) Math.min(Integer.MAX_VALUE,
+                    c.maxConcurrentIncomingOffers()));
+        }
     }
 
     private enum Phase { GATHERING, AWAITING, PUNCHING }
@@ -195,6 +205,22 @@ public final class TraversalCoordinator {
                 fail(o, "SignalTimeout", "no answer within " + settings.signalTtlMs() + " ms");
             }
         }
+    }
+
+    /**
+     * Stops every initiator attempt (node shutdown): a punch in progress ends within {@link PunchRunner#MAX_WAIT_MS}
+     * and closes its socket; sockets of attempts not punching are closed now. Nothing is reported. Responder
+     * attempts end at their own deadline.
+     */
+    public void close() {
+        for (final Outbound o : outbound.values()) {
+            o.cancelled = true;
+            if (o.io != null && o.phase != Phase.PUNCHING) {
+                o.io.close();
+            }
+        }
+        outbound.clear();
+        byNonce.clear();
     }
 
     /** @return whether an initiator attempt towards {@code npub} runs */

@@ -20,6 +20,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import net.fips.control.config.NostrConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.ReplayCache;
@@ -180,5 +181,24 @@ class TraversalCoordinatorTest {
         a.coordinator.tick();
         b.coordinator.tick();
         assertEquals(sentBefore, net.sent());
+    }
+
+    @Test
+    void closeStopsAttemptsWithoutReportingThem() {
+        final Side a = side(net.host("198.18.0.2", SimNet.Nat.CONE));
+        final String silent = NodeIdentity.generate().npub();
+        assertEquals(TraversalCoordinator.Start.STARTED, a.coordinator.connect(silent));
+        tickUntil(() -> hub.sent.get() == 1, "offer sent", a);
+        a.coordinator.close();
+        skewMs.addAndGet(TTL_MS);
+        a.coordinator.tick();
+        assertEquals(List.of(), a.failed, "a closed coordinator reports nothing");
+        assertTrue(!a.coordinator.inFlight(silent));
+    }
+
+    @Test
+    void settingsComeFromTheNostrConfig() {
+        assertEquals(new TraversalCoordinator.Settings(120_000, 10_000, 2_000, 200, 10_000, 16),
+                TraversalCoordinator.Settings.of(NostrConfig.DEFAULTS));
     }
 }
