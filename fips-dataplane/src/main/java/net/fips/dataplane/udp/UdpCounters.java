@@ -96,7 +96,10 @@ public final class UdpCounters {
         return sendErrors;
     }
 
-    /** @return datagrams given up on after back-pressure outlasted the send timeout */
+    /**
+     * @return datagrams given up on after back-pressure outlasted the send timeout, or offered to a vacant adoption
+     *         slot
+     */
     public long sendDrops() {
         return sendDrops;
     }

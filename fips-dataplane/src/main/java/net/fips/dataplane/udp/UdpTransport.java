@@ -240,12 +240,15 @@ public final class UdpTransport implements Transport {
             return false;
         }
         final int p = placeholder();
+        vacant = true;   // before the swap: no send reaches the placeholder
         try {
             Syscalls.dup3(p, fd, Linux.O_CLOEXEC);
+        } catch (final IOException e) {
+            vacant = false;
+            throw e;
         } finally {
             Syscalls.closeQuietly(p);
         }
-        vacant = true;
         localAddress = new InetSocketAddress(Inet4Address.getByAddress(new byte[4]), 0);
         localAddr = TransportAddr.ofInet(localAddress);
         wake.wake();
@@ -349,6 +352,12 @@ public final class UdpTransport implements Transport {
      * @return datagrams the kernel accepted
      */
     public int send(final SendBatch batch) {
+        if (vacant) {
+            // A vacant adoption slot's placeholder would bind itself to an ephemeral port on its first send and
+            // start receiving: nothing is sent from it (counted as send drops).
+            counters.sendDrops += batch.count();
+            return 0;
+        }
         return sender.send(batch);
     }
 

@@ -137,6 +137,10 @@ class AdoptionSlotTest {
             assertFalse(slot.vacate());
             peer.send(fmp, fmp.length, port);
             assertEquals(0, slot.receive(rb, 200), "the adopted socket is closed; its port is gone");
+            final long drops = slot.counters().sendDrops();
+            assertEquals(0, slot.send(sb), "a vacant slot sends nothing (its placeholder must stay unbound)");
+            assertEquals(drops + 1, slot.counters().sendDrops());
+            assertEquals(new InetSocketAddress("0.0.0.0", 0), slot.localAddress());
         }
     }
 
