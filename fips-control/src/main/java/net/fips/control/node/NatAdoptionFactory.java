@@ -27,6 +27,7 @@ import net.fips.dataplane.transport.TransportTypes;
 import net.fips.dataplane.udp.TraversalSocket;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
+import net.fips.dataplane.wire.NodeAddr;
 
 /**
  * The adoption slots of NAT traversal (discovery-gateway.md §2.6, ADR 0046): with {@code node.discovery.nostr}
@@ -35,7 +36,9 @@ import net.fips.dataplane.udp.UdpTransportConfig;
  * are inherited as the reference does: the UDP instance named {@code nostr-nat}, else the single unnamed one, else
  * the defaults (MTU, buffers, {@code accept_connections}; never the bind address).
  *
- * <p>{@link Slots#adopt} (any thread) puts the socket in a vacant slot and queues the dial; the control-loop tick
+ * <p>{@link Slots#adopt} (any thread) refuses a connected peer, a node at {@code max_peers}, and a peer with a
+ * handshake in flight when our node_addr is the higher (the reference's dual cross-init rule, §2.6); else it puts the
+ * socket in a vacant slot and queues the dial; the control-loop tick
  * dials it ({@link LinkConductor#connect}: msg1 leaves from the punched socket) and vacates a slot that no peer or
  * dial has used for {@link #IDLE_GRACE_NANOS}, closing the socket. Slots are excluded from dial selection
  * ({@link Transport#bootstrapOnly()}).
@@ -69,7 +72,7 @@ final class NatAdoptionFactory implements TransportFactory {
             out.forEach(Transport::close);
             throw new NodeStartException("cannot open the NAT traversal adoption slots: " + e.getMessage(), false, e);
         }
-        return new Slots(out);
+        return new Slots(out, cfg.node().limits().maxPeers());
     }
 
     /** @return the settings of adopted sockets: the {@code nostr-nat} UDP config, the single unnamed one, defaults */
@@ -93,13 +96,16 @@ final class NatAdoptionFactory implements TransportFactory {
         }
 
         private final List<UdpTransport> slots;
+        private final int maxPeers;
         private final long[] lastUsed;
         private final ConcurrentLinkedQueue<Dial> dials = new ConcurrentLinkedQueue<>();
         private volatile int firstId = -1;
         private volatile LinkConductor conductor;
+        private volatile NodeAddr self;
 
-        Slots(final List<UdpTransport> slots) {
+        Slots(final List<UdpTransport> slots, final int maxPeers) {
             this.slots = List.copyOf(slots);
+            this.maxPeers = maxPeers;
             this.lastUsed = new long[slots.size()];
         }
 
@@ -111,6 +117,7 @@ final class NatAdoptionFactory implements TransportFactory {
         @Override
         public LongConsumer attach(final int first, final NodeIdentity identity, final LinkConductor c) {
             this.firstId = first;
+            this.self = identity.nodeAddr();
             this.conductor = c;
             return this::tick;
         }
@@ -128,8 +135,19 @@ final class NatAdoptionFactory implements TransportFactory {
             } catch (final IdentityFormatException e) {
                 throw new PunchFailure("adoption-refused", "invalid npub " + npub + ": " + e.getMessage());
             }
-            if (c.snapshot().peer(npub) != null) {
+            final LinkSnapshot snap = c.snapshot();
+            if (snap.peer(npub) != null) {
                 throw new PunchFailure("adoption-refused", "peer " + peer.shortNpub() + " is already connected");
+            }
+            if (snap.peers().size() >= maxPeers) {
+                throw new PunchFailure("adoption-refused", "at capacity (max_peers " + maxPeers + ")");
+            }
+            // A handshake to the peer already in flight (§2.6): the higher node_addr keeps it and drops the socket;
+            // the lower adopts (its dial through the slot then meets the peer's crossing one, crypto-link.md §5.9).
+            final boolean dialling = snap.dials().stream().anyMatch(d -> d.npub().equals(npub));
+            if (dialling && self.compareTo(peer.nodeAddr()) >= 0) {
+                throw new PunchFailure("adoption-refused", "a handshake to " + peer.shortNpub()
+                        + " is in flight and our node_addr is the higher");
             }
             for (int i = 0; i < slots.size(); i++) {
                 final UdpTransport s = slots.get(i);

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,7 +71,12 @@ class NodeNatAdoptionTest {
     }
 
     private Node start(final NodeIdentity id, final String name, final ThreadingMode mode) throws Exception {
-        final Node n = Node.start(load(yaml(id, freePort(), dir.resolve(name + ".sock"), NODE)),
+        return start(id, name, mode, freePort(), NODE);
+    }
+
+    private Node start(final NodeIdentity id, final String name, final ThreadingMode mode, final int port,
+            final String node) throws Exception {
+        final Node n = Node.start(load(yaml(id, port, dir.resolve(name + ".sock"), node)),
                 new NodeOptions().aclDirectory(dir.resolve("acl")).threadingMode(mode));
         nodes.add(n);
         return n;
@@ -163,5 +169,25 @@ class NodeNatAdoptionTest {
         await(30_000, () -> a.linkSnapshot().peers().isEmpty(), () -> "B and C gone: A " + describe(a));
         await(30_000, slotA::isVacant, () -> "slot " + slotOf(a, tidA) + " vacated: A " + describe(a));
         assertEquals(1, a.controlApi().showTransports().size());
+    }
+
+    @Test
+    void aNodeAtMaxPeersRefusesTheAdoption() throws Exception {
+        final NodeIdentity idA = NodeIdentity.generate();
+        final NodeIdentity idC = NodeIdentity.generate();
+        final int portA = freePort();
+        final Node a = start(idA, "a", ThreadingMode.DEDICATED, portA,
+                NODE.replace("  rekey:\n", "  limits:\n    max_peers: 1\n  rekey:\n"));
+        final Node c = start(idC, "c", ThreadingMode.DEDICATED);
+        c.controlApi().connect(idA.npub(), "127.0.0.1:" + portA, "udp");
+        await(20_000, () -> linked(a, c), () -> "C to A: A " + describe(a));
+        try (TraversalSocket s = TraversalSocket.open(LOOPBACK)) {
+            final PunchFailure f = assertThrows(PunchFailure.class, () -> a.natAdopter().orElseThrow()
+                    .adopt(NodeIdentity.generate().npub(), s, new InetSocketAddress("127.0.0.1", 9)));
+            assertEquals("adoption-refused", f.reason());
+            assertTrue(f.getMessage().contains("max_peers 1"), f.getMessage());
+        }
+        assertTrue(a.transports().stream().filter(t -> t.bootstrapOnly())
+                .allMatch(t -> UdpTransport.agentDriven(t).isVacant()), "no slot was taken");
     }
 }
