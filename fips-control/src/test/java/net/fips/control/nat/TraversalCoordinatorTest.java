@@ -43,6 +43,7 @@ class TraversalCoordinatorTest {
     private static final class Hub {
         final Map<String, Signalling.Listener> listeners = new ConcurrentHashMap<>();
         final AtomicLong sent = new AtomicLong();
+        volatile boolean twice;
 
         Signalling as(final String npub) {
             return new Signalling() {
@@ -52,6 +53,9 @@ class TraversalCoordinatorTest {
                     final Signalling.Listener l = listeners.get(recipientNpub);
                     if (l != null) {
                         l.onSignal(npub, payload);
+                        if (twice) {
+                            l.onSignal(npub, payload);   // a relay delivering it again: a replay
+                        }
                     }
                 }
 
@@ -200,5 +204,38 @@ class TraversalCoordinatorTest {
     void settingsComeFromTheNostrConfig() {
         assertEquals(new TraversalCoordinator.Settings(120_000, 10_000, 2_000, 200, 10_000, 16),
                 TraversalCoordinator.Settings.of(NostrConfig.DEFAULTS));
+    }
+
+    @Test
+    void aReplayedOfferIsAnsweredOnce() {
+        hub.twice = true;
+        final Side a = side(net.host("198.18.0.2", SimNet.Nat.CONE));
+        final Side b = side(net.host("198.18.0.3", SimNet.Nat.CONE));
+        a.coordinator.connect(b.id.npub());
+        tickUntil(() -> !a.established.isEmpty() && !b.established.isEmpty(), "both adopt", a, b);
+        assertEquals(2, hub.sent.get(), "one offer, one answer: the replayed offer got none");
+        assertEquals(1, b.established.size());
+        assertTrue(b.coordinator.signalsDropped() >= 1, "the replay was dropped");
+        assertTrue(a.coordinator.signalsDropped() >= 1, "the answer's second copy found no waiting attempt");
+    }
+
+    @Test
+    void simultaneousOffersLeaveOneSessionTheLowerNodeAddrsOffer() {
+        final Side a = side(net.host("198.18.0.2", SimNet.Nat.CONE));
+        final Side b = side(net.host("198.18.0.3", SimNet.Nat.CONE));
+        final boolean aLower = a.id.nodeAddr().compareTo(b.id.nodeAddr()) < 0;
+        final Side lower = aLower ? a : b;
+        final Side higher = aLower ? b : a;
+        a.coordinator.connect(b.id.npub());
+        b.coordinator.connect(a.id.npub());
+        tickUntil(() -> !lower.established.isEmpty() && !higher.established.isEmpty(), "one session", a, b);
+        assertTrue(lower.established.getFirst().endsWith(" out t7"), "the lower node_addr's offer was answered");
+        assertTrue(higher.established.getFirst().endsWith(" in t7"));
+        assertEquals(3, hub.sent.get(), "two offers, one answer: the lower side did not answer");
+        assertTrue(higher.coordinator.inFlight(lower.id.npub()), "the higher side's own attempt still waits");
+        skewMs.addAndGet(TTL_MS);
+        higher.coordinator.tick();
+        assertEquals(List.of("SignalTimeout"), higher.failed, "and times out, as in the reference");
+        assertEquals(List.of(), lower.failed);
     }
 }
