@@ -79,6 +79,7 @@ public final class Node implements AutoCloseable {
     private DnsServer dns;
     private PrometheusExporter metrics;
     private InetSocketAddress metricsAddress;
+    private LanService lan;
     private boolean closed;
 
     Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved, final byte[] epoch,
@@ -130,6 +131,16 @@ public final class Node implements AutoCloseable {
     /** The .fips DNS responder started (null when it could not). */
     void dns(final DnsServer server) {
         this.dns = server;
+    }
+
+    /** LAN discovery, started by the assembly after the control loop (it runs when enabled). */
+    void lan(final LanService service) {
+        this.lan = service;
+    }
+
+    /** @return LAN discovery's latest state ({@code show_lan}) */
+    LanService.State lanState() {
+        return lan == null ? null : lan.state();
     }
 
     /** The control socket started. */
@@ -400,6 +411,9 @@ public final class Node implements AutoCloseable {
             ControlLoop.logProblems(acl.problems());
         }
         reloaded.add(applyLogLevel.apply(fresh.effectiveLogLevel()));
+        if (lan != null) {
+            reloaded.add(lan.apply(fresh.config()));
+        }
         for (final String w : fresh.warnings()) {
             LOG.log(Level.WARNING, "config: {0}", w);
         }
@@ -442,6 +456,9 @@ public final class Node implements AutoCloseable {
         }
         if (metrics != null) {
             metrics.close();
+        }
+        if (lan != null) {
+            lan.close();
         }
         loop.stop(sayGoodbye);
         opened.close();
