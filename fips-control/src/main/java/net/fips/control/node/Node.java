@@ -376,7 +376,8 @@ public final class Node implements AutoCloseable {
     /**
      * Applies what can change while running: re-reads the peer ACL files and the hosts file now (on the control
      * thread, as its 2 s poll would), hands the fresh effective log level to {@code applyLogLevel} (logging belongs
-     * to the program embedding the node), and compares the rest of {@code fresh} with the running configuration to
+     * to the program embedding the node), restarts LAN discovery when its settings changed ({@link LanService#apply},
+     * ADR 0042), and compares the rest of {@code fresh} with the running configuration to
      * name the settings that need a restart. Logs the summary as one INFO line (the new config's warnings and the
      * new ACL files' problems at WARN, as at start). The running configuration ({@link #config()}) stays the one
      * the node started with, so a setting keeps being reported until a restart applies it.
