@@ -115,7 +115,7 @@ final class LanService implements AutoCloseable {
      * (enabled, service type, scope) are those running.
      *
      * @param cfg the configuration (at start, or the one a reload loaded)
-     * @return what it did, in words (for the reload summary)
+     * @return what it did, in words (for the reload summary); empty when it was and stays off
      */
     synchronized String apply(final FipsConfig cfg) {
         if (closed) {
@@ -124,7 +124,7 @@ final class LanService implements AutoCloseable {
         final Settings wanted = new Settings(cfg.lan().enabled(), cfg.lan().serviceType(),
                 LanAdvert.scope(cfg.lan().scope().orElse(null), cfg.nostr().app()));
         if (wanted.equals(settings)) {
-            return "LAN discovery unchanged (" + (wanted.enabled() ? "on" : "off") + ")";
+            return wanted.enabled() ? "LAN discovery unchanged" : "";
         }
         final boolean wasOn = settings.enabled();
         stopRunning();

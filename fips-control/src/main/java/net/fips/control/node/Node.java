@@ -412,8 +412,9 @@ public final class Node implements AutoCloseable {
             ControlLoop.logProblems(acl.problems());
         }
         reloaded.add(applyLogLevel.apply(fresh.effectiveLogLevel()));
-        if (lan != null) {
-            reloaded.add(lan.apply(fresh.config()));
+        final String lanApplied = lan == null ? "" : lan.apply(fresh.config());
+        if (!lanApplied.isEmpty()) {
+            reloaded.add(lanApplied);
         }
         for (final String w : fresh.warnings()) {
             LOG.log(Level.WARNING, "config: {0}", w);

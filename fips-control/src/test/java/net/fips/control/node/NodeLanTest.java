@@ -115,6 +115,7 @@ class NodeLanTest {
                 "one of them dialled: " + la + " " + lan(b));
 
         // A reload that turns LAN discovery off stops it; closing the others ends every JmDNS thread.
+        assertFalse(jmdnsThreads().isEmpty(), "the check below sees JmDNS's threads while they run");
         final Node.Reload r = a.reload(load(yaml(idA, portA, nodeExtra(false, null))), l -> "log level " + l);
         assertTrue(r.reloaded().contains("LAN discovery stopped"), r.summary());
         assertFalse(lan(a).get("running").asBoolean());
