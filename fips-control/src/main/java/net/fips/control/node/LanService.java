@@ -83,12 +83,12 @@ final class LanService implements AutoCloseable {
     private volatile Settings settings = new Settings(false, "", "");
     private volatile LanDiscovery discovery;
     private volatile String problem;
-    private volatile int generation;
     private volatile State state;
     private volatile boolean closed;
     // Control thread only.
     private LanPeers peers;
-    private int peersGeneration = -1;
+    /** The discovery whose finds {@link #peers} holds (null: none). */
+    private LanDiscovery peersOf;
 
     /**
      * @param npub       our npub
@@ -129,7 +129,6 @@ final class LanService implements AutoCloseable {
         final boolean wasOn = settings.enabled();
         stopRunning();
         settings = wanted;
-        generation++;
         if (wanted.enabled()) {
             startRunning(wanted);
         }
@@ -199,11 +198,10 @@ final class LanService implements AutoCloseable {
      */
     void tick(final long now) {
         final LanDiscovery d = discovery;
-        final int gen = generation;
-        if (gen != peersGeneration) {
-            // Another scope or service: what the old one found does not count.
+        if (d != peersOf) {
+            // Started, restarted (another scope or service) or stopped: what an earlier run found does not count.
             peers = new LanPeers(baseNanos, maxNanos);
-            peersGeneration = gen;
+            peersOf = d;
         }
         if (d != null) {
             for (final LanDiscovery.Found f : d.drain(LanDiscovery.QUEUE)) {
