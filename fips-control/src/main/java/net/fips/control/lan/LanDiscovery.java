@@ -132,6 +132,11 @@ public final class LanDiscovery implements AutoCloseable {
     }
 
     private void onResolved(final ServiceInfo info) {
+        if (!info.getPropertyNames().hasMoreElements()) {
+            // JmDNS may report a service resolved before its TXT record arrived (mdns-sd waits for it,
+            // discovery-gateway.md §3.3); it reports it again once the TXT is in.
+            return;
+        }
         announcementsSeen.incrementAndGet();
         final String theirNpub = info.getPropertyString("npub");
         final String theirScope = info.getPropertyString("scope");
@@ -196,12 +201,12 @@ public final class LanDiscovery implements AutoCloseable {
         return LanAdvert.instanceName(npub);
     }
 
-    /** @return resolved announcements seen, ours included */
+    /** @return resolved announcements with a TXT record seen, ours included */
     public long announcementsSeen() {
         return announcementsSeen.get();
     }
 
-    /** @return announcements refused (no npub, another scope, port 0) */
+    /** @return announcements refused (a TXT without npub, another scope, port 0) */
     public long refused() {
         return refused.get();
     }
