@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A whole, checked {@code fips.yaml}: the parts of the reference schema this node implements, as immutable
- * values with every default filled in. Sections it does not implement (Nym transports, gateway) are
+ * values with every default filled in. Sections it does not implement (gateway) are
  * checked for unknown keys and types but not kept; Nostr discovery's settings are kept ({@link NostrConfig}) though
  * the node does not run it yet.
  *
@@ -19,12 +19,13 @@ import java.util.Objects;
  * @param peers      {@code peers[]}
  * @param tcp        {@code transports.tcp} instances
  * @param tor        {@code transports.tor} instances; empty means no Tor transport
+ * @param nym        {@code transports.nym} instances; empty means no Nym transport
  * @param nostr      {@code node.discovery.nostr} / {@code node.rendezvous.nostr} (parsed; not run by the node yet)
  * @param lan        {@code node.discovery.lan} / {@code node.rendezvous.lan}: LAN discovery over mDNS
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
         List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp, List<TorConfig> tor,
-        List<BleConfig> ble, NostrConfig nostr, LanConfig lan) {
+        List<NymConfig> nym, List<BleConfig> ble, NostrConfig nostr, LanConfig lan) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -42,20 +43,22 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         peers = List.copyOf(peers);
         tcp = List.copyOf(tcp);
         tor = List.copyOf(tor);
+        nym = List.copyOf(nym);
     }
 
     /** A config with the LAN discovery defaults (off). */
     public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
                       final List<EthernetConfig> ethernet, final List<PeerConfig> peers, final List<TcpConfig> tcp,
-                      final List<TorConfig> tor, final List<BleConfig> ble, final NostrConfig nostr) {
-        this(node, tun, dns, udp, ethernet, peers, tcp, tor, ble, nostr, LanConfig.DEFAULTS);
+                      final List<TorConfig> tor, final List<NymConfig> nym, final List<BleConfig> ble,
+                      final NostrConfig nostr) {
+        this(node, tun, dns, udp, ethernet, peers, tcp, tor, nym, ble, nostr, LanConfig.DEFAULTS);
     }
 
     /** A config with the Nostr and LAN discovery defaults. */
     public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
                       final List<EthernetConfig> ethernet, final List<PeerConfig> peers, final List<TcpConfig> tcp,
                       final List<TorConfig> tor, final List<BleConfig> ble) {
-        this(node, tun, dns, udp, ethernet, peers, tcp, tor, ble, NostrConfig.DEFAULTS);
+        this(node, tun, dns, udp, ethernet, peers, tcp, tor, List.of(), ble, NostrConfig.DEFAULTS);
     }
 
     /** A config with UDP transports only. */

@@ -82,8 +82,8 @@ class LanServiceTest {
     }
 
     private static FipsConfig withLan(final FipsConfig c, final boolean enabled) {
-        return new FipsConfig(c.node(), c.tun(), c.dns(), c.udp(), c.ethernet(), c.peers(), c.tcp(), c.tor(), c.ble(),
-                c.nostr(), new LanConfig(enabled, LanConfig.DEFAULT_SERVICE_TYPE, Optional.empty()));
+        return new FipsConfig(c.node(), c.tun(), c.dns(), c.udp(), c.ethernet(), c.peers(), c.tcp(), c.tor(), c.nym(),
+                c.ble(), c.nostr(), new LanConfig(enabled, LanConfig.DEFAULT_SERVICE_TYPE, Optional.empty()));
     }
 
     private static Set<String> keys(final JsonNode o) {
