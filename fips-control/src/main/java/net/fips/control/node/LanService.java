@@ -171,10 +171,13 @@ final class LanService implements AutoCloseable {
         }
     }
 
-    /** @return the port of the lowest-id UDP transport with a bound port (discovery-gateway.md §3.1), else 0 */
+    /**
+     * @return the port of the lowest-id UDP transport with a bound port that is not a NAT traversal adoption slot
+     *         (discovery-gateway.md §3.1: the reference skips its adopted transports too), else 0
+     */
     private int advertisedPort() {
         for (final Transport t : transports) {
-            if (!TransportTypes.UDP.equals(t.typeName()) || t.localAddr() == null
+            if (!TransportTypes.UDP.equals(t.typeName()) || t.bootstrapOnly() || t.localAddr() == null
                     || t.state() == Transport.State.FAILED || t.state() == Transport.State.DOWN) {
                 continue;
             }
