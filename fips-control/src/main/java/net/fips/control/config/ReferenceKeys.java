@@ -1,6 +1,7 @@
 package net.fips.control.config;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,6 +35,11 @@ final class ReferenceKeys {
         }
     }
 
+    /** The {@code node.discovery.nostr} keys only NAT traversal and the startup sweep read. */
+    private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of("share_local_candidates",
+            "max_concurrent_incoming_offers", "attempt_timeout_secs", "punch_start_delay_ms", "punch_interval_ms",
+            "punch_duration_ms", "startup_sweep_delay_secs", "startup_sweep_max_age_secs",
+            "protocol_mismatch_cooldown_secs");
     private static final Map<String, Line> EXACT = new LinkedHashMap<>();
     private static final Map<String, Line> SECTIONS = new LinkedHashMap<>();
 
@@ -55,25 +61,24 @@ final class ReferenceKeys {
         v041("node.buffers.tun_channel");
         v041("node.buffers.dns_channel");
         master("node.native_api.*");
-        // Nostr rendezvous and mDNS (§1.7, §1.8), under both spellings
-        v041("node.discovery.nostr.*");
+        // Nostr rendezvous (§1.7): the node runs adverts, the relay pool and signals; NAT traversal (STUN,
+        // punching, incoming offers) and the open-discovery startup sweep are not implemented. mDNS (§1.8).
+        for (final String key : NOSTR_TRAVERSAL_KEYS) {
+            v041("node.discovery.nostr." + key);
+            master("node.rendezvous.nostr." + key);
+        }
+        master("node.discovery.nostr.max_concurrent_offers_per_npub");
+        master("node.rendezvous.nostr.max_concurrent_offers_per_npub");
         v041("node.discovery.lan.*");
-        master("node.rendezvous.nostr.*");
         master("node.rendezvous.lan.*");
         // transports (§1.12-§1.17)
-        v041("transports.udp.advertise_on_nostr");
-        v041("transports.udp.public");
-        v041("transports.udp.external_addr");
         v041("transports.udp.accept_connections");
-        v041("transports.tcp.advertise_on_nostr");
-        v041("transports.tcp.external_addr");
         v041("transports.tor.advertise_on_nostr");
         v041("transports.tor.advertised_port");
         v041("transports.nym.*");
         // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented
         v041("transports.ble.auto_connect");
         // peers (§1.18) and the gateway, which only fips-gateway reads (§1.19)
-        v041("peers[].via_nostr");
         v041("gateway.*");
     }
 

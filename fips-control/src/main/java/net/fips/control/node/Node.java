@@ -79,6 +79,7 @@ public final class Node implements AutoCloseable {
     private DnsServer dns;
     private PrometheusExporter metrics;
     private InetSocketAddress metricsAddress;
+    private NostrDiscovery nostr;
     private boolean closed;
 
     Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved, final byte[] epoch,
@@ -130,6 +131,16 @@ public final class Node implements AutoCloseable {
     /** The .fips DNS responder started (null when it could not). */
     void dns(final DnsServer server) {
         this.dns = server;
+    }
+
+    /** Nostr discovery started (null when {@code node.discovery.nostr.enabled} is false). */
+    void nostr(final NostrDiscovery discovery) {
+        this.nostr = discovery;
+    }
+
+    /** @return Nostr discovery, or null when it is off */
+    NostrDiscovery nostr() {
+        return nostr;
     }
 
     /** The control socket started. */
@@ -444,6 +455,9 @@ public final class Node implements AutoCloseable {
             metrics.close();
         }
         loop.stop(sayGoodbye);
+        if (nostr != null) {
+            nostr.close();
+        }
         opened.close();
         dataPlane.close();
         if (tun != null) {

@@ -96,6 +96,7 @@ final class NodeAssembly {
         DataPlane dataPlane = null;
         ControlLoop loop = null;
         Node node = null;
+        NostrDiscovery nostr = null;
         try {
             final KeyFiles.Resolved resolved = resolveIdentity(loaded, options);
             final NodeIdentity identity = resolved.identity();
@@ -195,11 +196,16 @@ final class NodeAssembly {
             }
             final MediumDiscovery others = new MediumDiscovery(transports, identity.publicKey(), conductor::connect);
             loop.onTick(others::tick);
+            nostr = NostrDiscovery.startIfEnabled(cfg, identity, transports, conductor, options);
+            if (nostr != null) {
+                loop.onTick(nostr::tick);
+            }
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }
             node = new Node(loaded, options, resolved, epoch, opened, dataPlane, conductor, acl, loop, tun,
                     displayNames, now);
+            node.nostr(nostr);
             loop.start();
             if (sessionPath && cfg.dns().enabled()) {
                 node.dns(startDns(cfg, aclDir.resolve("hosts"), HostAliases.of(aliases), tun, node));
@@ -214,6 +220,9 @@ final class NodeAssembly {
             node.running();
             return node;
         } catch (final NodeStartException | RuntimeException e) {
+            if (node == null && nostr != null) {
+                nostr.close();
+            }
             undo(node, loop, dataPlane, opened, tun);
             throw e;
         }
@@ -390,6 +399,10 @@ final class NodeAssembly {
             final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, problems);
             for (final String problem : problems) {
                 LOG.log(Level.WARNING, "peer {0}: {1}", name, problem);
+            }
+            if (dial.isEmpty() && p.viaNostr() && p.addresses().isEmpty()) {
+                LOG.log(Level.INFO, "peer {0}: no static address; dialled from its Nostr advert", name);
+                continue;
             }
             if (dial.isEmpty()) {
                 LOG.log(Level.WARNING, "peer {0}: no usable address; not dialled", name);

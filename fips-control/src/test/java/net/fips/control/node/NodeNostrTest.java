@@ -1,0 +1,139 @@
+package net.fips.control.node;
+
+import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.control.node.NodeTestSupport.describe;
+import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.control.node.NodeTestSupport.linked;
+import static net.fips.control.node.NodeTestSupport.load;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import net.fips.control.identity.Nip19;
+import net.fips.control.identity.NodeIdentity;
+import net.fips.control.nostr.NostrEvent;
+import net.fips.control.nostr.OverlayAdvert;
+import net.fips.control.nostr.TestRelay;
+
+/**
+ * Issue 20: "A node configured with a peer's npub and no address reaches it through the peer's advert". Two real
+ * nodes and the in-test relay on loopback: B advertises its UDP endpoint (kind 37195), A knows only B's npub
+ * ({@code via_nostr: true}, no address), finds B's advert through the relay and links to it through the normal
+ * configured-peer dial. Loopback endpoints are kept by {@link NodeOptions#nostrLoopbackEndpoints} (the reference's
+ * public filter drops 127.0.0.1). After both stop, no Nostr thread is left.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class NodeNostrTest {
+    @TempDir
+    Path dir;
+
+    private final List<Node> nodes = new ArrayList<>();
+    private TestRelay relay;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        nodes.forEach(Node::close);
+        if (relay != null) {
+            relay.close();
+        }
+    }
+
+    private static String yaml(final NodeIdentity self, final int port, final Path socket, final String relayUrl,
+            final boolean advertise, final NodeIdentity npubOnlyPeer) {
+        final StringBuilder sb = new StringBuilder();
+        sb.append("node:\n  identity:\n    nsec: \"").append(self.nsec()).append("\"\n");
+        sb.append("  control:\n    enabled: true\n    socket_path: \"").append(socket).append("\"\n");
+        sb.append("  rate_limit:\n    handshake_timeout_secs: 2\n");
+        sb.append("  retry:\n    base_interval_secs: 1\n    max_backoff_secs: 2\n");
+        sb.append("  discovery:\n    nostr:\n      enabled: true\n      advertise: ").append(advertise).append('\n');
+        sb.append("      advert_relays: [\"").append(relayUrl).append("\"]\n");
+        sb.append("      dm_relays: [\"").append(relayUrl).append("\"]\n");
+        sb.append("dns:\n  enabled: false\n");
+        sb.append("transports:\n  udp:\n    bind_addr: \"127.0.0.1:").append(port).append("\"\n");
+        if (advertise) {
+            sb.append("    advertise_on_nostr: true\n    public: true\n");
+        }
+        if (npubOnlyPeer == null) {
+            sb.append("peers: []\n");
+        } else {
+            sb.append("peers:\n  - npub: \"").append(npubOnlyPeer.npub()).append("\"\n");
+            sb.append("    alias: \"b\"\n    via_nostr: true\n");
+        }
+        return sb.toString();
+    }
+
+    private Node start(final String yaml) throws Exception {
+        final Node n = Node.start(load(yaml), new NodeOptions().aclDirectory(dir.resolve("acl"))
+                .nostrLoopbackEndpoints(true).ipv6Sink(new NodeTestSupport.Collector()::sink));
+        nodes.add(n);
+        return n;
+    }
+
+    @Test
+    void npubOnlyPeerIsReachedThroughItsAdvert() throws Exception {
+        relay = new TestRelay(() -> System.currentTimeMillis() / 1000);
+        final String url = relay.url().toString();
+        final NodeIdentity idA = NodeIdentity.generate();
+        final NodeIdentity idB = NodeIdentity.generate();
+        final int portB = freePort();
+        final Node b = start(yaml(idB, portB, dir.resolve("b.sock"), url, true, null));
+        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, idB));
+        assertTrue(a.config().warnings().stream().noneMatch(w -> w.contains("via_nostr")),
+                a.config().warnings()::toString);
+
+        await(30_000, () -> linked(a, b), () -> "A links to B through B's advert: A " + describe(a) + " "
+                + a.controlApi().showNostr() + " B " + b.controlApi().showNostr());
+
+        // B's advert is on the relay with its UDP endpoint, as §1.8 builds it, and its relay list (kind 10050).
+        final List<NostrEvent> stored = relay.stored();
+        final NostrEvent advert = stored.stream().filter(e -> e.kind() == OverlayAdvert.KIND).findFirst()
+                .orElseThrow();
+        assertEquals(idB.npub(), Nip19.encodeNpub(advert.pubkeyBytes()));
+        assertEquals("{\"identifier\":\"fips-overlay-v1\",\"version\":1,\"endpoints\":[{\"transport\":\"udp\","
+                + "\"addr\":\"127.0.0.1:" + portB + "\"}]}", advert.content());
+        assertTrue(stored.stream().anyMatch(e -> e.kind() == 10050), stored::toString);
+        assertTrue(stored.stream().noneMatch(e -> e.kind() == OverlayAdvert.KIND
+                && e.pubkey().equals(HexFormat.of().formatHex(idA.publicKey()))),
+                "A has advertise: false and publishes no advert");
+
+        // The operator surface: A saw B's advert and dialled it; B published and knows when.
+        await(5_000, () -> "linked".equals(a.controlApi().showNostr().get("dials").get(0).get("outcome").asText()),
+                () -> a.controlApi().showNostr().toString());
+        final JsonNode na = a.controlApi().showNostr();
+        assertEquals("connected", na.get("relays").get(0).get("state").asText(), na::toString);
+        final JsonNode dial = na.get("dials").get(0);
+        assertEquals(idB.npub(), dial.get("npub").asText());
+        assertEquals("udp 127.0.0.1:" + portB, dial.get("endpoint").asText());
+        assertEquals(0, dial.get("consecutive_failures").asLong());
+        assertEquals(idB.npub(), na.get("adverts").get(0).get("npub").asText());
+        assertTrue(na.get("our_advert").get("last_publish_ms").isNull(), na::toString);
+        final JsonNode nb = b.controlApi().showNostr();
+        assertFalse(nb.get("our_advert").get("last_publish_ms").isNull(), nb::toString);
+        assertEquals(advert.id(), nb.get("our_advert").get("event_id").asText());
+        assertEquals(url, nb.get("our_advert").get("accepted_by").get(0).asText());
+        final JsonNode peers = NodeSessionTest.ask(a, "show_nostr");
+        assertEquals(idB.npub(), peers.get("dials").get(0).get("npub").asText());
+
+        // Stop: both nodes' Nostr threads end (the timer and the WebSocket client's).
+        nodes.forEach(Node::close);
+        await(10_000, () -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.isAlive() && t.getName().startsWith("fips-nostr")),
+                () -> "Nostr threads still alive: " + Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("fips-nostr")).map(Thread::getName).toList());
+        await(10_000, () -> relay.connections() == 0, () -> "relay connections after stop: "
+                + relay.connections());
+    }
+}
