@@ -90,7 +90,10 @@ final class NostrDiscovery implements AutoCloseable {
         final String name;
         final AtomicBoolean fetching = new AtomicBoolean();
         long nextFetchNanos;
+        /** The advert endpoint the link layer dials now; null to (re)dial from the advert. */
         String endpoint;
+        /** The last endpoint dialled, for show_nostr. */
+        String lastEndpoint;
         int lastRetryCount;
         boolean pendingStranger;
         boolean linked;
@@ -243,6 +246,8 @@ final class NostrDiscovery implements AutoCloseable {
                 p.endpoint = null;
                 restoreStatics(p);
                 outcome(p, "cooldown", wall);
+                LOG.log(Level.WARNING, "nostr: peer {0}: not dialled from its advert for {1} s (cooldown after"
+                        + " repeated failures)", p.name, Math.max(0, (cooldown.getAsLong() - wall) / 1000));
             }
             return;
         }
@@ -286,6 +291,7 @@ final class NostrDiscovery implements AutoCloseable {
             final LinkConductor.ConnectResult r = conductor.addConfiguredPeer(p.identity, dial.get().transportId(),
                     dial.get().address(), p.config.autoReconnect());
             p.endpoint = key;
+            p.lastEndpoint = key;
             p.lastRetryCount = 0;
             p.dials++;
             outcome(p, "dialling", wall);
@@ -334,6 +340,7 @@ final class NostrDiscovery implements AutoCloseable {
                 final LinkConductor.ConnectResult r = conductor.connect(id, dial.get().transportId(),
                         dial.get().address());
                 s.endpoint = e.transport() + " " + e.addr();
+                s.lastEndpoint = s.endpoint;
                 s.dials++;
                 s.pendingStranger = r == LinkConductor.ConnectResult.STARTED;
                 outcome(s, "dialling", wall);
@@ -360,8 +367,8 @@ final class NostrDiscovery implements AutoCloseable {
     /** @return whether the peer is linked (logging the first time after an advert dial) */
     private boolean linkedNow(final PeerState p, final LinkSnapshot snap, final long wall) {
         final boolean up = snap.peer(p.identity.npub()) != null;
-        if (up && !p.linked && p.endpoint != null) {
-            LOG.log(Level.INFO, "nostr: peer {0} linked through its advert endpoint {1}", p.name, p.endpoint);
+        if (up && !p.linked && p.lastEndpoint != null) {
+            LOG.log(Level.INFO, "nostr: peer {0} linked through its advert endpoint {1}", p.name, p.lastEndpoint);
             runtime.recordSuccess(p.identity.npub(), wall);
             outcome(p, "linked", wall);
         }
@@ -528,10 +535,10 @@ final class NostrDiscovery implements AutoCloseable {
             n.put("npub", p.identity.npub());
             n.put("display_name", p.name);
             n.put("configured", p.config != null);
-            if (p.endpoint == null) {
+            if (p.lastEndpoint == null) {
                 n.putNull("endpoint");
             } else {
-                n.put("endpoint", p.endpoint);
+                n.put("endpoint", p.lastEndpoint);
             }
             n.put("outcome", p.outcome);
             if (p.outcomeAtMs == 0) {

@@ -47,6 +47,8 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     public static final long ADVERT_FETCH_TIMEOUT_MS = 2_000;
     /** Retry delays of a relay-list or advert publish that no relay accepted (the startup loop's 2 s to 60 s). */
     public static final Backoff PUBLISH_RETRY = new Backoff(2_000, 60_000);
+    /** While no relay of a list is connected, a publish looks again this often (no I/O; not counted as a failure). */
+    public static final long WAIT_FOR_RELAY_MS = 500;
 
     private final NostrConfig cfg;
     private final NodeIdentity identity;
@@ -200,6 +202,14 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
             publishDone();
             return;
         }
+        if (!pool.anyConnected(cfg.advertRelays())) {
+            // Not a failure: the relays are still connecting (start-up, or all of them reconnecting).
+            synchronized (this) {
+                scheduleRetryIn(WAIT_FOR_RELAY_MS);
+            }
+            publishDone();
+            return;
+        }
         final long now = wallMs.getAsLong();
         final NostrEvent event = DiscoveryEvents.advert(identity.secretKey(), toSend, cfg.app(), now,
                 cfg.advertTtlSecs());
@@ -259,13 +269,18 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
 
     /** Caller holds this. */
     private void scheduleRetry(final int streak) {
+        scheduleRetryIn(PUBLISH_RETRY.delayMs(streak));
+    }
+
+    /** Caller holds this. */
+    private void scheduleRetryIn(final long delayMs) {
         if (closed) {
             return;
         }
         if (retryTask != null) {
             retryTask.cancel();
         }
-        retryTask = scheduler.schedule(this::requestPublish, PUBLISH_RETRY.delayMs(streak));
+        retryTask = scheduler.schedule(this::requestPublish, delayMs);
     }
 
     private void scheduleRefresh() {
@@ -281,6 +296,14 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     }
 
     private void publishRelayList() {
+        if (!pool.anyConnected(cfg.dmRelays())) {
+            synchronized (this) {
+                if (!closed) {
+                    relayListTask = scheduler.schedule(this::publishRelayList, WAIT_FOR_RELAY_MS);
+                }
+            }
+            return;
+        }
         final NostrEvent list = DiscoveryEvents.relayList(identity.secretKey(), cfg.dmRelays(),
                 Math.floorDiv(wallMs.getAsLong(), 1000));
         pool.publish(cfg.dmRelays(), list, RELAY_OP_TIMEOUT_MS).whenComplete((ok, err) -> {

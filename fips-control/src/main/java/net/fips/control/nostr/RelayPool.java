@@ -173,6 +173,16 @@ public final class RelayPool implements AutoCloseable {
         return n;
     }
 
+    /** @return whether some pool member among {@code urls} is connected now */
+    public boolean anyConnected(final Collection<String> urls) {
+        for (final RelayClient c : members(urls)) {
+            if (c.isConnected()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private boolean firstSighting(final String id) {
         synchronized (seen) {
             if (seen.add(id)) {

@@ -9,13 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,8 +29,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.control.identity.Nip19;
 import net.fips.control.identity.NodeIdentity;
+import net.fips.control.link.LinkCounter;
+import net.fips.control.nostr.Backoff;
+import net.fips.control.nostr.DiscoveryEvents;
 import net.fips.control.nostr.NostrEvent;
 import net.fips.control.nostr.OverlayAdvert;
+import net.fips.control.nostr.RelayClient;
+import net.fips.control.nostr.RelayScheduler;
 import net.fips.control.nostr.TestRelay;
 
 /**
@@ -53,6 +63,11 @@ class NodeNostrTest {
 
     private static String yaml(final NodeIdentity self, final int port, final Path socket, final String relayUrl,
             final boolean advertise, final NodeIdentity npubOnlyPeer) {
+        return yaml(self, port, socket, relayUrl, advertise, npubOnlyPeer, "");
+    }
+
+    private static String yaml(final NodeIdentity self, final int port, final Path socket, final String relayUrl,
+            final boolean advertise, final NodeIdentity npubOnlyPeer, final String nostrExtra) {
         final StringBuilder sb = new StringBuilder();
         sb.append("node:\n  identity:\n    nsec: \"").append(self.nsec()).append("\"\n");
         sb.append("  control:\n    enabled: true\n    socket_path: \"").append(socket).append("\"\n");
@@ -61,6 +76,7 @@ class NodeNostrTest {
         sb.append("  discovery:\n    nostr:\n      enabled: true\n      advertise: ").append(advertise).append('\n');
         sb.append("      advert_relays: [\"").append(relayUrl).append("\"]\n");
         sb.append("      dm_relays: [\"").append(relayUrl).append("\"]\n");
+        sb.append(nostrExtra);
         sb.append("dns:\n  enabled: false\n");
         sb.append("transports:\n  udp:\n    bind_addr: \"127.0.0.1:").append(port).append("\"\n");
         if (advertise) {
@@ -135,5 +151,71 @@ class NodeNostrTest {
                         .filter(t -> t.getName().startsWith("fips-nostr")).map(Thread::getName).toList());
         await(10_000, () -> relay.connections() == 0, () -> "relay connections after stop: "
                 + relay.connections());
+    }
+
+    @Test
+    void failedDialsFromAnAdvertEndInCooldownAndStopDialling() throws Exception {
+        relay = new TestRelay(() -> System.currentTimeMillis() / 1000);
+        final String url = relay.url().toString();
+        final NodeIdentity idA = NodeIdentity.generate();
+        final NodeIdentity idB = NodeIdentity.generate();
+        // B is not running: its advert (signed with its key) points at a port nobody answers on.
+        final int deadPort = freePort();
+        publish(DiscoveryEvents.advert(idB.secretKey(), new OverlayAdvert(OverlayAdvert.IDENTIFIER, 1,
+                List.of(new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + deadPort)), null, null),
+                "fips-overlay-v1", System.currentTimeMillis(), 3600));
+        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, idB,
+                "      failure_streak_threshold: 2\n      extended_cooldown_secs: 3600\n"));
+
+        await(30_000, () -> "cooldown".equals(dialOf(a).get("outcome").asText()), () -> "cooldown after two failed"
+                + " dials: " + a.controlApi().showNostr() + " " + describe(a));
+        final JsonNode d = dialOf(a);
+        assertEquals("udp 127.0.0.1:" + deadPort, d.get("endpoint").asText());
+        assertEquals(2, d.get("consecutive_failures").asLong(), d::toString);
+        final long until = d.get("cooldown_until_ms").asLong();
+        assertTrue(until > System.currentTimeMillis() + 3_500_000L, d::toString);
+        // In cooldown the link layer neither dials nor schedules a redial of B, for several ticks.
+        final long retries = a.linkSnapshot().counter(LinkCounter.RETRIES_STARTED);
+        final long firstTick = a.linkSnapshot().takenAtNanos();
+        await(10_000, () -> a.linkSnapshot().takenAtNanos() - firstTick > 3_000_000_000L,
+                () -> "three more ticks");
+        assertEquals(retries, a.linkSnapshot().counter(LinkCounter.RETRIES_STARTED), () -> describe(a));
+        assertTrue(a.linkSnapshot().dials().isEmpty() && a.linkSnapshot().retries().isEmpty(), () -> describe(a));
+        assertEquals("cooldown", dialOf(a).get("outcome").asText());
+    }
+
+    @Test
+    void openPolicyDialsStrangersFromTheirAdverts() throws Exception {
+        relay = new TestRelay(() -> System.currentTimeMillis() / 1000);
+        final String url = relay.url().toString();
+        final NodeIdentity idA = NodeIdentity.generate();
+        final NodeIdentity idB = NodeIdentity.generate();
+        final Node b = start(yaml(idB, freePort(), dir.resolve("b.sock"), url, true, null));
+        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, null,
+                "      policy: open\n"));
+        await(30_000, () -> linked(a, b), () -> "open discovery: " + a.controlApi().showNostr());
+        await(5_000, () -> "linked".equals(dialOf(a).get("outcome").asText()), () -> a.controlApi().showNostr()
+                .toString());
+        assertFalse(dialOf(a).get("configured").asBoolean());
+        assertEquals(idB.npub(), dialOf(a).get("npub").asText());
+    }
+
+    private static JsonNode dialOf(final Node n) {
+        final JsonNode dials = n.controlApi().showNostr().get("dials");
+        return dials.isEmpty() ? NullNode.getInstance() : dials.get(0);
+    }
+
+    private void publish(final NostrEvent e) throws Exception {
+        final HttpClient http = HttpClient.newHttpClient();
+        final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+        try (RelayClient c = new RelayClient(relay.url(), http, RelayScheduler.of(timers),
+                System::currentTimeMillis, Backoff.RELAY_DEFAULT, Duration.ofSeconds(5))) {
+            c.start();
+            await(10_000, c::isConnected, () -> "test publisher connected");
+            assertTrue(c.publish(e, 5_000).get(10, TimeUnit.SECONDS).accepted());
+        } finally {
+            timers.shutdownNow();
+            http.close();
+        }
     }
 }
