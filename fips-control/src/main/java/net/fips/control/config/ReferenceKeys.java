@@ -39,7 +39,7 @@ final class ReferenceKeys {
     private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of("share_local_candidates",
             "max_concurrent_incoming_offers", "attempt_timeout_secs", "punch_start_delay_ms", "punch_interval_ms",
             "punch_duration_ms", "startup_sweep_delay_secs", "startup_sweep_max_age_secs",
-            "protocol_mismatch_cooldown_secs");
+            "protocol_mismatch_cooldown_secs", "max_concurrent_offers_per_npub");
     private static final Map<String, Line> EXACT = new LinkedHashMap<>();
     private static final Map<String, Line> SECTIONS = new LinkedHashMap<>();
 
@@ -67,8 +67,6 @@ final class ReferenceKeys {
             v041("node.discovery.nostr." + key);
             master("node.rendezvous.nostr." + key);
         }
-        master("node.discovery.nostr.max_concurrent_offers_per_npub");
-        master("node.rendezvous.nostr.max_concurrent_offers_per_npub");
         v041("node.discovery.lan.*");
         master("node.rendezvous.lan.*");
         // transports (§1.12-§1.17)

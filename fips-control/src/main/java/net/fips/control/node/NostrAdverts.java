@@ -1,6 +1,7 @@
 package net.fips.control.node;
 
 import java.lang.System.Logger.Level;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -13,10 +14,10 @@ import net.fips.control.config.FipsConfig;
 import net.fips.control.config.NostrConfig;
 import net.fips.control.config.TcpConfig;
 import net.fips.control.config.UdpConfig;
+import net.fips.control.identity.FipsAddress;
 import net.fips.control.nostr.OverlayAdvert;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportTypes;
-import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.udp.UdpTransport;
 
 /**
@@ -81,7 +82,7 @@ final class NostrAdverts {
             if (ext.isPresent()) {
                 endpoints.add(new OverlayAdvert.Endpoint("udp", ext.get()));
             } else if (bound != null && !bound.getAddress().isAnyLocalAddress()) {
-                endpoints.add(new OverlayAdvert.Endpoint("udp", UdpAddresses.format(bound)));
+                endpoints.add(new OverlayAdvert.Endpoint("udp", text(bound.getAddress(), bound.getPort())));
             } else {
                 warnOnce("udp" + i, "transports.udp" + u.name().map(n -> "." + n).orElse("")
                         + ": public and bound to a wildcard address without external_addr; learning the public"
@@ -127,8 +128,7 @@ final class NostrAdverts {
         final String t = text.trim();
         final Optional<InetAddress> bare = literal(t);
         if (bare.isPresent()) {
-            return port <= 0 ? Optional.empty() : Optional.of(UdpAddresses.format(
-                    new InetSocketAddress(bare.get(), port)));
+            return port <= 0 ? Optional.empty() : Optional.of(text(bare.get(), port));
         }
         final int colon = t.lastIndexOf(':');
         if (colon <= 0) {
@@ -139,7 +139,13 @@ final class NostrAdverts {
         if (host.isEmpty() || p.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(UdpAddresses.format(new InetSocketAddress(host.get(), p.get())));
+        return Optional.of(text(host.get(), p.get()));
+    }
+
+    /** @return {@code ip:port} as the reference's socket addresses print: IPv6 in brackets, RFC 5952 form */
+    static String text(final InetAddress ip, final int port) {
+        return ip instanceof Inet6Address ? "[" + FipsAddress.format(ip.getAddress()) + "]:" + port
+                : ip.getHostAddress() + ":" + port;
     }
 
     private static Optional<InetAddress> literal(final String host) {

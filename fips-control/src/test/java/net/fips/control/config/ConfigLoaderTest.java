@@ -116,13 +116,12 @@ class ConfigLoaderTest {
         final LoadedConfig loaded = load(yaml);
         // Every key this node parses but does not act on warns once, in the order of the table's readers.
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        assertEquals(Stream.of("node.limits.max_links", "node.discovery.nostr.enabled",
-                "node.discovery.nostr.policy", "node.discovery.nostr.advert_relays", "node.discovery.lan.enabled",
+        assertEquals(Stream.of("node.limits.max_links", "node.discovery.lan.enabled",
                 "node.discovery.lan.scope",
                 "node.mmp.log_interval_secs", "node.mmp.owd_window_size", "node.ecn.enabled",
                 "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.tun_channel",
                 "node.buffers.dns_channel", "node.base_rtt_ms",
-                "transports.udp.out.accept_connections", "transports.udp.out.external_addr")
+                "transports.udp.out.accept_connections")
                 .map(k -> k + v041).toList(), loaded.warnings());
         final NodeConfig n = loaded.config().node();
         assertEquals(Optional.of(nsec), n.identity().nsec());
@@ -316,9 +315,7 @@ class ConfigLoaderTest {
                 """.formatted(ConfigTestSupport.TEST_US01));
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
         final List<String> expected = new ArrayList<>(Stream.of(
-                "node.discovery.nostr.enabled", "node.discovery.lan.enabled", "transports.udp.advertise_on_nostr",
-                "transports.udp.public", "peers[0].via_nostr",
-                "gateway.enabled", "gateway.pool", "gateway.lan_interface", "gateway.port_forwards")
+                "node.discovery.lan.enabled", "gateway.enabled", "gateway.pool", "gateway.lan_interface", "gateway.port_forwards")
                 .map(k -> k + v041).toList());
         // Values (not keys) this node cannot use are told apart:
         expected.add("peers[0].addresses[1].addr: \"nat\" (reach by Nostr traversal) not supported yet");
@@ -375,8 +372,8 @@ class ConfigLoaderTest {
                 gateway: { enabled: false, pool: "fd01::/112", lan_interface: eth0 }
                 """);
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        assertEquals(List.of("node.discovery.nostr.enabled" + v041, "gateway.enabled" + v041, "gateway.pool" + v041,
-                "gateway.lan_interface" + v041), c.warnings());
+        assertEquals(List.of("gateway.enabled" + v041, "gateway.pool" + v041, "gateway.lan_interface" + v041),
+                c.warnings());
         assertEquals(List.of(), load("node: { leaf_only: false, retry: { max_retries: 1 } }").warnings());
     }
 
