@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -129,6 +130,15 @@ class NodeNostrTest {
         await(5_000, () -> "linked".equals(a.controlApi().showNostr().get("dials").get(0).get("outcome").asText()),
                 () -> a.controlApi().showNostr().toString());
         final JsonNode na = a.controlApi().showNostr();
+        assertEquals(List.of("enabled", "npub", "app", "policy", "advertise", "relays", "our_advert", "adverts", "dials",
+                "counters"), iterable(na.fieldNames()));
+        assertEquals(List.of("url", "state", "advert_relay", "dm_relay", "connects", "connect_failures", "disconnects",
+                "events_delivered", "events_invalid", "events_expired", "malformed_messages"),
+                iterable(na.get("relays").get(0).fieldNames()));
+        assertEquals(List.of("endpoints", "last_publish_ms", "event_id", "expires_at_ms", "accepted_by",
+                "relay_list_published_ms"), iterable(na.get("our_advert").fieldNames()));
+        assertEquals(List.of("npub", "display_name", "configured", "endpoint", "outcome", "outcome_at_ms", "dials",
+                "consecutive_failures", "cooldown_until_ms"), iterable(na.get("dials").get(0).fieldNames()));
         assertEquals("connected", na.get("relays").get(0).get("state").asText(), na::toString);
         final JsonNode dial = na.get("dials").get(0);
         assertEquals(idB.npub(), dial.get("npub").asText());
@@ -217,5 +227,11 @@ class NodeNostrTest {
             timers.shutdownNow();
             http.close();
         }
+    }
+
+    private static List<String> iterable(final Iterator<String> names) {
+        final List<String> out = new ArrayList<>();
+        names.forEachRemaining(out::add);
+        return out;
     }
 }
