@@ -161,6 +161,12 @@ final class TopFixtures {
             {"fips0_addr":"fd1b::1","firewall_active":null,"sockets":[{"proto":"tcp","local_addr":"::","port":22,
              "process":"sshd(1)","wildcard_bind":true,"filter":"no_firewall"}]}""");
 
+    static final JsonNode NOSTR = json("""
+            {"enabled":true,"policy":"configured_only","relays":[{"url":"wss://a","state":"connected"},
+             {"url":"wss://b","state":"disconnected"}],"our_advert":{"last_publish_ms":1784473600000},
+             "adverts":[{"npub":"npub1x"}],"dials":[{"display_name":"bob","endpoint":"udp 198.18.0.3:2121",
+             "outcome":"linked","consecutive_failures":0}]}""");
+
     static Map<Source, JsonNode> everything() {
         final Map<Source, JsonNode> m = new EnumMap<>(Source.class);
         m.put(Source.STATUS, STATUS);
@@ -176,6 +182,7 @@ final class TopFixtures {
         m.put(Source.HISTORY, NODE_HISTORY);
         m.put(Source.LISTENING, LISTENING);
         m.put(Source.STATS_PEERS, STATS_PEERS);
+        m.put(Source.NOSTR, NOSTR);
         return m;
     }
 
