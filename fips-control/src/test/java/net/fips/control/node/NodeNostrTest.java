@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import net.fips.control.ctl.NodeState;
 import net.fips.control.identity.Nip19;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.link.LinkCounter;
@@ -233,5 +234,23 @@ class NodeNostrTest {
         final List<String> out = new ArrayList<>();
         names.forEachRemaining(out::add);
         return out;
+    }
+
+    @Test
+    void anUnreachableRelayDoesNotHoldTheNodeAndStopLeavesNoThread() throws Exception {
+        final int closedPort = NodeTcpTest.freeTcpPort();
+        final NodeIdentity idA = NodeIdentity.generate();
+        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), "ws://127.0.0.1:" + closedPort, true,
+                null));
+        assertEquals(NodeState.RUNNING, a.state());
+        await(10_000, () -> a.controlApi().showNostr().get("relays").get(0).get("connect_failures").asLong() >= 1,
+                () -> a.controlApi().showNostr().toString());
+        final JsonNode n = a.controlApi().showNostr();
+        assertEquals("disconnected", n.get("relays").get(0).get("state").asText());
+        assertTrue(n.get("our_advert").get("last_publish_ms").isNull(), n::toString);
+        a.close();
+        await(10_000, () -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.isAlive() && t.getName().startsWith("fips-nostr")),
+                () -> "Nostr threads still alive after stop");
     }
 }

@@ -278,4 +278,35 @@ class NostrRuntimeTest {
         assertEquals(4L, rtY.counters().get("signals_received"));
         assertNull(rtX.lastPublished());
     }
+
+    @Test
+    void malformedAdvertsAreCountedAndDropped() throws Exception {
+        final NodeIdentity a = NodeIdentity.generate();
+        final NostrRuntime rt = runtime(a);
+        final long now = wall.get() / 1000;
+        final List<List<String>> tags = List.of(List.of("d", "fips-overlay-v1"), List.of("protocol", "fips-overlay-v1"),
+                List.of("version", "1"), List.of("expiration", Long.toString(now + 3600)));
+        // Garbage content signed by a fresh key (the reference's relay test), a wrong protocol tag, and an advert
+        // whose only endpoint is private: none is cached, each is counted as invalid.
+        publishRaw(NostrEvent.sign(NodeIdentity.generate().secretKey(), now,
+                OverlayAdvert.KIND, tags, "{not json"));
+        publishRaw(NostrEvent.sign(NodeIdentity.generate().secretKey(), now,
+                OverlayAdvert.KIND, List.of(List.of("d", "fips-overlay-v1"), List.of("protocol", "other-app")),
+                udp("198.18.0.1:1").toJson()));
+        publishRaw(NostrEvent.sign(NodeIdentity.generate().secretKey(), now,
+                OverlayAdvert.KIND, tags, udp("192.168.1.1:2121").toJson()));
+        await(() -> rt.counters().get("adverts_invalid") == 3, rt.counters()::toString);
+        assertTrue(rt.adverts().isEmpty());
+        assertEquals(0L, rt.counters().get("adverts_stored"));
+    }
+
+    /** Sends a ready-made event through a plain relay client. */
+    private void publishRaw(final NostrEvent e) throws Exception {
+        try (RelayClient c = new RelayClient(relay.url(), http, RelayScheduler.of(timers), wall::get,
+                new Backoff(20, 200), Duration.ofSeconds(5))) {
+            c.start();
+            await(c::isConnected, () -> "publisher connected");
+            assertTrue(c.publish(e, 5_000).get(10, TimeUnit.SECONDS).accepted());
+        }
+    }
 }
