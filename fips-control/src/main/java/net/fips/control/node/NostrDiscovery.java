@@ -433,7 +433,7 @@ final class NostrDiscovery implements AutoCloseable {
 
     /**
      * @return the dial for one advert endpoint: a UDP endpoint must be an IP literal (no name is resolved on the
-     *         control thread), a TCP one goes to the first TCP transport
+     *         control thread, ADR 0043), a TCP one goes to the first TCP transport
      */
     private Optional<NodeSettings.Dial> pick(final PeerIdentity id, final String transport, final String addr) {
         if ("udp".equals(transport)) {

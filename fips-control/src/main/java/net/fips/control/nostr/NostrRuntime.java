@@ -45,7 +45,7 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     public static final long ADVERT_PUBLISH_TIMEOUT_MS = 10_000;
     /** Advert fetch timeout (§1.6). */
     public static final long ADVERT_FETCH_TIMEOUT_MS = 2_000;
-    /** Retry delays of a relay-list or advert publish that no relay accepted (the startup loop's 2 s to 60 s). */
+    /** Retry delays of a relay-list or advert publish that no relay accepted (2 s to 60 s, ADR 0043). */
     public static final Backoff PUBLISH_RETRY = new Backoff(2_000, 60_000);
     /** While no relay of a list is connected, a publish looks again this often (no I/O; not counted as a failure). */
     public static final long WAIT_FOR_RELAY_MS = 500;
@@ -133,7 +133,8 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         this.replay = new ReplayCache((int) Math.max(1, Math.min(Integer.MAX_VALUE, cfg.seenSessionsMaxEntries())),
                 cfg.replayWindowSecs() * 1000);
         for (final String c : List.of("adverts_stored", "adverts_older", "adverts_invalid", "adverts_stale",
-                "adverts_own", "advert_fetches", "advert_publishes", "advert_publish_failures", "signals_sent", "signals_received", "signals_undecodable",
+                "adverts_own", "advert_fetches", "advert_publishes", "advert_publish_failures", "signals_sent",
+                "signals_received", "signals_undecodable",
                 "signals_misaddressed", "signals_rejected", "signals_replayed", "signals_unheard")) {
             counters.put(c, new AtomicLong());
         }

@@ -315,7 +315,8 @@ class ConfigLoaderTest {
                 """.formatted(ConfigTestSupport.TEST_US01));
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
         final List<String> expected = new ArrayList<>(Stream.of(
-                "node.discovery.lan.enabled", "gateway.enabled", "gateway.pool", "gateway.lan_interface", "gateway.port_forwards")
+                "node.discovery.lan.enabled", "gateway.enabled", "gateway.pool", "gateway.lan_interface",
+                "gateway.port_forwards")
                 .map(k -> k + v041).toList());
         // Values (not keys) this node cannot use are told apart:
         expected.add("peers[0].addresses[1].addr: \"nat\" (reach by Nostr traversal) not supported yet");

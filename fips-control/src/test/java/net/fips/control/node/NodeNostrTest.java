@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -131,8 +130,8 @@ class NodeNostrTest {
         await(5_000, () -> "linked".equals(a.controlApi().showNostr().get("dials").get(0).get("outcome").asText()),
                 () -> a.controlApi().showNostr().toString());
         final JsonNode na = a.controlApi().showNostr();
-        assertEquals(List.of("enabled", "npub", "app", "policy", "advertise", "relays", "our_advert", "adverts", "dials",
-                "counters"), iterable(na.fieldNames()));
+        assertEquals(List.of("enabled", "npub", "app", "policy", "advertise", "relays", "our_advert", "adverts",
+                "dials", "counters"), iterable(na.fieldNames()));
         assertEquals(List.of("url", "state", "advert_relay", "dm_relay", "connects", "connect_failures", "disconnects",
                 "events_delivered", "events_invalid", "events_expired", "malformed_messages"),
                 iterable(na.get("relays").get(0).fieldNames()));
