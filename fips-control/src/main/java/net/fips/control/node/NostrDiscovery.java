@@ -53,7 +53,8 @@ import net.fips.dataplane.transport.Transport;
  * each configured {@code via_nostr} peer (policy not {@code disabled}) look its advert up (cache, else a fetch),
  * and dial its first direct endpoint that one of our transports reaches through the conductor's configured-peer
  * path ({@link LinkConductor#addConfiguredPeer}: the same dial, redial and backoff as a static address); with
- * policy {@code open} also dial cached strangers once ({@link LinkConductor#connect}). An advert with only the UDP
+ * policy {@code open} also dial cached strangers ({@link LinkConductor#connect}, no redial; after a failure not
+ * again for a while). An advert with only the UDP
  * {@code nat} endpoint goes to the {@link TraversalStarter}. Failed dials (the link layer's retry count, or a
  * stranger's dial that ended without a link) feed the failure state; in cooldown the peer is not dialled from its
  * advert (ADR 0043), and when the streak reaches the threshold the advert is fetched again (the stale re-check).
@@ -90,6 +91,8 @@ final class NostrDiscovery implements AutoCloseable {
         final String name;
         final AtomicBoolean fetching = new AtomicBoolean();
         long nextFetchNanos;
+        /** A stranger is not dialled again before this (open discovery). */
+        long nextTryNanos;
         /** The advert endpoint the link layer dials now; null to (re)dial from the advert. */
         String endpoint;
         /** The last endpoint dialled, for show_nostr. */
@@ -222,11 +225,11 @@ final class NostrDiscovery implements AutoCloseable {
                 if (p.config != null) {
                     configuredPeer(p, snap, nowNanos);
                 } else {
-                    stranger(p, snap);
+                    stranger(p, snap, nowNanos);
                 }
             }
             if (nc.policy() == NostrConfig.Policy.OPEN) {
-                openDiscovery(snap);
+                openDiscovery(snap, nowNanos);
             }
         }
         render(nowNanos);
@@ -308,8 +311,11 @@ final class NostrDiscovery implements AutoCloseable {
         }
     }
 
-    /** With policy open: dial cached strangers once each, within the pending budget. */
-    private void openDiscovery(final LinkSnapshot snap) {
+    /**
+     * With policy open: dial cached strangers, within the pending budget; one whose dial failed waits
+     * {@value #FETCH_INTERVAL_NANOS} ns times its failures in a row (at most 8) before the next, until its cooldown.
+     */
+    private void openDiscovery(final LinkSnapshot snap, final long now) {
         final long wall = wallMs.getAsLong();
         long pending = peers.values().stream().filter(s -> s.pendingStranger).count();
         int started = 0;
@@ -320,7 +326,8 @@ final class NostrDiscovery implements AutoCloseable {
             final String npub = c.authorNpub();
             final PeerState known = peers.get(npub);
             if (configuredNpubs.contains(npub) || snap.peer(npub) != null || dialling(snap, npub)
-                    || known != null && known.pendingStranger || runtime.cooldownUntil(npub, wall).isPresent()) {
+                    || known != null && (known.pendingStranger || now - known.nextTryNanos < 0)
+                    || runtime.cooldownUntil(npub, wall).isPresent()) {
                 continue;
             }
             final PeerIdentity id;
@@ -352,7 +359,7 @@ final class NostrDiscovery implements AutoCloseable {
         }
     }
 
-    private void stranger(final PeerState p, final LinkSnapshot snap) {
+    private void stranger(final PeerState p, final LinkSnapshot snap, final long now) {
         final long wall = wallMs.getAsLong();
         if (linkedNow(p, snap, wall)) {
             p.pendingStranger = false;
@@ -360,7 +367,8 @@ final class NostrDiscovery implements AutoCloseable {
         }
         if (p.pendingStranger && !dialling(snap, p.identity.npub())) {
             p.pendingStranger = false;
-            failure(p, wall, "dial ended without a link");
+            final long streak = failure(p, wall, "dial ended without a link");
+            p.nextTryNanos = now + FETCH_INTERVAL_NANOS * Math.min(8, Math.max(1, streak));
         }
     }
 
@@ -403,7 +411,8 @@ final class NostrDiscovery implements AutoCloseable {
         p.lastRetryCount = Math.max(p.lastRetryCount, count);
     }
 
-    private void failure(final PeerState p, final long wall, final String why) {
+    /** @return the streak after this failure */
+    private long failure(final PeerState p, final long wall, final String why) {
         final String npub = p.identity.npub();
         final FailureState.Decision d = runtime.recordFailure(npub, wall);
         outcome(p, "failed", wall);
@@ -416,6 +425,7 @@ final class NostrDiscovery implements AutoCloseable {
                     "nostr: peer {0}: advert re-checked after {1} failures: {2}", p.name, d.consecutiveFailures(),
                     e != null ? e.toString() : r.name().toLowerCase(Locale.ROOT)));
         }
+        return d.consecutiveFailures();
     }
 
     /** In cooldown: stop dialling the advert address; a peer with static addresses goes back to them. */
