@@ -98,6 +98,8 @@ final class NostrDiscovery implements AutoCloseable {
         /** The last endpoint dialled, for show_nostr. */
         String lastEndpoint;
         int lastRetryCount;
+        /** Failed attempts so far: picks which reachable advert endpoint is dialled. */
+        int rotation;
         boolean pendingStranger;
         boolean linked;
         boolean forgotten;
@@ -275,6 +277,8 @@ final class NostrDiscovery implements AutoCloseable {
                 .map(a -> new DialCandidates.Candidate(a.transport(), a.addr(), a.priority(), null)).toList(),
                 advert.advert(), wall);
         boolean natOnly = false;
+        final List<String> keys = new ArrayList<>();
+        final List<NodeSettings.Dial> reachable = new ArrayList<>();
         for (final DialCandidates.Candidate c : merged) {
             if (!c.fromAdvert()) {
                 continue;
@@ -284,18 +288,25 @@ final class NostrDiscovery implements AutoCloseable {
                 continue;
             }
             final Optional<NodeSettings.Dial> dial = pick(p.identity, c.transport(), c.addr());
-            if (dial.isEmpty()) {
-                continue;
+            if (dial.isPresent()) {
+                keys.add(c.transport() + " " + c.addr());
+                reachable.add(dial.get());
             }
-            final String key = c.transport() + " " + c.addr();
+        }
+        if (!reachable.isEmpty()) {
+            // After each failed attempt the next reachable endpoint is tried (failures move p.rotation on).
+            final int i = Math.floorMod(p.rotation, reachable.size());
+            final String key = keys.get(i);
             if (key.equals(p.endpoint)) {
                 return;
             }
-            final LinkConductor.ConnectResult r = conductor.addConfiguredPeer(p.identity, dial.get().transportId(),
-                    dial.get().address(), p.config.autoReconnect());
+            // The link layer's redial keeps the address it was scheduled with: drop it before the new address.
+            conductor.forgetConfiguredPeer(p.identity);
+            final LinkConductor.ConnectResult r = conductor.addConfiguredPeer(p.identity,
+                    reachable.get(i).transportId(), reachable.get(i).address(), p.config.autoReconnect());
+            p.lastRetryCount = 0;
             p.endpoint = key;
             p.lastEndpoint = key;
-            p.lastRetryCount = 0;
             p.dials++;
             outcome(p, "dialling", wall);
             LOG.log(Level.INFO, "nostr: peer {0}: dialling {1} from its advert ({2})", p.name, key,
@@ -407,6 +418,7 @@ final class NostrDiscovery implements AutoCloseable {
         }
         for (int i = p.lastRetryCount; i < count; i++) {
             failure(p, wall, "handshake to " + p.endpoint + " failed");
+            p.rotation++;
         }
         p.lastRetryCount = Math.max(p.lastRetryCount, count);
     }
@@ -433,11 +445,10 @@ final class NostrDiscovery implements AutoCloseable {
         final List<String> problems = new ArrayList<>();
         final Optional<NodeSettings.Dial> dial = p.config.addresses().isEmpty() ? Optional.empty()
                 : NodeSettings.pickDial(p.config, transports, problems);
+        conductor.forgetConfiguredPeer(p.identity);
         if (dial.isPresent()) {
             conductor.addConfiguredPeer(p.identity, dial.get().transportId(), dial.get().address(),
                     p.config.autoReconnect());
-        } else {
-            conductor.forgetConfiguredPeer(p.identity);
         }
     }
 

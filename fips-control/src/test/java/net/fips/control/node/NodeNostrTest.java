@@ -195,6 +195,32 @@ class NodeNostrTest {
     }
 
     @Test
+    void aDeadFirstEndpointIsFollowedByTheNext() throws Exception {
+        relay = new TestRelay(() -> System.currentTimeMillis() / 1000);
+        final String url = relay.url().toString();
+        final NodeIdentity idA = NodeIdentity.generate();
+        final NodeIdentity idB = NodeIdentity.generate();
+        final int portB = freePort();
+        final int deadPort = freePort();
+        // B runs but does not advertise; its advert (signed with its key) lists a dead endpoint first.
+        final Node b = start(yaml(idB, portB, dir.resolve("b.sock"), url, false, null));
+        publish(DiscoveryEvents.advert(idB.secretKey(), new OverlayAdvert(OverlayAdvert.IDENTIFIER, 1,
+                List.of(new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + deadPort),
+                        new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + portB)), null, null),
+                "fips-overlay-v1", System.currentTimeMillis(), 3600));
+        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, idB));
+        await(30_000, () -> linked(a, b), () -> "A reaches B at its second endpoint: " + a.controlApi().showNostr()
+                + " " + describe(a));
+        await(5_000, () -> "linked".equals(dialOf(a).get("outcome").asText()), () -> a.controlApi().showNostr()
+                .toString());
+        final JsonNode d = dialOf(a);
+        assertEquals("udp 127.0.0.1:" + portB, d.get("endpoint").asText());
+        assertEquals(2, d.get("dials").asLong(), d::toString);
+        assertEquals(0, d.get("consecutive_failures").asLong(), "the link cleared the streak");
+        assertEquals(NullNode.getInstance(), d.get("cooldown_until_ms"));
+    }
+
+    @Test
     void openPolicyDialsStrangersFromTheirAdverts() throws Exception {
         relay = new TestRelay(() -> System.currentTimeMillis() / 1000);
         final String url = relay.url().toString();
