@@ -10,7 +10,8 @@
 #      `fips --version` and `fipsctl --version` from the bundled runtime with no JDK on PATH; fipsctl's AOT cache
 #      maps (-XX:AOTMode=on fails otherwise); `fips --check -c /etc/fips/fips.yaml` accepts the seeded file; the
 #      installed daemon runs a node on a scratch config and the installed fipsctl reads
-#      its status over the control socket, as a group member and not; fips-dns-setup/-teardown per backend against a
+#      its status over the control socket, as a group member and not; the firewall baseline file and unit (shipped as in
+#      the tree, opt-in, nft's check mode accepts the file); fips-dns-setup/-teardown per backend against a
 #      stub systemctl and a scratch /etc (the host's DNS is never touched); systemd-analyze verify of the units;
 #   3. dpkg -i again (the upgrade path): an edited fips.yaml survives;
 #   4. dpkg -r keeps /etc/fips, dpkg -P removes it, the runtime, the group and /run/fips: nothing is left behind.
@@ -142,6 +143,29 @@ done
 check "fips-dns.service runs the installed helpers" bash -c "grep -qx 'ExecStart=/usr/lib/fips/fips-dns-setup' \
     /usr/lib/systemd/system/fips-dns.service && grep -qx 'ExecStop=/usr/lib/fips/fips-dns-teardown' \
     /usr/lib/systemd/system/fips-dns.service"
+# The firewall baseline (spec discovery-gateway.md §6): the shipped rules as in the source tree, the unit as the
+# reference's, and opt-in: neither postinst nor the install enables it.
+check "/etc/fips/fips.nft is packaging/common/fips.nft" cmp -s /etc/fips/fips.nft "$here/common/fips.nft"
+fw=/usr/lib/systemd/system/fips-firewall.service
+for d in Type=oneshot RemainAfterExit=yes Before=fips.service ConditionPathExists=/etc/fips/fips.nft \
+         'ExecStart=/usr/sbin/nft -f /etc/fips/fips.nft' 'ExecStop=-/usr/sbin/nft delete table inet fips' \
+         WantedBy=multi-user.target; do
+    check "fips-firewall.service has $d" grep -qx "$d" "$fw"
+done
+check "fips-firewall.service is not enabled by the install" \
+    bash -c '! ls /etc/systemd/system/*.wants/fips-firewall.service >/dev/null 2>&1'
+check "postinst never enables fips-firewall.service" \
+    bash -c "! grep -n 'enable' '$scratch/ctl/postinst' | grep -q 'fips-firewall'"
+check "prerm stops and disables fips-firewall.service on remove" \
+    bash -c "grep -q 'stop .*fips-firewall.service' '$scratch/ctl/prerm' \
+        && grep -q 'disable .*fips-firewall.service' '$scratch/ctl/prerm'"
+if command -v nft >/dev/null; then
+    # Check mode parses and resolves the file (the include of the empty fips.d included) without loading it.
+    if out=$(nft -c -f /etc/fips/fips.nft 2>&1); then pass "nft -c -f /etc/fips/fips.nft"; else
+        fail "nft -c -f /etc/fips/fips.nft: $out"; fi
+else
+    skip "nft -c -f /etc/fips/fips.nft: nftables is not installed"
+fi
 check "dpkg registered the conffiles" \
     bash -c "dpkg-query -W -f='\${Conffiles}' fips | grep -q '/etc/fips/hosts ' && dpkg-query -W -f='\${Conffiles}' fips | grep -q '/etc/fips/fips.nft '"
 

@@ -22,4 +22,5 @@ module net.fips.dataplane {
     exports net.fips.dataplane.ipv6;
     exports net.fips.dataplane.ble;
     exports net.fips.dataplane.tor;
+    exports net.fips.dataplane.nym;
 }

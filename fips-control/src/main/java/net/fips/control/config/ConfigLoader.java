@@ -100,7 +100,8 @@ public final class ConfigLoader {
         final List<TcpConfig> tcp = new ArrayList<>();
         final List<EthernetConfig> ethernet = new ArrayList<>();
         final List<TorConfig> tor = new ArrayList<>();
-        final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp, tor, ble);
+        final List<NymConfig> nym = new ArrayList<>();
+        final boolean otherAdvertises = transports(top.child("transports"), udp, ethernet, tcp, tor, nym, ble);
         final Set<String> udpNames = new TreeSet<>();
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
@@ -114,7 +115,7 @@ public final class ConfigLoader {
         }
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
-        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, tor, ble,
+        return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, tor, nym, ble,
                 NostrConfig.from(node.nostr())), files,
                 warnings, env);
     }
@@ -157,7 +158,7 @@ public final class ConfigLoader {
     /** @return true when a non-UDP transport has advertise_on_nostr set */
     private static boolean transports(final ConfigReader t, final List<UdpConfig> udp,
             final List<EthernetConfig> ethernet, final List<TcpConfig> tcp, final List<TorConfig> tor,
-            final List<BleConfig> ble) {
+            final List<NymConfig> nym, final List<BleConfig> ble) {
         final Set<String> udpKeys = Set.of(UDP_SCHEMA.split(" "));
         if (t.has("udp")) {
             for (final Map.Entry<String, Object> inst : Skim.instances(t, "udp", udpKeys)) {
@@ -220,6 +221,8 @@ public final class ConfigLoader {
                 advertises |= Boolean.TRUE.equals(values.get("advertise_on_nostr"));
                 if ("tcp".equals(other[0])) {
                     tcp.add(tcp(r, values, Optional.ofNullable(inst.getKey())));
+                } else {
+                    nym.add(nym(r, values, Optional.ofNullable(inst.getKey())));
                 }
                 r.finish();
             }
@@ -253,6 +256,26 @@ public final class ConfigLoader {
                         : OptionalInt.empty(),
                 Boolean.TRUE.equals(v.get("advertise_on_nostr")),
                 Optional.ofNullable((String) v.get("external_addr")));
+    }
+
+    /** {@code transports.nym}: the reference's keys and defaults; what its start would refuse is refused here. */
+    private static NymConfig nym(final ConfigReader r, final Map<String, Object> v, final Optional<String> name) {
+        final NymConfig d = NymConfig.DEFAULTS;
+        final String socks5 = v.containsKey("socks5_addr") ? (String) v.get("socks5_addr") : d.socks5Addr();
+        if (!TorSection.isHostPort(socks5)) {
+            r.error("socks5_addr", "expected host:port or IP:port of nym-socks5-client, got \"" + socks5 + "\"");
+        }
+        final int mtu = intValue(v, "mtu", d.mtu());
+        if (mtu < 1280) {
+            r.error("mtu", "must be at least 1280, got " + mtu);
+        }
+        final long timeout = v.get("connect_timeout_ms") instanceof Number n ? n.longValue() : d.connectTimeoutMs();
+        if (timeout <= 0) {
+            r.error("connect_timeout_ms", "must be positive");
+        }
+        final long startup = v.get("startup_timeout_secs") instanceof Number n ? n.longValue()
+                : d.startupTimeoutSecs();
+        return new NymConfig(name, socks5, timeout, mtu, Math.min(startup, Long.MAX_VALUE / 1_000_000_000L));
     }
 
     /** A schema value as an int, saturated (sizes and timeouts beyond 2^31 mean "as large as possible"). */
@@ -419,9 +442,13 @@ public final class ConfigLoader {
                     : "configured: " + String.join(", ", udpNames)) + ")");
             return null;
         }
-        if ("tor".equals(kind)) {
+        if ("tor".equals(kind) || "nym".equals(kind)) {
             try {
-                TorAddress.parse(addr.get());
+                if ("tor".equals(kind)) {
+                    TorAddress.parse(addr.get());
+                } else {
+                    TorAddress.parseNym(addr.get());
+                }
             } catch (final TorAddressException e) {
                 a.error("addr", e.getMessage());
                 return null;

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A whole, checked {@code fips.yaml}: the parts of the reference schema this node implements, as immutable
- * values with every default filled in. Sections it does not implement (Nym transports, LAN discovery, gateway) are
+ * values with every default filled in. Sections it does not implement (LAN discovery, gateway) are
  * checked for unknown keys and types but not kept; Nostr discovery's settings are kept ({@link NostrConfig}) though
  * the node does not run it yet.
  *
@@ -19,11 +19,12 @@ import java.util.Objects;
  * @param peers      {@code peers[]}
  * @param tcp        {@code transports.tcp} instances
  * @param tor        {@code transports.tor} instances; empty means no Tor transport
+ * @param nym        {@code transports.nym} instances; empty means no Nym transport
  * @param nostr      {@code node.discovery.nostr} / {@code node.rendezvous.nostr} (parsed; not run by the node yet)
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
         List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp, List<TorConfig> tor,
-        List<BleConfig> ble, NostrConfig nostr) {
+        List<NymConfig> nym, List<BleConfig> ble, NostrConfig nostr) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -40,13 +41,14 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         peers = List.copyOf(peers);
         tcp = List.copyOf(tcp);
         tor = List.copyOf(tor);
+        nym = List.copyOf(nym);
     }
 
     /** A config with the Nostr defaults. */
     public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
                       final List<EthernetConfig> ethernet, final List<PeerConfig> peers, final List<TcpConfig> tcp,
                       final List<TorConfig> tor, final List<BleConfig> ble) {
-        this(node, tun, dns, udp, ethernet, peers, tcp, tor, ble, NostrConfig.DEFAULTS);
+        this(node, tun, dns, udp, ethernet, peers, tcp, tor, List.of(), ble, NostrConfig.DEFAULTS);
     }
 
     /** A config with UDP transports only. */

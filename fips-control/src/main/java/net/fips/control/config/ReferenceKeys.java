@@ -73,7 +73,6 @@ final class ReferenceKeys {
         v041("transports.udp.accept_connections");
         v041("transports.tor.advertise_on_nostr");
         v041("transports.tor.advertised_port");
-        v041("transports.nym.*");
         // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented
         v041("transports.ble.auto_connect");
         // peers (§1.18) and the gateway, which only fips-gateway reads (§1.19)

@@ -5,15 +5,15 @@ import java.util.List;
 /** The transport types a node opens, one factory each, in the reference's transport id order. */
 final class TransportFactories {
     /**
-     * UDP, Ethernet, TCP, Tor, BLE (transports.md §1.4: the reference's order, with Nym, which this node does not
-     * implement, between Tor and BLE). The ids follow this list even for a type that opens its instances only once
-     * the identity is known (BLE).
+     * UDP, Ethernet, TCP, Tor, Nym, BLE (transports.md §1.4: the reference's order). The ids follow this list
+     * even for a type that opens its instances only once the identity is known (BLE).
      */
     static final List<TransportFactory> REGISTERED = List.of(
             new UdpTransportFactory(),
             new EthernetTransportFactory(),
             new TcpTransportFactory(),
             new TorTransportFactory(),
+            new NymTransportFactory(),
             new BleTransportFactory());
 
     private TransportFactories() {

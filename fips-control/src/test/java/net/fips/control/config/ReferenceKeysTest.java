@@ -76,7 +76,6 @@ class ReferenceKeysTest {
                         "transports.tor.advertise_on_nostr" + V041),
                 Arguments.of("transports: { tor: { a: { advertised_port: 443 } } }",
                         "transports.tor.a.advertised_port" + V041),
-                Arguments.of("transports: { nym: { mtu: 1400 } }", "transports.nym.mtu" + V041),
                 Arguments.of("transports: { ble: { one: { auto_connect: true } } }",
                         "transports.ble.one.auto_connect" + V041),
                 Arguments.of("gateway: { dns: { ttl: 30 } }", "gateway.dns.ttl" + V041),
@@ -110,7 +109,8 @@ class ReferenceKeysTest {
                 "node.limits.max_peers", "node.buffers.packet_channel",
                 "transports.udp.bind_addr",
                 "transports.udp.outbound_only", "peers[].alias", "node.control.socket_path",
-                "transports.ble.adapter", "transports.ble.psm", "transports.ble.probe_cooldown_secs")) {
+                "transports.ble.adapter", "transports.ble.psm", "transports.ble.probe_cooldown_secs",
+                "transports.nym.socks5_addr", "transports.nym.startup_timeout_secs")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);
         }
         assertFalse(ReferenceKeys.entries().isEmpty());

@@ -179,7 +179,7 @@ class NodeTransportsTest {
             assertTrue(rank > last, f.type() + " is registered out of the id order " + TransportTypes.ID_ORDER);
             last = rank;
         }
-        assertEquals(List.of("udp", "ethernet", "tcp", "tor", "ble"),
+        assertEquals(List.of("udp", "ethernet", "tcp", "tor", "nym", "ble"),
                 TransportFactories.REGISTERED.stream().map(TransportFactory::type).toList());
     }
 }

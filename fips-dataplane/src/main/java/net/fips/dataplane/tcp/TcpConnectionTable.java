@@ -414,6 +414,15 @@ final class TcpConnectionTable {
         dispose(c);
     }
 
+    /** {@link #close} with a WARNING naming the transport, the address and why (a proxied stream that ended). */
+    void closeWithWarning(final TcpConnection c, final String why) {
+        if (c.phase != TcpConnection.Phase.CLOSED) {
+            LOG.log(System.Logger.Level.WARNING, "{0} connection {1} {2} lost: {3}", typeName,
+                    c.inbound ? "from" : "to", c.address, why);
+        }
+        close(c, why);
+    }
+
     /** An established (or pending) connection ends: out of the pool, gauges down, state NONE. */
     void close(final TcpConnection c, final String why) {
         if (c.phase == TcpConnection.Phase.CLOSED) {

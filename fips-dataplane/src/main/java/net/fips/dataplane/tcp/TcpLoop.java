@@ -55,7 +55,7 @@ final class TcpLoop implements Runnable {
         this.table = new TcpConnectionTable(cfg, epfd, listenFd, counters, ids, states, requests, wake, port,
                 this::running, threadName);
         this.writer = new TcpStreamWriter(port, counters, table, cfg.mtu());
-        this.reader = new TcpStreamReader(port, counters, table);
+        this.reader = new TcpStreamReader(port, counters, table, cfg.endOfStreamIsRecvError());
     }
 
     private boolean running() {

@@ -22,12 +22,15 @@ final class TcpStreamReader {
     private final TransportPort port;
     private final TcpCounters counters;
     private final TcpConnectionTable table;
+    private final boolean endOfStreamIsRecvError;
     private boolean anyStalled;
 
-    TcpStreamReader(final TransportPort port, final TcpCounters counters, final TcpConnectionTable table) {
+    TcpStreamReader(final TransportPort port, final TcpCounters counters, final TcpConnectionTable table,
+                    final boolean endOfStreamIsRecvError) {
         this.port = port;
         this.counters = counters;
         this.table = table;
+        this.endOfStreamIsRecvError = endOfStreamIsRecvError;
     }
 
     /** @return whether a connection waits for pool slots */
@@ -60,7 +63,12 @@ final class TcpStreamReader {
                     return;
                 }
             } else if (r == 0) {
-                table.close(c, "closed by the peer");
+                if (endOfStreamIsRecvError) {
+                    counters.add(TcpCounters.RECV_ERRORS, 1);
+                    table.closeWithWarning(c, "the stream ended (closed by the proxy or the peer behind it)");
+                } else {
+                    table.close(c, "closed by the peer");
+                }
                 return;
             } else if (r == -Errno.EAGAIN) {
                 return;

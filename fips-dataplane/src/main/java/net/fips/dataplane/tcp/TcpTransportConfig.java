@@ -31,6 +31,7 @@ public final class TcpTransportConfig {
     private String typeName = "tcp";
     private StreamConnector connector = new DirectConnector();
     private LongSupplier nanoClock = System::nanoTime;
+    private boolean endOfStreamIsRecvError;
 
     /** @param text the listener's address ({@code ip:port}, {@code [v6]:port}), or null for none (outbound only) */
     public TcpTransportConfig bindAddress(final String text) {
@@ -106,6 +107,20 @@ public final class TcpTransportConfig {
     public TcpTransportConfig connector(final StreamConnector c) {
         this.connector = Objects.requireNonNull(c);
         return this;
+    }
+
+    /**
+     * @param counted true to count a connection the far end closes as a {@code recv_errors} (the reference's Nym
+     *                reader does, transports.md §6.7); false, the default, closes it uncounted
+     */
+    public TcpTransportConfig endOfStreamIsRecvError(final boolean counted) {
+        this.endOfStreamIsRecvError = counted;
+        return this;
+    }
+
+    /** @return whether an end of stream counts {@code recv_errors} */
+    public boolean endOfStreamIsRecvError() {
+        return endOfStreamIsRecvError;
     }
 
     /** @param clock the monotonic clock for connect deadlines (tests inject one) */

@@ -68,15 +68,42 @@ public record TorAddress(Kind kind, String host, InetAddress ip, int port, Strin
      * @throws TorAddressException if the bytes are not UTF-8 or the text is not a valid form
      */
     public static TorAddress parse(final byte[] addr) throws TorAddressException {
+        return parse(decode(addr, "Tor"));
+    }
+
+    /**
+     * Parses a Nym transport address (transports.md §6.7): the same forms as {@link #parse(String)} except that a
+     * host name needs no dot (the reference sends any host text to {@code nym-socks5-client} as a domain name).
+     *
+     * @param addr the bytes (UTF-8 text)
+     * @return the parsed address
+     * @throws TorAddressException if the bytes are not UTF-8 or the text is not {@code host:port}
+     */
+    public static TorAddress parseNym(final byte[] addr) throws TorAddressException {
+        return parseNym(decode(addr, "Nym"));
+    }
+
+    /**
+     * Parses Nym transport address text: {@link #parse(String)} without the rule that a host name has a dot.
+     *
+     * @param s the text, e.g. {@code "192.0.2.1:8443"}, {@code "[2001:db8::1]:443"} or {@code "peer:8443"}
+     * @return the parsed address
+     * @throws TorAddressException naming what is wrong
+     */
+    public static TorAddress parseNym(final String s) throws TorAddressException {
+        return parse(s, false);
+    }
+
+    private static String decode(final byte[] addr, final String kind) throws TorAddressException {
         final String s;
         try {
             s = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(addr)).toString();
         } catch (final CharacterCodingException e) {
             throw new TorAddressException(TorAddressException.Problem.NOT_UTF8,
-                    "Tor address must be UTF-8 text (" + addr.length + " bytes are not)");
+                    kind + " address must be UTF-8 text (" + addr.length + " bytes are not)");
         }
-        return parse(s);
+        return s;
     }
 
     /**
@@ -88,6 +115,10 @@ public record TorAddress(Kind kind, String host, InetAddress ip, int port, Strin
      * @throws TorAddressException naming what is wrong
      */
     public static TorAddress parse(final String s) throws TorAddressException {
+        return parse(s, true);
+    }
+
+    private static TorAddress parse(final String s, final boolean qualified) throws TorAddressException {
         Objects.requireNonNull(s, "s");
         final int colon = s.lastIndexOf(':');
         if (s.contains(".onion:")) {
@@ -111,7 +142,7 @@ public record TorAddress(Kind kind, String host, InetAddress ip, int port, Strin
                     "\"" + host + "\" in \"" + s + "\" is not a bracketed IPv6 address");
         }
         checkDomain(s, host);
-        if (host.indexOf('.') < 0) {
+        if (qualified && host.indexOf('.') < 0) {
             throw new TorAddressException(TorAddressException.Problem.NOT_QUALIFIED,
                     "host name must be fully qualified (contain a dot) for Tor to resolve it, got \"" + host
                             + "\" in \"" + s + "\"");

@@ -110,8 +110,11 @@ public final class TorConnector {
         ch.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, KEEPIDLE_SECS);
     }
 
-    /** @return {@code host:port} resolved, or null */
-    static InetSocketAddress resolve(final String hostPort) {
+    /**
+     * @param hostPort {@code host:port} ({@code [v6]:port} for an IPv6 literal), e.g. a {@code socks5_addr}
+     * @return it resolved, or null when it does not parse or resolve
+     */
+    public static InetSocketAddress resolve(final String hostPort) {
         final int colon = hostPort.lastIndexOf(':');
         if (colon <= 0) {
             return null;

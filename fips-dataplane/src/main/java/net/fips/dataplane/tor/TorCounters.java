@@ -10,7 +10,7 @@ import java.util.List;
  * {@code connect_timeouts}, {@code connect_refused}, {@code socks5_errors} for the dial and {@code control_errors}
  * for the control-port client. Written by connect tasks and the monitoring thread, read by snapshots.
  */
-public final class TorCounters {
+public final class TorCounters implements Socks5Counters {
     private final AtomicLong connectTimeouts = new AtomicLong();
     private final AtomicLong connectRefused = new AtomicLong();
     private final AtomicLong socks5Errors = new AtomicLong();
@@ -21,6 +21,7 @@ public final class TorCounters {
      *
      * @param f the failure
      */
+    @Override
     public void record(final Socks5Failure f) {
         switch (f.counter()) {
             case CONNECT_REFUSED -> connectRefused.incrementAndGet();

@@ -55,6 +55,23 @@ class TorAddressTest {
         assertTrue(e.getMessage().contains("localhost"), e.getMessage());
     }
 
+    /** Nym's rules (transports.md §6.7): any host name, no dot needed; IPs and ports as for Tor. */
+    @Test
+    void nymAcceptsAnyHostNameAndTheSameIpAndPortForms() throws Exception {
+        final TorAddress h = TorAddress.parseNym("localhost:9050");
+        assertEquals(TorAddress.Kind.HOSTNAME, h.kind());
+        assertEquals("localhost", h.host());
+        assertEquals(9050, h.port());
+        assertEquals(TorAddress.Kind.IP, TorAddress.parseNym("192.0.2.10:2121").kind());
+        assertEquals(TorAddress.Kind.IP, TorAddress.parseNym("[2001:db8::1]:443").kind());
+        assertEquals("peer.example.com", TorAddress.parseNym("peer.example.com:8443".getBytes(
+                StandardCharsets.UTF_8)).host());
+        for (final String bad : new String[] {"peer", "peer:", "peer:http", "peer:0", "peer:65536", ":80"}) {
+            assertThrows(TorAddressException.class, () -> TorAddress.parseNym(bad), bad);
+        }
+        assertThrows(TorAddressException.class, () -> TorAddress.parseNym(new byte[] {(byte) 0xC3, 0x28}));
+    }
+
     @Test
     void badFormsAreTypedErrorsNamingTheText() {
         assertProblem("peer.example.com", TorAddressException.Problem.MISSING_PORT);
