@@ -77,7 +77,8 @@ final class NostrAdverts {
                 continue;
             }
             final InetSocketAddress bound = i < udpBound.size() ? udpBound.get(i) : null;
-            final int port = bound == null ? 0 : bound.getPort();
+            // As the reference: a bare external IP takes the port of the configured bind_addr.
+            final int port = portOf(u.effectiveBindAddr()).orElse(0);
             final Optional<String> ext = u.externalAddr().flatMap(e -> hostPort(e, port));
             if (ext.isPresent()) {
                 endpoints.add(new OverlayAdvert.Endpoint("udp", ext.get()));
