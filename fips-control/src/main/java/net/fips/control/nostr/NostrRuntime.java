@@ -483,6 +483,11 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         return pool.publish(relays, wrap, RELAY_OP_TIMEOUT_MS).thenApply(ok -> new Sent(wrap.id(), ok));
     }
 
+    /** @return whether one of our {@code dm_relays} is connected now (a signal sent now reaches a relay) */
+    public boolean signalRelayConnected() {
+        return pool.anyConnected(cfg.dmRelays());
+    }
+
     @Override
     public void onSignal(final SignalChannel.Listener l) {
         this.listener = l;

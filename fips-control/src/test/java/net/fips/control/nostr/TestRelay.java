@@ -41,7 +41,7 @@ public final class TestRelay implements AutoCloseable {
     private final List<Conn> conns = new CopyOnWriteArrayList<>();
     private final List<NostrEvent> stored = new ArrayList<>();
     /** Every text message received, in order. */
-    final List<String> received = new CopyOnWriteArrayList<>();
+    public final List<String> received = new CopyOnWriteArrayList<>();
     /** When true, REQ is recorded but neither stored events nor EOSE are sent. */
     volatile boolean silent;
 
