@@ -62,13 +62,12 @@ final class ReferenceKeys {
         v041("node.buffers.dns_channel");
         master("node.native_api.*");
         // Nostr rendezvous (§1.7): the node runs adverts, the relay pool and signals; NAT traversal (STUN,
-        // punching, incoming offers) and the open-discovery startup sweep are not implemented. mDNS (§1.8).
+        // punching, incoming offers) and the open-discovery startup sweep are not implemented. mDNS
+        // (node.discovery.lan, node.rendezvous.lan) runs.
         for (final String key : NOSTR_TRAVERSAL_KEYS) {
             v041("node.discovery.nostr." + key);
             master("node.rendezvous.nostr." + key);
         }
-        v041("node.discovery.lan.*");
-        master("node.rendezvous.lan.*");
         // transports (§1.12-§1.17)
         v041("transports.udp.accept_connections");
         v041("transports.tor.advertise_on_nostr");

@@ -19,6 +19,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -137,12 +139,14 @@ final class NostrDiscovery implements AutoCloseable {
     }
 
     /**
-     * Starts the runtime when {@code node.discovery.nostr.enabled} (never waiting for a relay).
+     * Starts the runtime when {@code node.discovery.nostr.enabled} (never waiting for a relay) and hands its tick
+     * to {@code onTick} (the control loop's).
      *
      * @return the running discovery, or null when Nostr is off
      */
     static NostrDiscovery startIfEnabled(final FipsConfig cfg, final NodeIdentity identity,
-            final List<Transport> transports, final LinkConductor conductor, final NodeOptions options) {
+            final List<Transport> transports, final LinkConductor conductor, final NodeOptions options,
+            final Consumer<LongConsumer> onTick) {
         final NostrConfig nc = cfg.nostr();
         if (!nc.enabled()) {
             return null;
@@ -178,6 +182,7 @@ final class NostrDiscovery implements AutoCloseable {
             final TraversalStarter traversal = options.traversalStarter().apply(runtime);
             final NostrDiscovery d = new NostrDiscovery(cfg, identity, transports, conductor, runtime, traversal,
                     wall, closeThreads);
+            onTick.accept(d::tick);
             runtime.start();
             LOG.log(Level.INFO, "nostr discovery: {0} relay(s), policy {1}, advertise {2}", urls.size(),
                     nc.policy().name().toLowerCase(Locale.ROOT), nc.advertise());

@@ -116,8 +116,7 @@ class ConfigLoaderTest {
         final LoadedConfig loaded = load(yaml);
         // Every key this node parses but does not act on warns once, in the order of the table's readers.
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        assertEquals(Stream.of("node.limits.max_links", "node.discovery.lan.enabled",
-                "node.discovery.lan.scope",
+        assertEquals(Stream.of("node.limits.max_links",
                 "node.mmp.log_interval_secs", "node.mmp.owd_window_size", "node.ecn.enabled",
                 "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.tun_channel",
                 "node.buffers.dns_channel", "node.base_rtt_ms",
@@ -313,10 +312,8 @@ class ConfigLoaderTest {
                     connect_policy: manual
                     addresses: [ { transport: tcp, addr: "1.2.3.4:8443" }, { transport: udp, addr: nat } ]
                 """.formatted(ConfigTestSupport.TEST_US01));
-        final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        final List<String> expected = new ArrayList<>(Stream.of(
-                "node.discovery.lan.enabled")
-                .map(k -> k + v041).toList());
+        // node.discovery.nostr and .lan, advertise_on_nostr, public and via_nostr all act now: no key warns.
+        final List<String> expected = new ArrayList<>();
         // Values (not keys) this node cannot use are told apart:
         expected.add("peers[0].addresses[1].addr: \"nat\" (reach by Nostr traversal) not supported yet");
         expected.add("peers[0].connect_policy: not implemented by the reference either; the peer is simply not"
