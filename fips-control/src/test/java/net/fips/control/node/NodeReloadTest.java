@@ -112,7 +112,7 @@ class NodeReloadTest {
 
     @Test
     void aChangedNostrSectionNeedsARestart() throws Exception {
-        final int port = freePort();
+        final int port = FreePorts.udp();
         final LoadedConfig running = load(yaml(self, port, dir.resolve("a.sock"), ""));
         final LoadedConfig fresh = load(yaml(self, port, dir.resolve("a.sock"),
                 "  discovery:\n    nostr:\n      enabled: true\n      advert_relays: [\"ws://127.0.0.1:1\"]\n"));
