@@ -92,16 +92,12 @@ public class boringssl_h extends boringssl_h$shared {
         }
     }
 
-    private static class EVP_AEAD_CTX_new {
-        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
-            boringssl_h.C_POINTER,
-            boringssl_h.C_POINTER,
-            boringssl_h.C_POINTER,
-            boringssl_h.C_LONG,
-            boringssl_h.C_LONG
+    private static class EVP_AEAD_CTX_zero {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            boringssl_h.C_POINTER
         );
 
-        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("EVP_AEAD_CTX_new");
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("EVP_AEAD_CTX_zero");
 
         public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
     }
@@ -109,45 +105,45 @@ public class boringssl_h extends boringssl_h$shared {
     /**
      * Function descriptor for:
      * {@snippet lang=c :
-     * EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len)
+     * void EVP_AEAD_CTX_zero(EVP_AEAD_CTX *ctx)
      * }
      */
-    public static FunctionDescriptor EVP_AEAD_CTX_new$descriptor() {
-        return EVP_AEAD_CTX_new.DESC;
+    public static FunctionDescriptor EVP_AEAD_CTX_zero$descriptor() {
+        return EVP_AEAD_CTX_zero.DESC;
     }
 
     /**
      * Downcall method handle for:
      * {@snippet lang=c :
-     * EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len)
+     * void EVP_AEAD_CTX_zero(EVP_AEAD_CTX *ctx)
      * }
      */
-    public static MethodHandle EVP_AEAD_CTX_new$handle() {
-        return EVP_AEAD_CTX_new.HANDLE;
+    public static MethodHandle EVP_AEAD_CTX_zero$handle() {
+        return EVP_AEAD_CTX_zero.HANDLE;
     }
 
     /**
      * Address for:
      * {@snippet lang=c :
-     * EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len)
+     * void EVP_AEAD_CTX_zero(EVP_AEAD_CTX *ctx)
      * }
      */
-    public static MemorySegment EVP_AEAD_CTX_new$address() {
-        return EVP_AEAD_CTX_new.ADDR;
+    public static MemorySegment EVP_AEAD_CTX_zero$address() {
+        return EVP_AEAD_CTX_zero.ADDR;
     }
 
     /**
      * {@snippet lang=c :
-     * EVP_AEAD_CTX *EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len)
+     * void EVP_AEAD_CTX_zero(EVP_AEAD_CTX *ctx)
      * }
      */
-    public static MemorySegment EVP_AEAD_CTX_new(MemorySegment aead, MemorySegment key, long key_len, long tag_len) {
-        var mh$ = EVP_AEAD_CTX_new.HANDLE;
+    public static void EVP_AEAD_CTX_zero(MemorySegment ctx) {
+        var mh$ = EVP_AEAD_CTX_zero.HANDLE;
         try {
             if (TRACE_DOWNCALLS) {
-                traceDowncall("EVP_AEAD_CTX_new", aead, key, key_len, tag_len);
+                traceDowncall("EVP_AEAD_CTX_zero", ctx);
             }
-            return (MemorySegment)mh$.invokeExact(aead, key, key_len, tag_len);
+            mh$.invokeExact(ctx);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
@@ -155,12 +151,18 @@ public class boringssl_h extends boringssl_h$shared {
         }
     }
 
-    private static class EVP_AEAD_CTX_free {
-        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+    private static class EVP_AEAD_CTX_init {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            boringssl_h.C_INT,
+            boringssl_h.C_POINTER,
+            boringssl_h.C_POINTER,
+            boringssl_h.C_POINTER,
+            boringssl_h.C_LONG,
+            boringssl_h.C_LONG,
             boringssl_h.C_POINTER
         );
 
-        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("EVP_AEAD_CTX_free");
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("EVP_AEAD_CTX_init");
 
         public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
     }
@@ -168,43 +170,102 @@ public class boringssl_h extends boringssl_h$shared {
     /**
      * Function descriptor for:
      * {@snippet lang=c :
-     * void EVP_AEAD_CTX_free(EVP_AEAD_CTX *ctx)
+     * int EVP_AEAD_CTX_init(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len, ENGINE *impl)
      * }
      */
-    public static FunctionDescriptor EVP_AEAD_CTX_free$descriptor() {
-        return EVP_AEAD_CTX_free.DESC;
+    public static FunctionDescriptor EVP_AEAD_CTX_init$descriptor() {
+        return EVP_AEAD_CTX_init.DESC;
     }
 
     /**
      * Downcall method handle for:
      * {@snippet lang=c :
-     * void EVP_AEAD_CTX_free(EVP_AEAD_CTX *ctx)
+     * int EVP_AEAD_CTX_init(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len, ENGINE *impl)
      * }
      */
-    public static MethodHandle EVP_AEAD_CTX_free$handle() {
-        return EVP_AEAD_CTX_free.HANDLE;
+    public static MethodHandle EVP_AEAD_CTX_init$handle() {
+        return EVP_AEAD_CTX_init.HANDLE;
     }
 
     /**
      * Address for:
      * {@snippet lang=c :
-     * void EVP_AEAD_CTX_free(EVP_AEAD_CTX *ctx)
+     * int EVP_AEAD_CTX_init(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len, ENGINE *impl)
      * }
      */
-    public static MemorySegment EVP_AEAD_CTX_free$address() {
-        return EVP_AEAD_CTX_free.ADDR;
+    public static MemorySegment EVP_AEAD_CTX_init$address() {
+        return EVP_AEAD_CTX_init.ADDR;
     }
 
     /**
      * {@snippet lang=c :
-     * void EVP_AEAD_CTX_free(EVP_AEAD_CTX *ctx)
+     * int EVP_AEAD_CTX_init(EVP_AEAD_CTX *ctx, const EVP_AEAD *aead, const uint8_t *key, size_t key_len, size_t tag_len, ENGINE *impl)
      * }
      */
-    public static void EVP_AEAD_CTX_free(MemorySegment ctx) {
-        var mh$ = EVP_AEAD_CTX_free.HANDLE;
+    public static int EVP_AEAD_CTX_init(MemorySegment ctx, MemorySegment aead, MemorySegment key, long key_len, long tag_len, MemorySegment impl) {
+        var mh$ = EVP_AEAD_CTX_init.HANDLE;
         try {
             if (TRACE_DOWNCALLS) {
-                traceDowncall("EVP_AEAD_CTX_free", ctx);
+                traceDowncall("EVP_AEAD_CTX_init", ctx, aead, key, key_len, tag_len, impl);
+            }
+            return (int)mh$.invokeExact(ctx, aead, key, key_len, tag_len, impl);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class EVP_AEAD_CTX_cleanup {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            boringssl_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("EVP_AEAD_CTX_cleanup");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
+     * }
+     */
+    public static FunctionDescriptor EVP_AEAD_CTX_cleanup$descriptor() {
+        return EVP_AEAD_CTX_cleanup.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
+     * }
+     */
+    public static MethodHandle EVP_AEAD_CTX_cleanup$handle() {
+        return EVP_AEAD_CTX_cleanup.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
+     * }
+     */
+    public static MemorySegment EVP_AEAD_CTX_cleanup$address() {
+        return EVP_AEAD_CTX_cleanup.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void EVP_AEAD_CTX_cleanup(EVP_AEAD_CTX *ctx)
+     * }
+     */
+    public static void EVP_AEAD_CTX_cleanup(MemorySegment ctx) {
+        var mh$ = EVP_AEAD_CTX_cleanup.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("EVP_AEAD_CTX_cleanup", ctx);
             }
             mh$.invokeExact(ctx);
         } catch (Error | RuntimeException ex) {
