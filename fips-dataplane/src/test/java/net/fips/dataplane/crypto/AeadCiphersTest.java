@@ -13,23 +13,38 @@ import java.util.HexFormat;
 
 import org.junit.jupiter.api.Test;
 
+import net.fips.ffm.boringssl.Boringssl;
 import net.fips.ffm.openssl.Libcrypto;
 
 /** The backend choice and the FIPS nonce layout. */
 class AeadCiphersTest {
     @Test
-    void defaultFollowsLibcryptoAvailability() {
-        if (Libcrypto.isAvailable() && System.getProperty(AeadCiphers.BACKEND_PROPERTY) == null) {
-            assertEquals(AeadCiphers.LIBCRYPTO, AeadCiphers.defaultBackend());
-            assertTrue(AeadCiphers.fallbackReason().isEmpty());
-            try (AeadCipher c = AeadCiphers.create()) {
-                assertInstanceOf(LibcryptoAeadCipher.class, c);
-            }
-        } else {
-            assertEquals(AeadCiphers.JDK, AeadCiphers.defaultBackend());
-            assertTrue(AeadCiphers.fallbackReason().isPresent());
-            try (AeadCipher c = AeadCiphers.create()) {
-                assertInstanceOf(JdkAeadCipher.class, c);
+    void defaultIsTheFirstAvailableOfTheOrder() {
+        final String first = AeadCiphers.available().getFirst();
+        if (System.getProperty(AeadCiphers.BACKEND_PROPERTY) == null) {
+            assertEquals(first, AeadCiphers.defaultBackend());
+            assertEquals(first.equals(AeadCiphers.DEFAULT_ORDER.getFirst()), AeadCiphers.fallbackReason().isEmpty(),
+                    AeadCiphers.fallbackReason().toString());
+        }
+        try (AeadCipher c = AeadCiphers.create()) {
+            assertEquals(AeadCiphers.defaultBackend(), c.backend());
+            final Class<? extends AeadCipher> type = switch (c.backend()) {
+                case AeadCiphers.LIBCRYPTO -> LibcryptoAeadCipher.class;
+                case AeadCiphers.BORINGSSL -> BoringsslAeadCipher.class;
+                default -> JdkAeadCipher.class;
+            };
+            assertInstanceOf(type, c);
+        }
+    }
+
+    @Test
+    void availableFollowsTheProbes() {
+        assertEquals(Libcrypto.isAvailable(), AeadCiphers.available().contains(AeadCiphers.LIBCRYPTO));
+        assertEquals(Boringssl.isAvailable(), AeadCiphers.available().contains(AeadCiphers.BORINGSSL));
+        assertTrue(AeadCiphers.available().contains(AeadCiphers.JDK));
+        for (final String b : AeadCiphers.available()) {
+            try (AeadCipher c = AeadCiphers.create(b)) {
+                assertEquals(b, c.backend());
             }
         }
     }
