@@ -80,6 +80,9 @@ version=$(field Version)
 check "file name carries Version $version" test "$(basename "$deb")" = "fips_${version}_amd64.deb"
 check "Maintainer, Section, Description present" \
     test -n "$(field Maintainer)" -a "$(field Section)" = net -a -n "$(field Description)"
+# The default AEAD backend's library (ADR 0054) is a dependency; OpenSSL's, the fallback, only recommended.
+check "Depends names android-libboringssl (the default AEAD)" grep -qw android-libboringssl <<<"$(field Depends)"
+check "Recommends names libssl3 (the AEAD fallback)" grep -qw libssl3 <<<"$(field Recommends)"
 
 dpkg-deb -c "$deb" > "$scratch/contents"
 # The paths, as dpkg-deb lists them ("./usr/bin/fips"), with their modes.

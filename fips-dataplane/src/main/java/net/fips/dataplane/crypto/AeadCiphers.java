@@ -8,9 +8,9 @@ import net.fips.ffm.boringssl.Boringssl;
 import net.fips.ffm.openssl.Libcrypto;
 
 /**
- * Picks the {@link AeadCipher} backend. By default: OpenSSL libcrypto through FFM where {@code libcrypto.so.3} loads
- * and offers ChaCha20-Poly1305, else BoringSSL's {@code EVP_AEAD} where Debian's {@code android-libboringssl} is
- * installed, else the JDK's {@code Cipher}. The choice is made once per JVM and logged once, at INFO when the first
+ * Picks the {@link AeadCipher} backend. By default: BoringSSL's one-call {@code EVP_AEAD} through FFM where Debian's
+ * {@code android-libboringssl} is installed (the cheapest per packet, docs/benchmarks.md; ADR 0054), else OpenSSL
+ * libcrypto where {@code libcrypto.so.3} loads and offers ChaCha20-Poly1305, else the JDK's {@code Cipher}. The choice is made once per JVM and logged once, at INFO when the first
  * choice is used (or a backend is forced) and at WARNING, with the reasons, when falling back.
  *
  * <p>{@code -Dfips.aead.backend=boringssl|libcrypto|jdk} forces a backend (e.g. to rule out a native problem, or
@@ -27,7 +27,7 @@ public final class AeadCiphers {
     /** System property that can force a backend. */
     public static final String BACKEND_PROPERTY = "fips.aead.backend";
     /** The default order: the first available one is used; {@value #JDK} is always available. */
-    public static final List<String> DEFAULT_ORDER = List.of(LIBCRYPTO, BORINGSSL, JDK);
+    public static final List<String> DEFAULT_ORDER = List.of(BORINGSSL, LIBCRYPTO, JDK);
 
     private AeadCiphers() {
     }
