@@ -3,6 +3,7 @@ package net.fips.dataplane.crypto;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 import net.fips.ffm.boringssl.Boringssl;
 import net.fips.ffm.openssl.Libcrypto;
@@ -10,8 +11,9 @@ import net.fips.ffm.openssl.Libcrypto;
 /**
  * Picks the {@link AeadCipher} backend. By default: BoringSSL's one-call {@code EVP_AEAD} through FFM where Debian's
  * {@code android-libboringssl} is installed (the cheapest per packet, docs/benchmarks.md; ADR 0054), else OpenSSL
- * libcrypto where {@code libcrypto.so.3} loads and offers ChaCha20-Poly1305, else the JDK's {@code Cipher}. The choice is made once per JVM and logged once, at INFO when the first
- * choice is used (or a backend is forced) and at WARNING, with the reasons, when falling back.
+ * libcrypto where {@code libcrypto.so.3} loads and offers ChaCha20-Poly1305, else the JDK's {@code Cipher}. The
+ * choice is made once per JVM and logged once, at INFO when the first choice is used (or a backend is forced) and
+ * at WARNING, with the reasons, when falling back.
  *
  * <p>{@code -Dfips.aead.backend=boringssl|libcrypto|jdk} forces a backend (e.g. to rule out a native problem, or
  * to compare); a forced native backend that cannot load falls back along the default order with a warning. Any
@@ -89,6 +91,37 @@ public final class AeadCiphers {
         };
     }
 
+    /**
+     * The choice itself, for a given forced name and availability (pure, so the fallbacks can be tested).
+     *
+     * @param forced      the property's value if it names a backend, else {@code null}
+     * @param unavailable a backend's unavailability reason, {@code null} when it can be created
+     * @return {chosen backend, reason it is not the first of {@link #DEFAULT_ORDER} or {@code null}}
+     */
+    static String[] choose(final String forced, final Function<String, String> unavailable) {
+        final StringBuilder why = new StringBuilder();
+        if (forced != null && unavailable.apply(forced) == null) {
+            if (!forced.equals(DEFAULT_ORDER.getFirst())) {
+                why.append("forced by -D").append(BACKEND_PROPERTY).append('=').append(forced);
+            }
+            return new String[] {forced, why.isEmpty() ? null : why.toString()};
+        }
+        if (forced != null) {
+            why.append("-D").append(BACKEND_PROPERTY).append('=').append(forced).append(" unavailable: ")
+                    .append(unavailable.apply(forced));
+        }
+        for (final String b : DEFAULT_ORDER) {
+            final String reason = unavailable.apply(b);
+            if (reason == null) {
+                return new String[] {b, why.isEmpty() ? null : why.toString()};
+            }
+            if (!b.equals(forced)) {
+                why.append(why.isEmpty() ? "" : "; ").append(b).append(" unavailable: ").append(reason);
+            }
+        }
+        throw new IllegalStateException("no AEAD backend available: " + why);
+    }
+
     /** The once-per-JVM decision; its initialiser cannot throw because the libraries' probes do not. */
     private static final class Choice {
         static final String BACKEND;
@@ -102,31 +135,9 @@ public final class AeadCiphers {
                         String.join(", ", DEFAULT_ORDER));
                 forced = null;
             }
-            final StringBuilder why = new StringBuilder();
-            String chosen = null;
-            if (forced != null && unavailableReason(forced) == null) {
-                chosen = forced;
-                if (!forced.equals(DEFAULT_ORDER.getFirst())) {
-                    why.append("forced by -D").append(BACKEND_PROPERTY).append('=').append(forced);
-                }
-            } else {
-                if (forced != null) {
-                    why.append("-D").append(BACKEND_PROPERTY).append('=').append(forced).append(" unavailable: ")
-                            .append(unavailableReason(forced));
-                }
-                for (final String b : DEFAULT_ORDER) {
-                    final String reason = unavailableReason(b);
-                    if (reason == null) {
-                        chosen = b;
-                        break;
-                    }
-                    if (!b.equals(forced)) {
-                        why.append(why.isEmpty() ? "" : "; ").append(b).append(" unavailable: ").append(reason);
-                    }
-                }
-            }
-            BACKEND = chosen;
-            REASON = why.isEmpty() ? null : why.toString();
+            final String[] choice = choose(forced, AeadCiphers::unavailableReason);
+            BACKEND = choice[0];
+            REASON = choice[1];
             if (REASON == null) {
                 log.log(Level.INFO, "AEAD backend: {0} ({1})", BACKEND, describe(BACKEND));
             } else if (forced != null && forced.equals(BACKEND)) {

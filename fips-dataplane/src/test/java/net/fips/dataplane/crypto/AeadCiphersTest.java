@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HexFormat;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +36,26 @@ class AeadCiphersTest {
             };
             assertInstanceOf(type, c);
         }
+    }
+
+    @Test
+    void fallbacksFollowTheOrderAndNameEveryReason() {
+        final Map<String, String> none = Map.of();
+        assertArrayEquals(new String[] {AeadCiphers.BORINGSSL, null}, AeadCiphers.choose(null, none::get));
+        final Map<String, String> noBoring = Map.of(AeadCiphers.BORINGSSL, "not installed");
+        assertArrayEquals(new String[] {AeadCiphers.LIBCRYPTO, "boringssl unavailable: not installed"},
+                AeadCiphers.choose(null, noBoring::get));
+        final Map<String, String> neither = Map.of(AeadCiphers.BORINGSSL, "b gone", AeadCiphers.LIBCRYPTO, "l gone");
+        assertArrayEquals(new String[] {AeadCiphers.JDK,
+            "boringssl unavailable: b gone; libcrypto unavailable: l gone"}, AeadCiphers.choose(null, neither::get));
+        assertArrayEquals(new String[] {AeadCiphers.LIBCRYPTO, "forced by -Dfips.aead.backend=libcrypto"},
+                AeadCiphers.choose(AeadCiphers.LIBCRYPTO, none::get));
+        assertArrayEquals(new String[] {AeadCiphers.BORINGSSL, null}, AeadCiphers.choose(AeadCiphers.BORINGSSL,
+                none::get));
+        // A forced backend that cannot load falls back along the order, saying so once.
+        assertArrayEquals(new String[] {AeadCiphers.LIBCRYPTO,
+            "-Dfips.aead.backend=boringssl unavailable: not installed"},
+                AeadCiphers.choose(AeadCiphers.BORINGSSL, noBoring::get));
     }
 
     @Test
