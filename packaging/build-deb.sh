@@ -60,6 +60,9 @@ else
     jar=$(fips_fresh_jar 'fips-cli/target/fips-cli-*.jar' build-deb)
 fi
 lib="$root/fips-cli/target/lib"
+# fips-gateway's jar goes beside the daemon's; the reactor build above built it too.
+gwjar=$(ls "$root"/fips-gateway/target/fips-gateway-*.jar 2>/dev/null | head -n1 || true)
+[ -n "$gwjar" ] || { echo "build-deb: no fips-gateway jar; build first" >&2; exit 1; }
 
 # The Maven project version, as the compiler recorded it in the module descriptor.
 mvn_version=$("$JAVA_HOME/bin/jar" --describe-module --file "$jar" | sed -n '1s/^net\.fips\.cli@\([^ ]*\) .*/\1/p')
@@ -116,7 +119,7 @@ esac
     --strip-debug --no-header-files --no-man-pages \
     --generate-cds-archive --output "$rt" >/dev/null
 mkdir -p "$stage/usr/lib/fips/lib"
-cp "$jar" "$lib"/*.jar "$stage/usr/lib/fips/lib/"
+cp "$jar" "$gwjar" "$lib"/*.jar "$stage/usr/lib/fips/lib/"
 modpath=/usr/lib/fips/lib
 # The archive for heaps over 32 GiB (uncompressed oops) would add 14 MB for a case a mesh node never has.
 rm -f "$rt/lib/server/classes_nocoops.jsa"
@@ -135,13 +138,14 @@ daemon_opts=$(unset FIPS_JAVA_OPTS; fips_daemon_java_opts)
 sed -i "s|@FIPS_DAEMON_JAVA_OPTS@|$daemon_opts|" "$stage/usr/bin/fips"
 grep -q '@FIPS_DAEMON_JAVA_OPTS@' "$stage/usr/bin/fips" && { echo "build-deb: daemon options not written in" >&2; exit 1; }
 inst 755 "$here/common/fipsctl.launcher" usr/bin/fipsctl
+inst 755 "$here/common/fips-gateway.launcher" usr/bin/fips-gateway
 inst 755 "$here/common/fips-dns-setup" usr/lib/fips/fips-dns-setup
 inst 755 "$here/common/fips-dns-teardown" usr/lib/fips/fips-dns-teardown
 inst 644 "$here/common/fips.yaml" usr/share/fips/fips.yaml.example
 inst 644 "$here/common/hosts" etc/fips/hosts
 inst 644 "$here/common/fips.nft" etc/fips/fips.nft
 inst 644 "$here/common/fips.tmpfiles" usr/lib/tmpfiles.d/fips.conf
-for unit in fips.service fips-dns.service fips-firewall.service; do
+for unit in fips.service fips-dns.service fips-firewall.service fips-gateway.service; do
     inst 644 "$here/systemd/$unit" "usr/lib/systemd/system/$unit"
 done
 doc=usr/share/doc/fips

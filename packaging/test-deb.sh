@@ -7,7 +7,8 @@
 #   1. contents (dpkg-deb -I/-c): metadata, every path the package must ship, conffiles, root ownership, modes,
 #      md5sums, no JDK tools in the runtime, sizes within bounds;
 #   2. dpkg -i: fips group, seeded /etc/fips/fips.yaml (0600, equal to the example), fips.d, conffiles registered;
-#      `fips --version` and `fipsctl --version` from the bundled runtime with no JDK on PATH; fipsctl's AOT cache
+#      `fips --version`, `fipsctl --version` and `fips-gateway --version` from the bundled runtime with no JDK on
+#      PATH (and fips-gateway refusing the seeded config, which has no gateway block); fipsctl's AOT cache
 #      maps (-XX:AOTMode=on fails otherwise); `fips --check -c /etc/fips/fips.yaml` accepts the seeded file; the
 #      installed daemon runs a node on a scratch config and the installed fipsctl reads
 #      its status over the control socket, as a group member and not; the firewall baseline file and unit (shipped as in
@@ -90,20 +91,22 @@ awk '{ p = $6; sub(/^\.\//, "/", p); sub(/\/$/, "", p); print $1, $2, p }' "$scr
 has() { # mode-prefix path: the path is in the package with that type/mode
     grep -q "^$1 [^ ]* $2\$" "$scratch/files"
 }
-for p in /usr/bin/fips /usr/bin/fipsctl /usr/lib/fips/fips-dns-setup /usr/lib/fips/fips-dns-teardown \
-         /usr/lib/fips/runtime/bin/java; do
+for p in /usr/bin/fips /usr/bin/fipsctl /usr/bin/fips-gateway /usr/lib/fips/fips-dns-setup \
+         /usr/lib/fips/fips-dns-teardown /usr/lib/fips/runtime/bin/java; do
     check "ships $p (executable)" has -rwxr-xr-x "$p"
 done
 for p in /etc/fips/hosts /etc/fips/fips.nft /usr/share/fips/fips.yaml.example \
          /usr/lib/fips/runtime/lib/modules /usr/lib/fips/runtime/lib/server/classes.jsa \
          /usr/lib/fips/runtime/lib/server/libjvm.so /usr/lib/fips/runtime/release \
          /usr/lib/systemd/system/fips.service /usr/lib/systemd/system/fips-dns.service \
-         /usr/lib/systemd/system/fips-firewall.service /usr/lib/tmpfiles.d/fips.conf \
-         /usr/share/doc/fips/copyright /usr/share/doc/fips/changelog.Debian.gz /usr/share/doc/fips/operator-guide.md; do
+         /usr/lib/systemd/system/fips-firewall.service /usr/lib/systemd/system/fips-gateway.service \
+         /usr/lib/tmpfiles.d/fips.conf /usr/share/doc/fips/copyright /usr/share/doc/fips/changelog.Debian.gz /usr/share/doc/fips/operator-guide.md; do
     check "ships $p" has -rw-r--r-- "$p"
 done
 check "ships the application's modules in /usr/lib/fips/lib" \
     grep -Eq '^-rw-r--r-- [^ ]* /usr/lib/fips/lib/fips-cli-[^ ]*\.jar$' "$scratch/files"
+check "ships the gateway's module in /usr/lib/fips/lib" \
+    grep -Eq '^-rw-r--r-- [^ ]* /usr/lib/fips/lib/fips-gateway-[^ ]*\.jar$' "$scratch/files"
 check "every entry owned by root/root" test -z "$(awk '$2 != "root/root"' "$scratch/files")"
 check "nothing world-writable or setuid" test -z "$(awk '$1 !~ /^l/ && ($1 ~ /^.{8}w/ || $1 ~ /s/)' "$scratch/files")"
 check "the live /etc/fips/fips.yaml is not shipped (postinst seeds it)" bash -c "! grep -q ' /etc/fips/fips.yaml\$' '$scratch/files'"
@@ -169,6 +172,14 @@ if command -v nft >/dev/null; then
 else
     skip "nft -c -f /etc/fips/fips.nft: nftables is not installed"
 fi
+gw=/usr/lib/systemd/system/fips-gateway.service
+check "fips-gateway.service runs fips-gateway --config /etc/fips/fips.yaml" \
+    grep -qx 'ExecStart=/usr/bin/fips-gateway --config /etc/fips/fips.yaml' "$gw"
+for d in After=fips.service Requires=fips.service Restart=on-failure TimeoutStopSec=15 ProtectKernelTunables=no \
+         'CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_BIND_SERVICE'; do
+    check "fips-gateway.service has $d" grep -qx "$d" "$gw"
+done
+check "fips-gateway.service waits for fips0 before starting" grep -q '^ExecStartPre=.*/sys/class/net/fips0' "$gw"
 check "dpkg registered the conffiles" \
     bash -c "dpkg-query -W -f='\${Conffiles}' fips | grep -q '/etc/fips/hosts ' && dpkg-query -W -f='\${Conffiles}' fips | grep -q '/etc/fips/fips.nft '"
 
@@ -181,6 +192,16 @@ else
 fi
 check "fips --version names the build's version" grep -q "^fips ${version%%~*}" <<<"$out"
 if out=$("${bare[@]}" /usr/bin/fipsctl --version 2>&1); then pass "fipsctl --version"; else fail "fipsctl --version: $out"; fi
+if out=$("${bare[@]}" /usr/bin/fips-gateway --version 2>&1); then
+    check "installed fips-gateway --version runs on the bundled runtime" grep -q '^fips-gateway ' <<<"$out"
+else
+    fail "fips-gateway --version: $out"
+fi
+# Without a gateway block it refuses to start with one line saying so (exit 1), before touching the host.
+rc=0
+out=$("${bare[@]}" /usr/bin/fips-gateway -c /etc/fips/fips.yaml 2>&1) || rc=$?
+check "installed fips-gateway refuses a config without gateway: (exit 1, says why)" \
+    bash -c '[ "$1" = 1 ] && grep -q "no gateway: block" <<<"$2"' _ "$rc" "$out"
 # The packaged daemon runs with bin/fips's memory-sized JVM options, not the JVM's defaults.
 . "$root/bin/java-env.sh"
 check "/usr/bin/fips passes bin/fips's JVM options" grep -qF -- "$(unset FIPS_JAVA_OPTS; fips_daemon_java_opts)" /usr/bin/fips
@@ -322,7 +343,7 @@ check "fips-dns-teardown leaves a resolver file it did not write" test -f "$scra
 
 if command -v systemd-analyze >/dev/null; then
     units=(/usr/lib/systemd/system/fips.service /usr/lib/systemd/system/fips-dns.service
-           /usr/lib/systemd/system/fips-firewall.service)
+           /usr/lib/systemd/system/fips-firewall.service /usr/lib/systemd/system/fips-gateway.service)
     # fips-firewall's ExecStart needs nft; without nftables only that complaint is expected.
     if out=$(systemd-analyze verify "${units[@]}" 2>&1) \
             || ! grep -v -e '/usr/sbin/nft' -e '^$' <<<"$out" | grep -q .; then
@@ -343,12 +364,14 @@ check "an edited fips.yaml survives the upgrade" grep -q '^# edited by test-deb$
 # --- 4. remove, then purge ---------------------------------------------------------------------------------------
 check "dpkg -r" bash -c "dpkg -r fips > '$scratch/remove.log' 2>&1"
 check "remove keeps /etc/fips (config and keys)" test -f /etc/fips/fips.yaml -a -f /etc/fips/hosts
-check "remove takes the runtime and launchers" test ! -e /usr/lib/fips -a ! -e /usr/bin/fips -a ! -e /usr/bin/fipsctl
+check "remove takes the runtime and launchers" test ! -e /usr/lib/fips -a ! -e /usr/bin/fips -a ! -e /usr/bin/fipsctl \
+    -a ! -e /usr/bin/fips-gateway
 check "dpkg -P" bash -c "dpkg -P fips > '$scratch/purge.log' 2>&1"
 check "dpkg no longer knows fips" bash -c "! dpkg-query -W fips >/dev/null 2>&1"
 for p in /etc/fips /usr/lib/fips /usr/share/fips /usr/share/doc/fips /run/fips /usr/bin/fips /usr/bin/fipsctl \
          /usr/lib/systemd/system/fips.service /usr/lib/systemd/system/fips-dns.service \
-         /usr/lib/systemd/system/fips-firewall.service /usr/lib/tmpfiles.d/fips.conf; do
+         /usr/lib/systemd/system/fips-firewall.service /usr/lib/systemd/system/fips-gateway.service \
+         /usr/lib/tmpfiles.d/fips.conf /usr/bin/fips-gateway; do
     check "purge left no $p" test ! -e "$p"
 done
 check "purge removed the fips group" bash -c '! getent group fips >/dev/null'

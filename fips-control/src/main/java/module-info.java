@@ -50,5 +50,6 @@ module net.fips.control {
     opens net.fips.control.ble.dbus to org.freedesktop.dbus;
     exports net.fips.control.tor;
     exports net.fips.control.nostr;
+    exports net.fips.control.nat;
 
 }

@@ -47,7 +47,7 @@ class ArchitectureTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ffm", "dataplane", "control", "cli", "sim"})
+    @ValueSource(strings = {"ffm", "dataplane", "control", "cli", "sim", "gateway"})
     void noPackageCycleInsideAModule(final String module) {
         ModuleRules.noPackageCycle("net.fips", module).check(classes);
     }
@@ -61,5 +61,10 @@ class ArchitectureTest {
     @Test
     void theCliUsesTheDataPlaneOnlyThroughItsAllowList() {
         ModuleRules.cliOnlyThroughControl("net.fips", CLI_DATAPLANE_ALLOWED).check(classes);
+    }
+
+    @Test
+    void theGatewayUsesNoDataPlaneClass() {
+        ModuleRules.onlyThroughControl("net.fips", "gateway", Set.of()).check(classes);
     }
 }

@@ -15,11 +15,12 @@ import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 /**
  * The package rules of CONTRIBUTING.md "Modules: dependencies point one way", as ArchUnit rules over a base package
  * ({@code net.fips} for the real modules, a fixture package in the tests that prove each rule can fail). Each module
- * is one subpackage of the base: {@code ffm}, {@code dataplane}, {@code control}, {@code cli}, {@code sim}.
+ * is one subpackage of the base: {@code ffm}, {@code dataplane}, {@code control}, {@code cli}, {@code sim},
+ * {@code gateway}.
  */
 final class ModuleRules {
     /** The module root packages, lowest first. */
-    static final List<String> MODULES = List.of("ffm", "dataplane", "control", "cli", "sim");
+    static final List<String> MODULES = List.of("ffm", "dataplane", "control", "cli", "sim", "gateway");
 
     private ModuleRules() {
     }
@@ -62,11 +63,24 @@ final class ModuleRules {
      * @return the rule
      */
     static ArchRule cliOnlyThroughControl(final String base, final Set<String> allowed) {
+        return onlyThroughControl(base, "cli", allowed);
+    }
+
+    /**
+     * A front-end module ({@code cli}, {@code gateway}) goes through the control plane: of the data plane (and the
+     * FFM bindings) it may use only the classes named in {@code allowed}.
+     *
+     * @param base    the base package
+     * @param module  the front-end module
+     * @param allowed fully qualified top-level class names
+     * @return the rule
+     */
+    static ArchRule onlyThroughControl(final String base, final String module, final Set<String> allowed) {
         final DescribedPredicate<JavaClass> belowControl = DescribedPredicate.describe(
                 "are in " + base + ".dataplane.. or " + base + ".ffm.. and not on the allow-list " + allowed,
                 c -> (inModule(c, base + ".dataplane") || inModule(c, base + ".ffm"))
                         && !allowed.contains(topLevelName(c)));
-        return noClasses().that().resideInAPackage(base + ".cli..")
+        return noClasses().that().resideInAPackage(base + "." + module + "..")
                 .should().dependOnClassesThat(belowControl)
                 .allowEmptyShould(true);
     }

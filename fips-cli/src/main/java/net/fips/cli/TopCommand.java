@@ -29,6 +29,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 import net.fips.control.config.ControlSocketPaths;
+import net.fips.control.config.HostEnvironment;
 import net.fips.control.ctl.ControlClient;
 import net.fips.control.ctl.ControlClientException;
 import net.fips.control.ctl.ControlJson;
@@ -60,6 +61,11 @@ final class TopCommand implements Callable<Integer> {
     @ParentCommand
     FipsCtl root;
 
+    @Option(names = "--gateway-socket", paramLabel = "PATH",
+            description = "fips-gateway's control socket for the Gateway view (default: gateway.sock beside the"
+                    + " daemon's default socket, e.g. /run/fips/gateway.sock).")
+    Path gatewaySocket;
+
     @Option(names = {"-r", "--refresh"}, paramLabel = "SECONDS", defaultValue = "1",
             description = "Seconds between polls (default: ${DEFAULT-VALUE}).")
     double refreshSeconds;
@@ -79,6 +85,9 @@ final class TopCommand implements Callable<Integer> {
         }
         final Path socket = root.socket != null ? root.socket : ControlSocketPaths.defaultControlSocket();
         final ControlClient client = new ControlClient(socket, QUERY_TIMEOUT);
+        final ControlClient gateway = new ControlClient(gatewaySocket != null ? gatewaySocket
+                : ControlSocketPaths.resolveDefault(HostEnvironment.system(), ControlSocketPaths.GATEWAY_SOCKET),
+                QUERY_TIMEOUT);
         final long periodNanos = (long) (refreshSeconds * 1e9);
 
         final Terminal terminal;
@@ -91,11 +100,12 @@ final class TopCommand implements Callable<Integer> {
             return FipsCtl.EXIT_USAGE;
         }
         try (terminal) {
-            return run(terminal, client, periodNanos);
+            return run(terminal, client, gateway, periodNanos);
         }
     }
 
-    private int run(final Terminal terminal, final ControlClient client, final long periodNanos)
+    private int run(final Terminal terminal, final ControlClient client, final ControlClient gateway,
+            final long periodNanos)
             throws IOException {
         final AtomicBoolean quit = new AtomicBoolean();
         final AtomicBoolean dirty = new AtomicBoolean(true);
@@ -108,7 +118,7 @@ final class TopCommand implements Callable<Integer> {
             TopView.Poll rateBase = null;
             while (!quit.get()) {
                 final long start = System.nanoTime();
-                final TopView.Poll now = poll(client, latest.get(), state.get());
+                final TopView.Poll now = poll(client, gateway, latest.get(), state.get());
                 // A view change polls at once; byte rates stay over at least half a period.
                 if (rateBase == null || now.atNanos() - rateBase.atNanos() >= periodNanos / 2) {
                     rates.set(TopView.rates(rateBase, now));
@@ -275,9 +285,11 @@ final class TopCommand implements Callable<Integer> {
     /**
      * One round of queries: status and peers always, then what the state's view needs ({@link
      * TopView#sourcesFor}). Answers not fetched this round are kept from the previous one. When the daemon is
-     * unreachable the previous answers stay, with the error.
+     * unreachable the previous answers stay, with the error. The Gateway view's answers come from {@code gateway}
+     * (null: none).
      */
-    static TopView.Poll poll(final ControlClient client, final TopView.Poll before, final TopState state) {
+    static TopView.Poll poll(final ControlClient client, final ControlClient gateway, final TopView.Poll before,
+            final TopState state) {
         final long now = System.nanoTime();
         final JsonNode status;
         try {
@@ -304,6 +316,9 @@ final class TopCommand implements Callable<Integer> {
                         graphsFor = r.key();
                     }
                 }
+                // fips-gateway's socket; a gateway that is not running leaves these absent
+                case GATEWAY, GATEWAY_MAPPINGS ->
+                        put(data, s, gateway == null ? null : quiet(gateway, s.command, null));
                 default -> put(data, s, quiet(client, s.command, null));
             }
         }

@@ -182,6 +182,9 @@ record TopState(TopView.Tab tab, int peerRow, int scroll, boolean collapsed, Gra
         if (key >= '1' && key <= '9' && key - '1' < TopView.Tab.values().length) {
             return withTab(TopView.Tab.values()[key - '1']);
         }
+        if (key == '0' && TopView.Tab.values().length >= 10) {
+            return withTab(TopView.Tab.values()[9]);
+        }
         switch (key) {
             case '\t' -> {
                 return withTab(tab.next());

@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * Every figure comes from the daemon; one it leaves out or sends as null shows as {@code -}.
  */
 final class TopView {
-    /** The views Tab cycles through, in the reference fipstop's order (its Gateway tab aside). */
+    /** The views Tab cycles through, in the reference fipstop's order. */
     enum Tab {
         /** Identity, counts, sparklines, listening sockets. */
         NODE("Node"),
@@ -35,7 +35,9 @@ final class TopView {
         /** Routing state, the coordinate cache, forwarding and discovery counters, lookups and retries. */
         ROUTING("Routing"),
         /** The stats history as plots. */
-        GRAPHS("Graphs");
+        GRAPHS("Graphs"),
+        /** fips-gateway's pool and mappings, from the gateway's own socket. */
+        GATEWAY("Gateway");
 
         final String title;
 
@@ -69,7 +71,11 @@ final class TopView {
         LISTENING("show_listening_sockets"),
         STATS_PEERS("show_stats_peers"),
         /** The Graphs view's query ({@link TopGraphs#request}); {@link Poll#graphsFor()} says for what. */
-        GRAPHS("");
+        GRAPHS(""),
+        /** {@code show_gateway}, asked of the gateway's socket, not the daemon's. */
+        GATEWAY("show_gateway"),
+        /** {@code show_mappings}, asked of the gateway's socket. */
+        GATEWAY_MAPPINGS("show_mappings");
 
         final String command;
 
@@ -90,6 +96,7 @@ final class TopView {
             case PERFORMANCE -> List.of(Source.MMP);
             case ROUTING -> List.of(Source.ROUTING, Source.CACHE);
             case GRAPHS -> List.of(Source.STATS_PEERS, Source.GRAPHS);
+            case GATEWAY -> List.of(Source.GATEWAY, Source.GATEWAY_MAPPINGS);
         };
     }
 
@@ -203,6 +210,7 @@ final class TopView {
             case PERFORMANCE -> TopPeerViews.performance(poll, state);
             case ROUTING -> TopMeshViews.routing(poll, w);
             case GRAPHS -> TopGraphs.body(poll, state, w, bodyRows);
+            case GATEWAY -> TopGatewayView.gateway(poll);
         };
         final int maxScroll = Math.max(0, body.lines().size() - bodyRows);
         int first = Math.min(state.scroll(), maxScroll);
@@ -279,9 +287,9 @@ final class TopView {
         l.add("");
         l.add("  q, Ctrl-C          quit");
         l.add("  Tab, Shift-Tab     next / previous view");
-        final StringBuilder nums = new StringBuilder("  1-9                ");
+        final StringBuilder nums = new StringBuilder("  1-9, 0             ");
         for (final Tab t : Tab.values()) {
-            nums.append(t.ordinal() + 1).append(' ').append(t.title).append("  ");
+            nums.append((t.ordinal() + 1) % 10).append(' ').append(t.title).append("  ");
         }
         l.add(nums.toString().stripTrailing());
         l.add("  g                  Graphs");

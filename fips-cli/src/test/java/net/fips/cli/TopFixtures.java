@@ -161,6 +161,18 @@ final class TopFixtures {
             {"fips0_addr":"fd1b::1","firewall_active":null,"sockets":[{"proto":"tcp","local_addr":"::","port":22,
              "process":"sshd(1)","wildcard_bind":true,"filter":"no_firewall"}]}""");
 
+    static final JsonNode GATEWAY = json("""
+            {"pool_total":255,"pool_allocated":1,"pool_active":1,"pool_draining":0,"pool_free":253,"nat_mappings":2,
+             "dns_listen":"[::1]:5353","uptime_secs":3725,"pool_cidr":"fd01::/120","lan_interface":"br-lan",
+             "dns_upstream":"[::1]:5354","dns_ttl":60,"pool_grace_period":60}""");
+
+    static final JsonNode GATEWAY_MAPPINGS = json("""
+            {"mappings":[{"virtual_ip":"fd01::1","mesh_addr":"fd12:3456:789a:bcde:f011:2233:4455:66ee",
+             "node_addr":"123456789abcdef0112233445566ee00","dns_name":"npub1abc.fips","state":"Active","sessions":2,
+             "age_secs":75,"last_ref_secs":3},{"virtual_ip":"fd01::2","mesh_addr":"fd99::1",
+             "node_addr":"99000000000000000000000000000100","dns_name":"npub1def.fips","state":"Allocated",
+             "sessions":null,"age_secs":5,"last_ref_secs":5}]}""");
+
     static Map<Source, JsonNode> everything() {
         final Map<Source, JsonNode> m = new EnumMap<>(Source.class);
         m.put(Source.STATUS, STATUS);
@@ -176,6 +188,8 @@ final class TopFixtures {
         m.put(Source.HISTORY, NODE_HISTORY);
         m.put(Source.LISTENING, LISTENING);
         m.put(Source.STATS_PEERS, STATS_PEERS);
+        m.put(Source.GATEWAY, GATEWAY);
+        m.put(Source.GATEWAY_MAPPINGS, GATEWAY_MAPPINGS);
         return m;
     }
 

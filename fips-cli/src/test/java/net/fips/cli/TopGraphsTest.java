@@ -138,13 +138,13 @@ class TopGraphsTest {
     void keysSwitchViewsAndCycleTheGraphsChoices() {
         TopState s = TopState.initial();
         for (final Tab expected : List.of(Tab.PEERS, Tab.TRANSPORTS, Tab.SESSIONS, Tab.TREE, Tab.FILTERS,
-                Tab.PERFORMANCE, Tab.ROUTING, Tab.GRAPHS, Tab.NODE)) {
+                Tab.PERFORMANCE, Tab.ROUTING, Tab.GRAPHS, Tab.GATEWAY, Tab.NODE)) {
             s = s.onKey('\t', null, 0);
             assertEquals(expected, s.tab());
         }
-        assertEquals(Tab.GRAPHS, s.onKey(TopState.BACK_TAB, null, 0).tab());
+        assertEquals(Tab.GATEWAY, s.onKey(TopState.BACK_TAB, null, 0).tab());
         for (final Tab t : Tab.values()) {
-            assertEquals(t, s.onKey('1' + t.ordinal(), null, 0).tab());
+            assertEquals(t, s.onKey(t.ordinal() < 9 ? '1' + t.ordinal() : '0', null, 0).tab());
         }
         assertEquals(Tab.GRAPHS, s.onKey('g', null, 0).tab());
         // Scrolling stays within what the view has.

@@ -98,9 +98,9 @@ class TopViewTest {
     @Test
     void tabBarNamesEveryViewAndFallsBackWhenNarrow() {
         final List<String> wide = draw(state(Tab.ROUTING), 132, 10);
-        assertEquals("fipsctl top  Node  Peers  Transports  Sessions  Tree  Filters  Performance [Routing] Graphs ",
-                wide.getFirst());
-        assertEquals("[Routing] 8/9 fipsctl top", draw(state(Tab.ROUTING), 80, 10).getFirst());
+        assertEquals("fipsctl top  Node  Peers  Transports  Sessions  Tree  Filters  Performance [Routing] Graphs "
+                + " Gateway ", wide.getFirst());
+        assertEquals("[Routing] 8/10 fipsctl top", draw(state(Tab.ROUTING), 80, 10).getFirst());
         assertTrue(wide.getLast().startsWith("q quit  Tab/1-9 views  ? help"), wide.getLast());
         assertTrue(wide.getLast().endsWith("updated 12:00:00"), wide.getLast());
         // The longest footer (metric-by-peer) still has room for the clock at 110 columns; the others at 100.

@@ -2,10 +2,13 @@ package net.fips.control.config;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -106,7 +109,7 @@ public final class ConfigLoader {
         udp.forEach(u -> u.name().ifPresent(udpNames::add));
         final List<PeerConfig> peers = peers(top, problems, Boolean.TRUE.equals(node.nostr().get("enabled")),
                 udpNames);
-        gateway(top.child("gateway"));
+        final GatewayConfig gateway = gateway(top.child("gateway"));
         top.finish();
 
         crossChecks(problems, node, udp, otherAdvertises, peers);
@@ -117,7 +120,7 @@ public final class ConfigLoader {
         final EnvSettings env = EnvSettings.from(host, warnings);
         return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, tor, nym, ble,
                 NostrConfig.from(node.nostr())), files,
-                warnings, env);
+                warnings, env, Optional.ofNullable(gateway));
     }
 
     private static TunConfig tun(final ConfigReader r) {
@@ -474,30 +477,59 @@ public final class ConfigLoader {
         return new PeerConfig.Address(transport.get(), addr.get(), priority);
     }
 
-    private static void gateway(final ConfigReader g) {
+    /** {@code gateway.*}: types and unknown keys checked; null when the block is absent or empty. */
+    private static GatewayConfig gateway(final ConfigReader g) {
         if (g.presentKeys().isEmpty()) {
             g.finish();
-            return;
+            return null;
         }
-        Skim.read(g, Skim.GATEWAY);
+        final Map<String, Object> top = Skim.read(g, Skim.GATEWAY);
         final ConfigReader dns = g.child("dns");
-        Skim.read(dns, Skim.GATEWAY_DNS);
+        final Map<String, Object> d = Skim.read(dns, Skim.GATEWAY_DNS);
         dns.finish();
         final ConfigReader ct = g.child("conntrack");
-        Skim.read(ct, Skim.GATEWAY_CONNTRACK);
+        final Map<String, Object> c = Skim.read(ct, Skim.GATEWAY_CONNTRACK);
         ct.finish();
+        final GatewayConfig.Conntrack cd = GatewayConfig.Conntrack.DEFAULTS;
+        final GatewayConfig.Conntrack conntrack = new GatewayConfig.Conntrack(
+                (long) c.getOrDefault("tcp_established", cd.tcpEstablished()),
+                (long) c.getOrDefault("udp_timeout", cd.udpTimeout()),
+                (long) c.getOrDefault("udp_assured", cd.udpAssured()),
+                (long) c.getOrDefault("icmp_timeout", cd.icmpTimeout()));
+        final List<GatewayConfig.PortForward> pfs = new ArrayList<>();
         final Object forwards = g.raw("port_forwards");
         if (forwards instanceof List<?> list) {
             for (int i = 0; i < list.size(); i++) {
                 final ConfigReader pf = ConfigReader.of(g.problems(), g.pathOf("port_forwards[" + i + "]"),
                         list.get(i));
-                Skim.read(pf, Skim.GATEWAY_PORT_FORWARD);
+                final Map<String, Object> f = Skim.read(pf, Skim.GATEWAY_PORT_FORWARD);
+                if (!f.containsKey("listen_port")) {
+                    pf.error("listen_port", "required");
+                }
+                if (!f.containsKey("proto")) {
+                    pf.error("proto", "required (tcp or udp)");
+                }
+                final Object target = f.get("target");
+                final InetSocketAddress t = target instanceof String s ? GatewayConfig.literal(s) : null;
+                if (target != null && (t == null || !(t.getAddress() instanceof Inet6Address))) {
+                    pf.error("target", "expected an IPv6 socket address [addr]:port, got \"" + target + "\"");
+                } else if (t != null && f.containsKey("listen_port") && f.containsKey("proto")) {
+                    pfs.add(new GatewayConfig.PortForward((int) f.get("listen_port"),
+                            GatewayConfig.Proto.valueOf(((String) f.get("proto")).toUpperCase(Locale.ROOT)), t));
+                }
                 pf.finish();
             }
         } else if (forwards != null) {
             g.error("port_forwards", "expected a list, got " + ConfigReader.describe(forwards));
         }
         g.finish();
+        return new GatewayConfig((boolean) top.getOrDefault("enabled", false),
+                (String) top.getOrDefault("pool", ""), (String) top.getOrDefault("lan_interface", ""),
+                (long) top.getOrDefault("pool_grace_period", GatewayConfig.DEFAULT_GRACE_PERIOD),
+                (String) d.getOrDefault("listen", GatewayConfig.DEFAULT_DNS_LISTEN),
+                (String) d.getOrDefault("upstream", GatewayConfig.DEFAULT_DNS_UPSTREAM),
+                ((Number) d.getOrDefault("ttl", (int) GatewayConfig.DEFAULT_DNS_TTL)).longValue() & 0xFFFF_FFFFL,
+                conntrack, pfs);
     }
 
     /** The reference's whole-config checks (operator.md §1.1, "Cross-field validation"). */

@@ -71,9 +71,10 @@ final class ReferenceKeys {
         v041("transports.tor.advertised_port");
         // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented
         v041("transports.ble.auto_connect");
-        // peers (§1.18) and the gateway, which only fips-gateway reads (§1.19)
+        // peers (§1.18); of the gateway, which only fips-gateway reads (§1.19), the conntrack timeouts the
+        // reference parses and never applies
         v041("peers[].via_nostr");
-        v041("gateway.*");
+        v041("gateway.conntrack.*");
     }
 
     private ReferenceKeys() {

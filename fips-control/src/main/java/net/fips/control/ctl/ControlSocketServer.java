@@ -49,6 +49,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * {@link Options#maxConnections()} connections are served at once; more are closed at accept.
  */
 public final class ControlSocketServer implements AutoCloseable {
+    /** Answers one request line with one response envelope. */
+    @FunctionalInterface
+    public interface RequestHandler {
+        /**
+         * @param requestLine the request without its newline
+         * @return the response envelope
+         */
+        ObjectNode handle(String requestLine);
+    }
+
     /** The system runtime directory the packages create; the only pre-existing parent we chown. */
     private static final Path RUN_DIR = Path.of("/run/fips");
 
@@ -108,7 +118,7 @@ public final class ControlSocketServer implements AutoCloseable {
 
     private final Path path;
     private final ServerSocketChannel server;
-    private final ControlDispatcher dispatcher;
+    private final RequestHandler handler;
     private final Options options;
     private final Semaphore slots;
     private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
@@ -122,11 +132,11 @@ public final class ControlSocketServer implements AutoCloseable {
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong writeFailures = new AtomicLong();
 
-    private ControlSocketServer(final Path path, final ServerSocketChannel server, final ControlApi api,
+    private ControlSocketServer(final Path path, final ServerSocketChannel server, final RequestHandler handler,
                                 final Options options) {
         this.path = path;
         this.server = server;
-        this.dispatcher = new ControlDispatcher(api);
+        this.handler = handler;
         this.options = options;
         this.slots = new Semaphore(options.maxConnections());
         this.acceptThread = Thread.ofPlatform().daemon().name("fips-control-accept").unstarted(this::acceptLoop);
@@ -159,6 +169,23 @@ public final class ControlSocketServer implements AutoCloseable {
     public static ControlSocketServer start(final Path path, final ControlApi api, final Options options)
             throws IOException {
         Objects.requireNonNull(api, "api");
+        return serve(path, new ControlDispatcher(api)::dispatch, options);
+    }
+
+    /**
+     * Binds and starts serving with another command set on the same framing (the gateway's socket,
+     * discovery-gateway.md §4.6).
+     *
+     * @param path    socket path
+     * @param handler answers one request line; must not throw for bad input
+     * @param options limits and ownership
+     * @return the running server
+     * @throws ControlSocketException when another server answers on {@code path} or it is not a socket
+     * @throws IOException            when the directory, bind or permission change fails
+     */
+    public static ControlSocketServer serve(final Path path, final RequestHandler handler, final Options options)
+            throws IOException {
+        Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(options, "options");
         final Path socket = path.toAbsolutePath();
         final Path parent = socket.getParent();
@@ -183,7 +210,7 @@ public final class ControlSocketServer implements AutoCloseable {
                 chownGroup(parent, options.group());
             }
         }
-        final ControlSocketServer s = new ControlSocketServer(socket, ch, api, options);
+        final ControlSocketServer s = new ControlSocketServer(socket, ch, handler, options);
         s.acceptThread.start();
         return s;
     }
@@ -342,7 +369,7 @@ public final class ControlSocketServer implements AutoCloseable {
         } catch (final CharacterCodingException e) {
             return ControlJson.error("read error: stream did not contain valid UTF-8");
         }
-        return dispatcher.dispatch(text);
+        return handler.handle(text);
     }
 
     /**

@@ -51,6 +51,14 @@ public final class DnsCodec {
     public static final int RCODE_NOERROR = 0;
     /** RCODE NXDOMAIN (name error). */
     public static final int RCODE_NXDOMAIN = 3;
+    /** RCODE SERVFAIL (server failure). */
+    public static final int RCODE_SERVFAIL = 2;
+    /** RCODE REFUSED. */
+    public static final int RCODE_REFUSED = 5;
+    /** Type SOA. */
+    public static final int TYPE_SOA = 6;
+    /** Query type ANY. */
+    public static final int TYPE_ANY = 255;
     /** Type A. */
     public static final int TYPE_A = 1;
     /** Type AAAA. */
@@ -210,6 +218,107 @@ public final class DnsCodec {
             w.u16((int) ttl & 0xFFFF);
             w.u16(16);
             w.bytes(answer);
+        }
+        return w.pos - off;
+    }
+
+    /**
+     * The address of the first AAAA record in a message's answer section (a reply from an upstream resolver).
+     *
+     * @param buf the bytes
+     * @param off where the message starts
+     * @param len its length
+     * @return the 16-byte address, or null when the answer section holds no AAAA record
+     * @throws DnsFormatException when the message is malformed up to that record
+     */
+    public static byte[] firstAaaaAnswer(final byte[] buf, final int off, final int len) throws DnsFormatException {
+        if (off < 0 || len < 0 || off > buf.length - len) {
+            throw new DnsFormatException(Problem.TRUNCATED, "range outside the buffer");
+        }
+        final Reader r = new Reader(buf, off, len);
+        r.need(HEADER_LENGTH);
+        r.pos += 4;
+        final int qd = r.u16();
+        final int an = r.u16();
+        r.pos += 4;
+        for (int i = 0; i < qd; i++) {
+            r.skipName();
+            r.need(4);
+            r.pos += 4;
+        }
+        for (int i = 0; i < an; i++) {
+            r.skipName();
+            final int type = r.u16();
+            r.need(6);
+            r.pos += 6; // class, TTL
+            final int rdlen = r.u16();
+            r.need(rdlen);
+            if (type == TYPE_AAAA && rdlen == 16) {
+                return Arrays.copyOfRange(buf, r.pos, r.pos + 16);
+            }
+            r.pos += rdlen;
+        }
+        return null;
+    }
+
+    /**
+     * Encodes the LAN gateway's reply (discovery-gateway.md §4.2): the query's id, flags QR and RA only (opcode
+     * 0, no AA), the given RCODE; the questions echoed (all, or only the first); then one AAAA answer or one SOA
+     * in the authority section (a NODATA reply, RFC 2308 §2.2), both owned by the first question's name as sent.
+     *
+     * @param query             the decoded query
+     * @param rcode             the 4-bit response code
+     * @param firstQuestionOnly echo only the first question
+     * @param aaaa              the 16-byte address of the single AAAA answer, or null
+     * @param ttl               TTL of the answer or the SOA, and the SOA's refresh, retry, expire and minimum
+     * @param soaSerial         the SOA's serial, or -1 for no SOA record
+     * @param out               where to write
+     * @param off               where in {@code out} to start
+     * @return the number of bytes written
+     * @throws DnsFormatException when the reply does not fit {@code out}
+     */
+    public static int encodeGatewayReply(final DnsQuery query, final int rcode, final boolean firstQuestionOnly,
+            final byte[] aaaa, final long ttl, final long soaSerial, final byte[] out, final int off)
+            throws DnsFormatException {
+        if ((aaaa != null || soaSerial >= 0) && query.questions().isEmpty()) {
+            throw new IllegalArgumentException("an answer or SOA needs a question");
+        }
+        final Writer w = new Writer(out, off, Math.min(out.length - off, MAX_MESSAGE));
+        final List<DnsQuestion> qs = firstQuestionOnly && !query.questions().isEmpty()
+                ? query.questions().subList(0, 1) : query.questions();
+        w.u16(query.id());
+        w.u16(FLAG_QR | FLAG_RA | rcode & 0xF);
+        w.u16(qs.size());
+        w.u16(aaaa == null ? 0 : 1);
+        w.u16(soaSerial >= 0 ? 1 : 0);
+        w.u16(0);
+        final Map<String, Integer> suffixes = new HashMap<>();
+        for (final DnsQuestion q : qs) {
+            w.name(q.labels(), suffixes);
+            w.u16(q.qtype());
+            w.u16(q.qclass());
+        }
+        if (aaaa != null || soaSerial >= 0) {
+            w.name(query.questions().getFirst().labels(), suffixes);
+            w.u16(aaaa != null ? TYPE_AAAA : TYPE_SOA);
+            w.u16(CLASS_IN);
+            w.u32(ttl);
+            if (aaaa != null) {
+                w.u16(16);
+                w.bytes(aaaa);
+            } else {
+                final int lengthAt = w.pos;
+                w.u16(0);
+                w.name(splitLabels("gateway.fips"), suffixes);
+                w.name(splitLabels("nobody.fips"), suffixes);
+                w.u32(soaSerial);
+                for (int i = 0; i < 4; i++) {
+                    w.u32(ttl);
+                }
+                final int rdlen = w.pos - lengthAt - 2;
+                out[lengthAt] = (byte) (rdlen >>> 8);
+                out[lengthAt + 1] = (byte) rdlen;
+            }
         }
         return w.pos - off;
     }
@@ -387,6 +496,11 @@ public final class DnsCodec {
             out[pos] = (byte) (v >>> 8);
             out[pos + 1] = (byte) v;
             pos += 2;
+        }
+
+        void u32(final long v) throws DnsFormatException {
+            u16((int) (v >>> 16) & 0xFFFF);
+            u16((int) v & 0xFFFF);
         }
 
         void bytes(final byte[] b) throws DnsFormatException {

@@ -3,6 +3,7 @@ package net.fips.control.nat;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -23,6 +24,7 @@ public final class Stun {
     private static final int BINDING_SUCCESS = 0x0101;
     private static final int MAPPED_ADDRESS = 0x0001;
     private static final int XOR_MAPPED_ADDRESS = 0x0020;
+    private static final int SOFTWARE = 0x8022;
     private static final int FAMILY_IPV4 = 0x01;
     private static final int FAMILY_IPV6 = 0x02;
 
@@ -42,6 +44,52 @@ public final class Stun {
         putU32(out, 4, MAGIC_COOKIE);
         System.arraycopy(txid, 0, out, 8, TXID_BYTES);
         return out;
+    }
+
+    /**
+     * A Binding success response as coturn's {@code --stun-only} writes it (§2.2): XOR-MAPPED-ADDRESS, then a
+     * SOFTWARE attribute the client skips. For test and lab responders.
+     *
+     * @param txid   the request's transaction id
+     * @param mapped the address the request came from
+     * @return the response
+     */
+    public static byte[] bindingSuccess(final byte[] txid, final InetSocketAddress mapped) {
+        final byte[] ip = mapped.getAddress().getAddress();
+        final byte[] software = "fips-test".getBytes(StandardCharsets.US_ASCII);
+        final int softwarePadded = (software.length + 3) & ~3;
+        final int attrs = 4 + 4 + ip.length + 4 + softwarePadded;
+        final byte[] out = new byte[HEADER_BYTES + attrs];
+        putU16(out, 0, BINDING_SUCCESS);
+        putU16(out, 2, attrs);
+        putU32(out, 4, MAGIC_COOKIE);
+        System.arraycopy(txid, 0, out, 8, TXID_BYTES);
+        int at = HEADER_BYTES;
+        putU16(out, at, XOR_MAPPED_ADDRESS);
+        putU16(out, at + 2, 4 + ip.length);
+        out[at + 5] = (byte) (ip.length == 4 ? FAMILY_IPV4 : FAMILY_IPV6);
+        putU16(out, at + 6, mapped.getPort() ^ (MAGIC_COOKIE >>> 16));
+        for (int i = 0; i < ip.length; i++) {
+            out[at + 8 + i] = (byte) (ip[i] ^ out[4 + i]);
+        }
+        at += 8 + ip.length;
+        putU16(out, at, SOFTWARE);
+        putU16(out, at + 2, software.length);
+        System.arraycopy(software, 0, out, at + 4, software.length);
+        return out;
+    }
+
+    /**
+     * @param datagram the received bytes
+     * @param length   how many
+     * @return the transaction id of a Binding request (type 0x0001 with the cookie), or null for anything else
+     */
+    public static byte[] requestTxid(final byte[] datagram, final int length) {
+        if (Math.min(length, datagram.length) < HEADER_BYTES || u16(datagram, 0) != BINDING_REQUEST
+                || u32(datagram, 4) != MAGIC_COOKIE) {
+            return null;
+        }
+        return Arrays.copyOfRange(datagram, 8, 8 + TXID_BYTES);
     }
 
     /**

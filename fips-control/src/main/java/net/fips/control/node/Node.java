@@ -29,6 +29,7 @@ import net.fips.control.identity.PeerIdentity;
 import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkSnapshot;
 import net.fips.control.mesh.MeshSnapshot;
+import net.fips.control.nat.NatAdopter;
 import net.fips.control.metrics.StatsSampler;
 import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.engine.DataPlane;
@@ -231,6 +232,14 @@ public final class Node implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /**
+     * @return where NAT traversal hands a punched socket (discovery-gateway.md §2.6); empty unless
+     *         {@code node.discovery.nostr} is enabled
+     */
+    public Optional<NatAdopter> natAdopter() {
+        return opened.natAdopter();
     }
 
     /** @return the TUN device's name, or empty when the node runs without one */

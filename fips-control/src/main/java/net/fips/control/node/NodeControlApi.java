@@ -451,6 +451,9 @@ final class NodeControlApi implements ControlApi {
         final List<TransportSnapshot> out = new ArrayList<>();
         for (int i = 0; i < node.transports().size(); i++) {
             final Transport t = node.transports().get(i);
+            if (t.bootstrapOnly() && t.state() == Transport.State.DOWN) {
+                continue;   // a vacant NAT adoption slot (ADR 0046): the reference has no transport there yet
+            }
             if (t instanceof TorTransport tor) {
                 out.add(new TransportSnapshot(i, t.typeName(), stateOf(t.state()), t.mtu(), t.instanceName(),
                         t.localAddr() == null ? null : t.localAddr().toString(), tor.mode(), tor.onionAddress(),

@@ -181,7 +181,8 @@ final class NodeSettings {
     static int transportOfType(final String type, final String instance, final List<? extends Transport> transports) {
         for (int i = 0; i < transports.size(); i++) {
             final Transport t = transports.get(i);
-            if (t.typeName().equals(type) && (instance == null || instance.equals(t.instanceName()))) {
+            if (!t.bootstrapOnly() && t.typeName().equals(type)
+                    && (instance == null || instance.equals(t.instanceName()))) {
                 return i;
             }
         }
@@ -193,7 +194,7 @@ final class NodeSettings {
                            final List<? extends Transport> transports) {
         for (int i = 0; i < transports.size(); i++) {
             final Transport t = transports.get(i);
-            if (TransportTypes.UDP.equals(t.typeName()) && name.equals(t.instanceName())
+            if (!t.bootstrapOnly() && TransportTypes.UDP.equals(t.typeName()) && name.equals(t.instanceName())
                     && t.datagramReaches(address)) {
                 return i;
             }
@@ -205,7 +206,7 @@ final class NodeSettings {
     static int transportFor(final InetSocketAddress address, final List<? extends Transport> transports) {
         for (int i = 0; i < transports.size(); i++) {
             final Transport t = transports.get(i);
-            if (TransportTypes.UDP.equals(t.typeName()) && t.datagramReaches(address)) {
+            if (!t.bootstrapOnly() && TransportTypes.UDP.equals(t.typeName()) && t.datagramReaches(address)) {
                 return i;
             }
         }

@@ -2,6 +2,7 @@ package net.fips.control.node;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import net.fips.control.config.FipsConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.link.LinkConductor;
+import net.fips.control.nat.NatAdopter;
 import net.fips.dataplane.transport.Transport;
 
 /**
@@ -65,6 +67,16 @@ final class NodeTransports {
     /** @return every transport, by transport id (empty before {@link #identityKnown}) */
     List<Transport> all() {
         return all;
+    }
+
+    /** @return the node's NAT adoption slots as a {@link NatAdopter}, when they were opened */
+    Optional<NatAdopter> natAdopter() {
+        for (final TransportFactory.Opened g : groups) {
+            if (g instanceof NatAdoptionFactory.Slots s) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
     }
 
     /** @return the groups' control-loop tick hooks, in factory order */

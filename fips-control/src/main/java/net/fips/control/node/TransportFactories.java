@@ -14,7 +14,10 @@ final class TransportFactories {
             new TcpTransportFactory(),
             new TorTransportFactory(),
             new NymTransportFactory(),
-            new BleTransportFactory());
+            new BleTransportFactory(),
+            // Not a configured type: the NAT traversal adoption slots (UDP) take the ids after every configured
+            // transport, as the reference's runtime bootstrap transports do (discovery-gateway.md §2.6, ADR 0046).
+            new NatAdoptionFactory());
 
     private TransportFactories() {
     }

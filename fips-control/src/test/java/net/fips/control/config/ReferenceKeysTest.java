@@ -82,7 +82,6 @@ class ReferenceKeysTest {
                         "transports.tor.a.advertised_port" + V041),
                 Arguments.of("transports: { ble: { one: { auto_connect: true } } }",
                         "transports.ble.one.auto_connect" + V041),
-                Arguments.of("gateway: { dns: { ttl: 30 } }", "gateway.dns.ttl" + V041),
                 Arguments.of("gateway: { conntrack: { udp_timeout: 30 } }", "gateway.conntrack.udp_timeout" + V041),
                 Arguments.of("peers: [ { npub: " + ConfigTestSupport.TEST_US01
                         + ", addresses: [ { transport: udp, addr: \"1.2.3.4:2121\" } ], via_nostr: false } ]",
@@ -106,7 +105,8 @@ class ReferenceKeysTest {
         assertEquals(ReferenceKeys.Line.MASTER, ReferenceKeys.unimplemented("node.native_api.max_flows"));
         assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("transports.tor.advertised_port"));
         assertNull(ReferenceKeys.unimplemented("transports.tor.directory_service.bind_addr"));
-        assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("gateway.port_forwards"));
+        assertNull(ReferenceKeys.unimplemented("gateway.port_forwards"));
+        assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("gateway.conntrack.udp_timeout"));
         // Inside a list element the list itself has already warned.
         assertNull(ReferenceKeys.unimplemented("gateway.port_forwards[].proto"));
         // Implemented keys are not in the table.

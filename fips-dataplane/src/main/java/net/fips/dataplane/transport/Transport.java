@@ -54,6 +54,14 @@ public interface Transport extends AutoCloseable {
         return TransportTypes.connectionOriented(typeName());
     }
 
+    /**
+     * @return whether this transport only carries the links it was set up for (a socket adopted from NAT traversal,
+     *         discovery-gateway.md §2.6): never picked to dial an address, never advertised
+     */
+    default boolean bootstrapOnly() {
+        return false;
+    }
+
     /** @return the current lifecycle state */
     State state();
 

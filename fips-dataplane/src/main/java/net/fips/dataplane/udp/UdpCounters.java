@@ -13,6 +13,7 @@ public final class UdpCounters {
     long recvErrors;
     long groTrains;
     long kernelDrops;
+    long punchDropped;
     long packetsOut;
     long bytesOut;
     long sendEagain;
@@ -62,6 +63,14 @@ public final class UdpCounters {
         return kernelDrops;
     }
 
+    /**
+     * @return datagrams dropped in the receive path because they start with a NAT-traversal punch magic
+     *         ({@code NPTC}/{@code NPTA}, discovery-gateway.md §2.6); also counted in {@link #packetsIn()}
+     */
+    public long punchDropped() {
+        return punchDropped;
+    }
+
     /** @return datagrams the kernel accepted for sending (a GSO train counts its segments) */
     public long packetsOut() {
         return packetsOut;
@@ -87,7 +96,10 @@ public final class UdpCounters {
         return sendErrors;
     }
 
-    /** @return datagrams given up on after back-pressure outlasted the send timeout */
+    /**
+     * @return datagrams given up on after back-pressure outlasted the send timeout, or offered to a vacant adoption
+     *         slot
+     */
     public long sendDrops() {
         return sendDrops;
     }

@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 import net.fips.dataplane.transport.SocketWait;
 import net.fips.ffm.Errno;
@@ -22,6 +24,11 @@ final class UdpReceiver {
     /** The largest datagram (or GRO train) the kernel can hand over. */
     static final int STAGING_BYTES = 65536;
     private static final int MAX_GRO_STAGING = 16;
+    /** The first four bytes of a NAT-traversal probe ("NPTC") and ack ("NPTA"), big-endian (§2.5). */
+    static final int PUNCH_PROBE_MAGIC = 0x4E505443;
+    static final int PUNCH_ACK_MAGIC = 0x4E505441;
+    private static final ValueLayout.OfInt BE_INT =
+            JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final long CONTROL_BYTES = Cmsg.space(Integer.BYTES) + Cmsg.space(Integer.BYTES);
 
     private final int fd;
@@ -83,9 +90,12 @@ final class UdpReceiver {
                 continue;
             }
             final int len = vec.messageLength(i);
-            b.record(i, len, vec.nameBuffer(i), vec.nameLength(i));
             counters.packetsIn++;
             counters.bytesIn += len;
+            if (isPunch(b.segment[i], b.offset[i], len)) {
+                continue;
+            }
+            b.record(i, len, vec.nameBuffer(i), vec.nameLength(i));
         }
         return b.count;
     }
@@ -138,18 +148,37 @@ final class UdpReceiver {
             }
             final int piece = Math.min(stagedSegment[e], remaining);
             if (piece <= b.slotCapacity[slot]) {
-                MemorySegment.copy(staging, (long) e * STAGING_BYTES + pendingOffset, b.segment[slot], b.offset[slot],
-                        piece);
-                b.record(slot, piece, vec.nameBuffer(e), vec.nameLength(e));
                 counters.packetsIn++;
                 counters.bytesIn += piece;
-                slot++;
+                if (!isPunch(staging, (long) e * STAGING_BYTES + pendingOffset, piece)) {
+                    MemorySegment.copy(staging, (long) e * STAGING_BYTES + pendingOffset, b.segment[slot],
+                            b.offset[slot], piece);
+                    b.record(slot, piece, vec.nameBuffer(e), vec.nameLength(e));
+                    slot++;
+                }
             } else {
                 counters.recvTruncated++;
             }
             pendingOffset += piece;
         }
         return slot;
+    }
+
+    /**
+     * A late punch probe or ack on a socket adopted from NAT traversal would otherwise reach the FMP parser as
+     * version 4 garbage (first byte 0x4E): every UDP socket drops datagrams of 4 bytes or more that start with either
+     * magic, counted (discovery-gateway.md §2.6, the reference's behaviour). One 4-byte load per datagram.
+     */
+    private boolean isPunch(final MemorySegment seg, final long off, final int len) {
+        if (len < 4) {
+            return false;
+        }
+        final int magic = seg.get(BE_INT, off);
+        if (magic == PUNCH_PROBE_MAGIC || magic == PUNCH_ACK_MAGIC) {
+            counters.punchDropped++;
+            return true;
+        }
+        return false;
     }
 
     /** recvmmsg; on an empty socket waits up to {@code timeoutMs} in poll and tries once more. */

@@ -41,9 +41,9 @@ public final class UdpTransport implements Transport {
     private final WakeFd wake;
     private final boolean ipv6;
     private final int mtu;
-    private final InetSocketAddress localAddress;
-    private final int receiveBufferBytes;
-    private final int sendBufferBytes;
+    private volatile InetSocketAddress localAddress;
+    private volatile int receiveBufferBytes;
+    private volatile int sendBufferBytes;
     private final boolean groActive;
     private final String groProblem;
     private final UdpCounters counters;
@@ -51,13 +51,18 @@ public final class UdpTransport implements Transport {
     private final UdpSender sender;
     private final String instanceName;
     private final boolean acceptConnections;
-    private final TransportAddr localAddr;
+    private volatile TransportAddr localAddr;
     private volatile boolean closed;
+    /** An adoption slot (ADR 0046): its descriptor holds a placeholder until {@link #adopt} puts a socket there. */
+    private final UdpTransportConfig slotConfig;
+    private volatile boolean vacant;
 
     private UdpTransport(final Arena arena, final int fd, final WakeFd wake, final boolean ipv6,
                          final UdpTransportConfig cfg, final InetSocketAddress localAddress, final int rcvBuf,
-                         final int sndBuf, final boolean groActive, final String groProblem) {
+                         final int sndBuf, final boolean groActive, final String groProblem, final boolean slot) {
         this.arena = arena;
+        this.slotConfig = slot ? cfg : null;
+        this.vacant = slot;
         this.fd = fd;
         this.wake = wake;
         this.ipv6 = ipv6;
@@ -135,7 +140,7 @@ public final class UdpTransport implements Transport {
                 throw new UdpTransportException("UDP " + where + ": getsockname gave " + e.getMessage(), e);
             }
             wake = WakeFd.open();
-            return new UdpTransport(arena, fd, wake, ipv6, cfg, local, rcvBuf, sndBuf, gro, groProblem);
+            return new UdpTransport(arena, fd, wake, ipv6, cfg, local, rcvBuf, sndBuf, gro, groProblem, false);
         } catch (final IOException | RuntimeException e) {
             Syscalls.closeQuietly(fd);
             if (wake != null) {
@@ -144,6 +149,126 @@ public final class UdpTransport implements Transport {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * Opens an adoption slot (ADR 0046): a UDP transport whose descriptor holds an unbound IPv4 placeholder socket
+     * (it receives nothing, so the data plane's agents idle on it) until {@link #adopt} puts the socket of a
+     * successful NAT-traversal punch in its place. The data plane takes a slot like any UDP transport at start;
+     * adoption and {@link #vacate()} swap the socket under the same descriptor number, so its agents, poll sets and
+     * batching stay as they are. Never GRO (the reference's adopted sockets have none); no bind address.
+     *
+     * @param config MTU, buffers, batch, send timeout, GSO, instance name ({@code nostr-nat}) and
+     *               {@code accept_connections} of the adopted sockets; its bind address is ignored
+     * @return the vacant slot
+     * @throws IOException naming the failing call
+     */
+    public static UdpTransport openAdoptionSlot(final UdpTransportConfig config) throws IOException {
+        final UdpTransportConfig cfg = (config.concluded() ? config : config.conclude()).gro(false);
+        if (!Syscalls.isAvailable()) {
+            throw new UdpTransportException("UDP transport needs native access (--enable-native-access="
+                    + "net.fips.ffm)", Syscalls.unavailabilityCause());
+        }
+        final int fd = placeholder();
+        final Arena arena = Arena.ofShared();
+        try {
+            final WakeFd wake = WakeFd.open();
+            final InetSocketAddress none = new InetSocketAddress(Inet4Address.getByAddress(new byte[4]), 0);
+            return new UdpTransport(arena, fd, wake, false, cfg, none, 0, 0, false, "adoption slot", true);
+        } catch (final IOException | RuntimeException e) {
+            Syscalls.closeQuietly(fd);
+            arena.close();
+            throw e;
+        }
+    }
+
+    private static int placeholder() throws IOException {
+        return Syscalls.socket(Linux.AF_INET, Linux.SOCK_DGRAM | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC,
+                Linux.IPPROTO_UDP);
+    }
+
+    /**
+     * Adopts the socket of a successful punch (discovery-gateway.md §2.6): sets the configured SO_RCVBUF/SO_SNDBUF
+     * and SO_RXQ_OVFL on it, then puts it under this slot's descriptor ({@code dup3}) and wakes the receive agent,
+     * whose next {@code recvmmsg} reads the punched socket. The traversal socket no longer owns the descriptor
+     * (close it as usual to free its buffers).
+     *
+     * @param socket the punched socket (IPv4, non-blocking, bound)
+     * @throws IllegalStateException when this is no adoption slot, is occupied, or is closed
+     * @throws IOException           naming the failing call; the slot stays vacant and the socket is closed
+     */
+    public synchronized void adopt(final TraversalSocket socket) throws IOException {
+        if (slotConfig == null || closed) {
+            throw new IllegalStateException(this + " is " + (closed ? "closed" : "no adoption slot"));
+        }
+        if (!vacant) {
+            throw new IllegalStateException("adoption slot " + this + " is occupied");
+        }
+        final InetSocketAddress local = socket.localAddress();
+        final int punched = socket.release();
+        try {
+            final String where = "adopted UDP " + UdpAddresses.format(local);
+            Syscalls.setsockoptInt(punched, Linux.SOL_SOCKET, Linux.SO_RCVBUF, slotConfig.receiveBufferBytes(),
+                    "SO_RCVBUF=" + slotConfig.receiveBufferBytes() + " on " + where);
+            Syscalls.setsockoptInt(punched, Linux.SOL_SOCKET, Linux.SO_SNDBUF, slotConfig.sendBufferBytes(),
+                    "SO_SNDBUF=" + slotConfig.sendBufferBytes() + " on " + where);
+            receiveBufferBytes = Syscalls.getsockoptInt(punched, Linux.SOL_SOCKET, Linux.SO_RCVBUF, where);
+            sendBufferBytes = Syscalls.getsockoptInt(punched, Linux.SOL_SOCKET, Linux.SO_SNDBUF, where);
+            Syscalls.setsockoptIntRaw(punched, Linux.SOL_SOCKET, Linux.SO_RXQ_OVFL, 1);
+            Syscalls.dup3(punched, fd, Linux.O_CLOEXEC);
+        } finally {
+            Syscalls.closeQuietly(punched);
+        }
+        localAddress = local;
+        localAddr = TransportAddr.ofInet(local);
+        vacant = false;
+        wake.wake();
+    }
+
+    /**
+     * Closes the adopted socket (a fresh placeholder takes its descriptor) and makes the slot vacant again. Links
+     * on it must be gone first; datagrams still queued on the old socket are lost with it.
+     *
+     * @return false when the slot was vacant already
+     * @throws IOException naming the failing call
+     */
+    public synchronized boolean vacate() throws IOException {
+        if (slotConfig == null || closed) {
+            throw new IllegalStateException(this + " is " + (closed ? "closed" : "no adoption slot"));
+        }
+        if (vacant) {
+            return false;
+        }
+        final int p = placeholder();
+        vacant = true;   // before the swap: no send reaches the placeholder
+        try {
+            Syscalls.dup3(p, fd, Linux.O_CLOEXEC);
+        } catch (final IOException e) {
+            vacant = false;
+            throw e;
+        } finally {
+            Syscalls.closeQuietly(p);
+        }
+        localAddress = new InetSocketAddress(Inet4Address.getByAddress(new byte[4]), 0);
+        localAddr = TransportAddr.ofInet(localAddress);
+        wake.wake();
+        return true;
+    }
+
+    /** @return whether this transport is an adoption slot ({@link #openAdoptionSlot}) */
+    public boolean isAdoptionSlot() {
+        return slotConfig != null;
+    }
+
+    /** {@inheritDoc} Adoption slots are. */
+    @Override
+    public boolean bootstrapOnly() {
+        return slotConfig != null;
+    }
+
+    /** @return whether this is an adoption slot with no socket adopted */
+    public boolean isVacant() {
+        return vacant;
     }
 
     /**
@@ -227,6 +352,12 @@ public final class UdpTransport implements Transport {
      * @return datagrams the kernel accepted
      */
     public int send(final SendBatch batch) {
+        if (vacant) {
+            // A vacant adoption slot's placeholder would bind itself to an ephemeral port on its first send and
+            // start receiving: nothing is sent from it (counted as send drops).
+            counters.sendDrops += batch.count();
+            return 0;
+        }
         return sender.send(batch);
     }
 
@@ -244,7 +375,7 @@ public final class UdpTransport implements Transport {
 
     @Override
     public State state() {
-        return closed ? State.DOWN : State.UP;
+        return closed || vacant ? State.DOWN : State.UP;
     }
 
     /** {@inheritDoc} UDP: the data plane's receive and send agents ({@link #receive}, {@link #send}). */

@@ -93,6 +93,12 @@ public final class Syscalls {
     private static final MethodHandle MUNMAP = errnoHandle(linux_h::munmap$address, linux_h::munmap$descriptor);
     private static final MethodHandle MADVISE = errnoHandle(linux_h::madvise$address, linux_h::madvise$descriptor);
 
+    // dup3 is not in the generated header allow-list: looked up in libc by name. It puts a punched NAT-traversal
+    // socket in the place of a reserved descriptor (discovery-gateway.md §2.6, ADR 0046).
+    private static final MethodHandle DUP3 = errnoHandle(
+            () -> Linker.nativeLinker().defaultLookup().find("dup3").orElseThrow(),
+            () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+
     private static final Throwable UNAVAILABLE = firstFailure;
 
     private Syscalls() {
@@ -597,6 +603,26 @@ public final class Syscalls {
         }
         if (rc < 0) {
             throw fail("close", cs, "fd " + fd);
+        }
+    }
+
+    /**
+     * {@code dup3(oldFd, newFd, flags)}: makes {@code newFd} refer to {@code oldFd}'s open file, closing what
+     * {@code newFd} referred to, atomically (a thread blocked on the old file keeps it until its call returns).
+     *
+     * @param flags 0 or {@code O_CLOEXEC}
+     * @throws ErrnoException e.g. EBADF, naming both descriptors
+     */
+    public static void dup3(final int oldFd, final int newFd, final int flags) throws ErrnoException {
+        final CallState cs = CallState.forCurrentThread();
+        final int rc;
+        try {
+            rc = (int) DUP3.invokeExact(cs.segment, oldFd, newFd, flags);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+        if (rc < 0) {
+            throw fail("dup3", cs, "fd " + oldFd + " onto fd " + newFd);
         }
     }
 

@@ -1,0 +1,250 @@
+package net.fips.control.nat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import net.fips.control.identity.NodeIdentity;
+
+/**
+ * The NAT lab of discovery-gateway.md §7.3 in network namespaces (root and nft only; skipped otherwise): an
+ * "internet" namespace with a bridge and the STUN server at 198.18.0.1, two routers (198.18.0.2 and .3) doing
+ * nftables masquerade with unsolicited inbound dropped, one host behind each (10.1.0.2, 10.2.0.2), each host a child
+ * JVM running a node ({@link NatLabPeer}). The lab relays the reflexive addresses (standing in for the signal
+ * relays). Port-restricted cone ({@code masquerade}): STUN, punch, adoption and a Noise link whose remote is the other
+ * router's WAN address. Symmetric ({@code masquerade fully-random}): both punches time out. Every namespace and link
+ * is removed afterwards, also on failure; no traffic leaves the namespaces.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class NatLabNamespaceTest {
+    private static final String NFT = """
+            table ip nat {
+              chain postc {
+                type nat hook postrouting priority 100;
+                oifname "wan" %s
+              }
+            }
+            table ip filtr {
+              chain fwdc {
+                type filter hook forward priority 0; policy drop;
+                iifname "lan" accept
+                ct state established,related accept
+              }
+              chain inp {
+                type filter hook input priority 0; policy drop;
+                ct state established,related accept
+                iifname { "lo", "lan" } accept
+              }
+            }
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final List<String> namespaces = new ArrayList<>();
+    private final List<Process> children = new ArrayList<>();
+    private final String sfx = Long.toString(ProcessHandle.current().pid() % 100_000);
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"masquerade", "masquerade fully-random"})
+    void punchThroughTwoNats(final String masquerade) throws Exception {
+        assumeTrue(isRoot(), "needs root for network namespaces");
+        assumeTrue(run("nft", "--version") == 0, "needs nft (Debian nftables)");
+        try {
+            build(masquerade);
+            final NodeIdentity idA = NodeIdentity.generate();
+            final NodeIdentity idB = NodeIdentity.generate();
+            final Child stun = start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478");
+            stun.expect("ready", 60);
+            final Child a = start("ha" + sfx, NatLabPeer.class, idA.nsec(), idB.npub(), "198.18.0.1:3478",
+                    dir.resolve("a").toString());
+            final Child b = start("hb" + sfx, NatLabPeer.class, idB.nsec(), idA.npub(), "198.18.0.1:3478",
+                    dir.resolve("b").toString());
+            final String ra = a.expect("reflexive ", 60).substring("reflexive ".length());
+            final String rb = b.expect("reflexive ", 60).substring("reflexive ".length());
+            assertTrue(ra.startsWith("198.18.0.2:"), "A's router's WAN address, learned by STUN: " + ra);
+            assertTrue(rb.startsWith("198.18.0.3:"), rb);
+            final long startAt = System.currentTimeMillis() + 1_500;
+            a.say(rb + " " + startAt + " lab-session");
+            b.say(ra + " " + startAt + " lab-session");
+            if (masquerade.contains("fully-random")) {
+                assertEquals("failed PunchTimeout", a.expect("failed", 60), a.log());
+                assertEquals("failed PunchTimeout", b.expect("failed", 60), b.log());
+                return;
+            }
+            assertTrue(a.expect("punched ", 60).startsWith("punched 198.18.0.3:"), a.log());
+            assertTrue(b.expect("punched ", 60).startsWith("punched 198.18.0.2:"), b.log());
+            final String la = a.expect("linked ", 60);
+            final String lb = b.expect("linked ", 60);
+            assertTrue(la.startsWith("linked 198.18.0.3:"), la + "\n" + a.log());
+            assertTrue(lb.startsWith("linked 198.18.0.2:"), lb + "\n" + b.log());
+            assertTrue(la.endsWith("transport 1") && lb.endsWith("transport 1"), "the first adoption slot: " + la);
+        } finally {
+            for (final Process p : children) {
+                p.getOutputStream().close();
+            }
+            for (final Process p : children) {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+            for (final String ns : namespaces) {
+                run("ip", "netns", "del", ns);
+            }
+        }
+    }
+
+    /** The topology; every root-namespace link name carries the suffix and moves into a namespace at once. */
+    private void build(final String masquerade) throws Exception {
+        for (final String n : List.of("nw", "ra", "rb", "ha", "hb")) {
+            must("ip", "netns", "add", n + sfx);
+            namespaces.add(n + sfx);
+            must("ip", "-n", n + sfx, "link", "set", "lo", "up");
+        }
+        final String nw = "nw" + sfx;
+        must("ip", "-n", nw, "link", "add", "br0", "type", "bridge");
+        must("ip", "-n", nw, "addr", "add", "198.18.0.1/24", "dev", "br0");
+        must("ip", "-n", nw, "link", "set", "br0", "up");
+        for (final String x : List.of("a", "b")) {
+            final String r = "r" + x + sfx;
+            final String h = "h" + x + sfx;
+            final int n = x.equals("a") ? 1 : 2;
+            veth("fw" + x + sfx, r, "wan", "fb" + x + sfx, nw, "br" + x);
+            must("ip", "-n", nw, "link", "set", "br" + x, "master", "br0");
+            must("ip", "-n", r, "addr", "add", "198.18.0." + (n + 1) + "/24", "dev", "wan");
+            veth("fl" + x + sfx, r, "lan", "fh" + x + sfx, h, "eth0");
+            must("ip", "-n", r, "addr", "add", "10." + n + ".0.1/24", "dev", "lan");
+            must("ip", "-n", h, "addr", "add", "10." + n + ".0.2/24", "dev", "eth0");
+            must("ip", "-n", h, "route", "add", "default", "via", "10." + n + ".0.1");
+            must("ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+            final Path rules = dir.resolve("nft-" + x);
+            Files.writeString(rules, NFT.formatted(masquerade));
+            must("ip", "netns", "exec", r, "nft", "-f", rules.toString());
+        }
+    }
+
+    private void veth(final String a, final String nsA, final String nameA, final String b, final String nsB,
+            final String nameB) throws Exception {
+        must("ip", "link", "add", a, "type", "veth", "peer", "name", b);
+        must("ip", "link", "set", a, "netns", nsA);
+        must("ip", "link", "set", b, "netns", nsB);
+        must("ip", "-n", nsA, "link", "set", a, "name", nameA);
+        must("ip", "-n", nsB, "link", "set", b, "name", nameB);
+        must("ip", "-n", nsA, "link", "set", nameA, "up");
+        must("ip", "-n", nsB, "link", "set", nameB, "up");
+    }
+
+    /** A child JVM in a namespace: its stdout lines queued, its stderr in a file. */
+    private final class Child {
+        private final Process process;
+        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final Path log;
+
+        Child(final Process process, final Path log) {
+            this.process = process;
+            this.log = log;
+            Thread.ofPlatform().daemon().start(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    for (String l = r.readLine(); l != null; l = r.readLine()) {
+                        lines.add(l);
+                    }
+                } catch (final IOException e) {
+                    lines.add("io " + e.getMessage());
+                }
+            });
+        }
+
+        String expect(final String prefix, final int seconds) throws Exception {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            while (true) {
+                final String l = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (l == null) {
+                    fail("no '" + prefix + "' line within " + seconds + " s\n" + log());
+                }
+                if (l.startsWith(prefix) || l.startsWith("failed")) {
+                    return l;
+                }
+            }
+        }
+
+        void say(final String line) throws IOException {
+            final OutputStream out = process.getOutputStream();
+            out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
+
+        String log() {
+            try {
+                final List<String> all = Files.readAllLines(log);
+                return String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size()));
+            } catch (final IOException e) {
+                return "(no log: " + e.getMessage() + ")";
+            }
+        }
+    }
+
+    private Child start(final String ns, final Class<?> main, final String... args) throws IOException {
+        final Set<String> cp = new LinkedHashSet<>();
+        for (final String prop : List.of("jdk.module.path", "java.class.path")) {
+            final String v = System.getProperty(prop);
+            if (v != null && !v.isEmpty()) {
+                cp.addAll(List.of(v.split(File.pathSeparator)));
+            }
+        }
+        cp.add(Path.of(System.getProperty("user.dir"), "target", "test-classes").toString());
+        cp.add(Path.of(System.getProperty("user.dir"), "target", "classes").toString());
+        final List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns,
+                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", String.join(File.pathSeparator, cp), main.getName()));
+        cmd.addAll(List.of(args));
+        final Path log = dir.resolve(ns + "-" + main.getSimpleName() + ".log");
+        final Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+        children.add(p);
+        return new Child(p, log);
+    }
+
+    private static void must(final String... cmd) throws Exception {
+        assertEquals(0, run(cmd), String.join(" ", cmd));
+    }
+
+    private static int run(final String... cmd) throws IOException, InterruptedException {
+        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return 124;
+        }
+        return p.exitValue();
+    }
+
+    private static boolean isRoot() throws IOException {
+        for (final String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (l.startsWith("Uid:")) {
+                return l.split("\\s+")[1].equals("0");
+            }
+        }
+        return false;
+    }
+}
