@@ -39,6 +39,10 @@ if [ -f /usr/include/android/openssl/aead.h ] && [ -f "$boring_lib/libcrypto.so"
 else
     echo "== (no android-libboringssl-dev: BoringSSL C baseline skipped)"
 fi
+if [ ! -f "$boring_lib/libcrypto.so.0" ]; then
+    echo "== (no android-libboringssl: backend boringssl left out of the Java runs)"
+    BACKENDS=$(echo "$BACKENDS" | tr ',' '\n' | grep -vx boringssl | paste -sd, -)
+fi
 
 c_baselines() {
     # shellcheck disable=SC2086
