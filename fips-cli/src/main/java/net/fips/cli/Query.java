@@ -22,6 +22,7 @@ enum Query {
     SESSIONS("show", "sessions", "show_sessions", TableView::sessions),
     MMP("show", "mmp", "show_mmp", TableView::mmp),
     LISTENING_SOCKETS("show", "listening-sockets", "show_listening_sockets", TableView::listeningSockets),
+    LAN("show", "lan", "show_lan", TableView::lan),
     ROUTING("show", "routing", "show_routing", TableView::routing),
     ACL("acl", "show", "show_acl", TableView::acl),
     STATS_LIST("stats", "list", "show_stats_list", StatsTables::list),

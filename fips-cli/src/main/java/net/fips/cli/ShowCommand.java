@@ -6,7 +6,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fipsctl show <what>}: the read-only queries. */
 @Command(name = "show", description = "Show node information.", mixinStandardHelpOptions = true,
         synopsisSubcommandLabel = "(status | peers | links | connections | transports | tree | bloom | cache"
-                + " | routing | identity-cache | sessions | mmp | listening-sockets)")
+                + " | routing | identity-cache | sessions | mmp | listening-sockets | lan)")
 final class ShowCommand {
 
     @ParentCommand
@@ -78,6 +78,12 @@ final class ShowCommand {
                     + " and firewall state.")
     int listeningSockets() {
         return root.request(Query.LISTENING_SOCKETS);
+    }
+
+    @Command(name = "lan", mixinStandardHelpOptions = true,
+            description = "LAN discovery over mDNS: whether it runs, the peers it found, the dials it made.")
+    int lan() {
+        return root.request(Query.LAN);
     }
 
     @Command(name = "routing", mixinStandardHelpOptions = true,

@@ -225,6 +225,29 @@ final class TableView {
             "LOCAL", "PORT", "BIND", "FILTER", "PID", "PROCESS"}, rows).stripTrailing());
     }
 
+    /** {@code show_lan}: one line of what runs and the counters, then one row per peer seen. */
+    static String lan(final JsonNode d) {
+        if (!d.path("enabled").asBoolean(false)) {
+            return "LAN discovery: off (node.discovery.lan.enabled: false)";
+        }
+        final String head = d.path("running").asBoolean(false)
+                ? "LAN discovery: " + text(d.get("service_type")) + " as " + text(d.get("instance_name")) + ", port "
+                        + text(d.get("port")) + ", scope " + text(d.get("scope")) + ", " + text(d.get("interfaces"))
+                        + " interface address(es)"
+                : "LAN discovery: enabled but not running: " + text(d.get("problem"));
+        final String counters = "announcements seen " + text(d.get("announcements_seen")) + ", refused "
+                + text(d.get("announcements_refused")) + ", dropped " + text(d.get("queue_dropped"))
+                + ", dials started " + text(d.get("dials_started"));
+        final List<String[]> rows = new ArrayList<>();
+        for (final JsonNode p : d.path("peers")) {
+            rows.add(new String[] {text(p.get("npub")), text(p.get("address")), text(p.get("scope")),
+                p.path("present").asBoolean() ? "yes" : "no", text(p.get("last_seen_ms_ago")), text(p.get("dials")),
+                text(p.get("last_dial"))});
+        }
+        return head + "\n" + counters + "\n" + (rows.isEmpty() ? "(no LAN peers seen)" : table(new String[] {"NPUB",
+            "ADDRESS", "SCOPE", "PRESENT", "LAST_SEEN_MS_AGO", "DIALS", "LAST_DIAL"}, rows).stripTrailing());
+    }
+
     static String connect(final JsonNode d) {
         if (d.path("already_connected").asBoolean(false)) {
             return "already connected: " + text(d.get("npub")) + " (no dial started; see 'fipsctl show peers')";

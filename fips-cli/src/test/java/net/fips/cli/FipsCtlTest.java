@@ -187,6 +187,21 @@ class FipsCtlTest {
         }
 
         @Override
+        public JsonNode showLan() throws ControlException {
+            try {
+                return ControlJson.MAPPER.readTree("""
+                    {"enabled":true,"running":true,"problem":null,"service_type":"_fips._udp.local.",
+                     "instance_name":"fips-npub1abcdefghijk","scope":"fips-overlay-v1","port":2121,"interfaces":2,
+                     "announcements_seen":7,"announcements_refused":1,"queue_dropped":0,"dials_started":1,
+                     "peers":[{"npub":"npub1peer","address":"10.1.0.2:2121","scope":"fips-overlay-v1",
+                      "present":true,"first_seen_ms_ago":9000,"last_seen_ms_ago":1200,"dials":1,
+                      "last_dial":"linked"}]}""");
+            } catch (final IOException e) {
+                throw new ControlException(e.toString());
+            }
+        }
+
+        @Override
         public JsonNode showListeningSockets() throws ControlException {
             try {
                 return ControlJson.MAPPER.readTree("""
@@ -432,6 +447,21 @@ class FipsCtlTest {
         final JsonNode json = ControlJson.MAPPER.readTree(run("show", "listening-sockets", "--json").out());
         assertEquals(2, json.get("sockets").size());
         assertTrue(json.get("sockets").get(1).get("pid").isNull());
+    }
+
+    @Test
+    void lanTableAndJson() throws Exception {
+        final Result t = run("show", "lan");
+        assertEquals(0, t.code(), t.err());
+        final String[] lines = t.out().split("\n");
+        assertEquals("LAN discovery: _fips._udp.local. as fips-npub1abcdefghijk, port 2121, scope fips-overlay-v1,"
+                + " 2 interface address(es)", lines[0]);
+        assertEquals("announcements seen 7, refused 1, dropped 0, dials started 1", lines[1]);
+        assertTrue(lines[2].startsWith("NPUB") && lines[2].contains("LAST_SEEN_MS_AGO"), lines[2]);
+        assertTrue(lines[3].matches("npub1peer\\s+10\\.1\\.0\\.2:2121\\s+fips-overlay-v1\\s+yes\\s+1200\\s+1"
+                + "\\s+linked"), lines[3]);
+        final JsonNode json = ControlJson.MAPPER.readTree(run("show", "lan", "--json").out());
+        assertEquals("npub1peer", json.get("peers").get(0).get("npub").asText());
     }
 
     @Test

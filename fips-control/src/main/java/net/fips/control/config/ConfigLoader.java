@@ -119,7 +119,7 @@ public final class ConfigLoader {
         final List<String> warnings = new ArrayList<>(problems.warnings);
         final EnvSettings env = EnvSettings.from(host, warnings);
         return new LoadedConfig(new FipsConfig(node.node(), tun, dns, udp, ethernet, peers, tcp, tor, nym, ble,
-                NostrConfig.from(node.nostr())), files,
+                NostrConfig.from(node.nostr()), node.lan()), files,
                 warnings, env, Optional.ofNullable(gateway));
     }
 

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A whole, checked {@code fips.yaml}: the parts of the reference schema this node implements, as immutable
- * values with every default filled in. Sections it does not implement (LAN discovery, gateway) are
+ * values with every default filled in. Sections it does not implement (gateway) are
  * checked for unknown keys and types but not kept; Nostr discovery's settings are kept ({@link NostrConfig}) though
  * the node does not run it yet.
  *
@@ -21,10 +21,11 @@ import java.util.Objects;
  * @param tor        {@code transports.tor} instances; empty means no Tor transport
  * @param nym        {@code transports.nym} instances; empty means no Nym transport
  * @param nostr      {@code node.discovery.nostr} / {@code node.rendezvous.nostr} (parsed; not run by the node yet)
+ * @param lan        {@code node.discovery.lan} / {@code node.rendezvous.lan}: LAN discovery over mDNS
  */
 public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<UdpConfig> udp,
         List<EthernetConfig> ethernet, List<PeerConfig> peers, List<TcpConfig> tcp, List<TorConfig> tor,
-        List<NymConfig> nym, List<BleConfig> ble, NostrConfig nostr) {
+        List<NymConfig> nym, List<BleConfig> ble, NostrConfig nostr, LanConfig lan) {
 
     /** Name of the bundled default config resource, next to this class. */
     public static final String DEFAULT_RESOURCE = "default-fips.yaml";
@@ -35,6 +36,7 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         Objects.requireNonNull(tun, "tun");
         Objects.requireNonNull(dns, "dns");
         Objects.requireNonNull(nostr, "nostr");
+        Objects.requireNonNull(lan, "lan");
         udp = List.copyOf(udp);
         ethernet = List.copyOf(ethernet);
         ble = List.copyOf(ble);
@@ -44,7 +46,15 @@ public record FipsConfig(NodeConfig node, TunConfig tun, DnsConfig dns, List<Udp
         nym = List.copyOf(nym);
     }
 
-    /** A config with the Nostr defaults. */
+    /** A config with the LAN discovery defaults (off). */
+    public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
+                      final List<EthernetConfig> ethernet, final List<PeerConfig> peers, final List<TcpConfig> tcp,
+                      final List<TorConfig> tor, final List<NymConfig> nym, final List<BleConfig> ble,
+                      final NostrConfig nostr) {
+        this(node, tun, dns, udp, ethernet, peers, tcp, tor, nym, ble, nostr, LanConfig.DEFAULTS);
+    }
+
+    /** A config with the Nostr and LAN discovery defaults. */
     public FipsConfig(final NodeConfig node, final TunConfig tun, final DnsConfig dns, final List<UdpConfig> udp,
                       final List<EthernetConfig> ethernet, final List<PeerConfig> peers, final List<TcpConfig> tcp,
                       final List<TorConfig> tor, final List<BleConfig> ble) {

@@ -9,7 +9,7 @@ import net.fips.control.identity.NodeIdentity;
 /** Maps {@code node.*}; every default comes from the records' {@code DEFAULTS} (operator.md §1.3-§1.10). */
 final class NodeSection {
     /** What {@link #read} found besides the record, for cross-field checks. */
-    record Result(NodeConfig node, Map<String, Object> nostr) {
+    record Result(NodeConfig node, Map<String, Object> nostr, LanConfig lan) {
     }
 
     private NodeSection() {
@@ -69,12 +69,13 @@ final class NodeSection {
         lk.finish();
         final ConfigReader rv = n.child("rendezvous");
         final Map<String, Object> newNostr = section(rv, "nostr", Skim.NOSTR);
-        section(rv, "lan", Skim.LAN);
+        final LanConfig newLan = LanConfig.read(rv.child("lan"));
         rv.finish();
         final Map<String, Object> oldNostr = section(d, "nostr", Skim.NOSTR);
-        section(d, "lan", Skim.LAN);
+        final LanConfig oldLan = LanConfig.read(d.child("lan"));
         d.finish();
         final Map<String, Object> nostr = d.has("nostr") ? oldNostr : newNostr;
+        final LanConfig lan = d.has("lan") ? oldLan : newLan;
 
         final ConfigReader t = n.child("tree");
         final NodeConfig.Tree td = NodeConfig.Tree.DEFAULTS;
@@ -150,7 +151,7 @@ final class NodeSection {
         n.finish();
         return new Result(new NodeConfig(identity, leafOnly, logLevel, tick, baseRtt, heartbeat, linkDead, limits,
                 rateLimit, retry, cache, lookup, tree, bloom, session, mmp, sessionMmp, ecn, rekey, buffers,
-                new NodeConfig.Control(controlEnabled, socketPath), metrics, dataplane), nostr);
+                new NodeConfig.Control(controlEnabled, socketPath), metrics, dataplane), nostr, lan);
     }
 
     /** Reads the lookup scalars of {@code node.lookup} or the legacy {@code node.discovery}; absent keys keep

@@ -55,11 +55,9 @@ final class ReferenceKeys {
         v041("node.buffers.tun_channel");
         v041("node.buffers.dns_channel");
         master("node.native_api.*");
-        // Nostr rendezvous and mDNS (§1.7, §1.8), under both spellings
+        // Nostr rendezvous (§1.7), under both spellings; mDNS (node.discovery.lan, node.rendezvous.lan) runs
         v041("node.discovery.nostr.*");
-        v041("node.discovery.lan.*");
         master("node.rendezvous.nostr.*");
-        master("node.rendezvous.lan.*");
         // transports (§1.12-§1.17)
         v041("transports.udp.advertise_on_nostr");
         v041("transports.udp.public");

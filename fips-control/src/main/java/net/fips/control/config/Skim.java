@@ -25,7 +25,6 @@ final class Skim {
             + " advert_ttl_secs:u64 advert_refresh_secs:u64 startup_sweep_delay_secs:u64"
             + " startup_sweep_max_age_secs:u64 failure_streak_threshold:u32 extended_cooldown_secs:u64"
             + " warn_log_interval_secs:u64 failure_state_max_entries:usize protocol_mismatch_cooldown_secs:u64";
-    static final String LAN = "enabled:bool service_type:str scope:str";
     /** [master] additions to {@code node.rate_limit}. */
     static final String RATE_LIMIT_MASTER = "session_setup_burst:u32 session_setup_rate:f64"
             + " established_handshake_burst:u32 established_handshake_rate:f64";

@@ -102,6 +102,18 @@ public interface ControlApi {
     }
 
     /**
+     * {@code show_lan}: LAN discovery over mDNS, whether it runs and the peers it found (an extension of this node,
+     * ADR 0042).
+     *
+     * @return {@code enabled, running, problem, service_type, instance_name, scope, port, interfaces, counters,
+     *         peers[]}
+     * @throws ControlException when this node does not serve the command
+     */
+    default JsonNode showLan() throws ControlException {
+        throw new ControlException("unknown command: show_lan");
+    }
+
+    /**
      * {@code show_listening_sockets}: the host's sockets fips0 can reach ({@link ListeningSockets}).
      *
      * @return {@code fips0_addr, firewall_active, sockets[]}

@@ -21,7 +21,7 @@ public final class ControlDispatcher {
     /** Commands this dispatcher serves, in the order {@code fipsctl} lists them. */
     public static final List<String> COMMANDS = List.of("show_status", "show_peers", "show_links",
             "show_connections", "show_transports", "show_acl", "show_tree", "show_bloom", "show_cache", "show_routing",
-            "show_identity_cache", "show_sessions", "show_mmp", "show_listening_sockets", "show_metrics",
+            "show_identity_cache", "show_sessions", "show_mmp", "show_listening_sockets", "show_lan", "show_metrics",
             "show_stats_list", "show_stats_history", "show_stats_all_history", "show_stats_peers",
             "show_stats_history_all_peers", "connect", "disconnect");
 
@@ -93,6 +93,7 @@ public final class ControlDispatcher {
             case "show_sessions" -> ok(api::showSessions);
             case "show_mmp" -> ok(api::showMmp);
             case "show_listening_sockets" -> ControlJson.ok(api.showListeningSockets());
+            case "show_lan" -> ControlJson.ok(api.showLan());
             case "show_metrics" -> ControlJson.ok(api.showMetrics());
             case "show_stats_list" -> ControlJson.ok(StatsRequests.list());
             case "show_stats_history" ->

@@ -25,19 +25,21 @@ public final class LanAdvert {
 
     /**
      * The scope a node announces and filters by: {@code node.discovery.lan.scope} when set, else the Nostr
-     * {@code app} with a {@code fips-overlay-v1:} prefix stripped (nothing left: no scope). With the defaults this is
-     * {@code fips-overlay-v1}, and a node that announced no scope would be ignored by default reference nodes.
+     * {@code app} with a {@code fips-overlay-v1:} prefix stripped (nothing left: no scope), both trimmed. With the
+     * defaults this is {@code fips-overlay-v1}, and a node that announced no scope would be ignored by default
+     * reference nodes.
      *
      * @param configuredScope {@code node.discovery.lan.scope}, or null
      * @param nostrApp        {@code node.discovery.nostr.app} (its default {@value #DEFAULT_APP} when unset)
      * @return the scope, or the empty string for none
      */
     public static String scope(final String configuredScope, final String nostrApp) {
-        if (configuredScope != null && !configuredScope.isEmpty()) {
-            return configuredScope;
+        // Both values are trimmed, as the reference's lan_discovery_scope does.
+        if (configuredScope != null && !configuredScope.isBlank()) {
+            return configuredScope.trim();
         }
-        final String app = nostrApp == null ? DEFAULT_APP : nostrApp;
-        return app.startsWith(APP_PREFIX) ? app.substring(APP_PREFIX.length()) : app;
+        final String app = (nostrApp == null ? DEFAULT_APP : nostrApp).trim();
+        return app.startsWith(APP_PREFIX) ? app.substring(APP_PREFIX.length()).trim() : app;
     }
 
     /**

@@ -47,16 +47,20 @@ public final class LanDiscovery implements AutoCloseable {
     private final String serviceType;
     private final String npub;
     private final String scope;
+    private final int port;
     private final List<JmDNS> instances = new ArrayList<>();
     private final BlockingQueue<Found> found = new ArrayBlockingQueue<>(QUEUE);
+    private final BlockingQueue<String> gone = new ArrayBlockingQueue<>(QUEUE);
+    private boolean closed;
     private final AtomicLong announcementsSeen = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
 
-    private LanDiscovery(final String serviceType, final String npub, final String scope) {
+    private LanDiscovery(final String serviceType, final String npub, final String scope, final int port) {
         this.serviceType = serviceType;
         this.npub = npub;
         this.scope = scope;
+        this.port = port;
     }
 
     /**
@@ -76,16 +80,16 @@ public final class LanDiscovery implements AutoCloseable {
             throw new IllegalArgumentException("service type " + serviceType
                     + " must end in ._udp.local. or ._tcp.local.");
         }
-        final LanDiscovery d = new LanDiscovery(serviceType, npub, scope);
+        final LanDiscovery d = new LanDiscovery(serviceType, npub, scope, port);
         final List<String> failures = new ArrayList<>();
         for (final InetAddress a : addresses) {
             try {
-                d.startOn(a, port);
+                d.startOn(a);
             } catch (final IOException | RuntimeException e) {
                 failures.add(a.getHostAddress() + ": " + e);
             }
         }
-        if (d.instances.isEmpty()) {
+        if (d.interfaces() == 0) {
             throw new IOException("mDNS could not run on any interface address" + (failures.isEmpty() ? ""
                     : ": " + String.join("; ", failures)));
         }
@@ -95,10 +99,16 @@ public final class LanDiscovery implements AutoCloseable {
         return d;
     }
 
-    private void startOn(final InetAddress address, final int port) throws IOException {
+    private void startOn(final InetAddress address) throws IOException {
         final String instance = LanAdvert.instanceName(npub);
         final JmDNS jm = JmDNS.create(address, instance);
-        instances.add(jm);
+        synchronized (this) {
+            if (closed) {
+                jm.close();
+                return;
+            }
+            instances.add(jm);
+        }
         jm.addServiceListener(serviceType, new ServiceListener() {
             @Override
             public void serviceAdded(final ServiceEvent e) {
@@ -108,6 +118,9 @@ public final class LanDiscovery implements AutoCloseable {
             @Override
             public void serviceRemoved(final ServiceEvent e) {
                 LOG.log(System.Logger.Level.DEBUG, "mDNS: {0} left", e.getName());
+                if (!gone.offer(e.getName())) {
+                    dropped.incrementAndGet();
+                }
             }
 
             @Override
@@ -119,6 +132,11 @@ public final class LanDiscovery implements AutoCloseable {
     }
 
     private void onResolved(final ServiceInfo info) {
+        if (!info.getPropertyNames().hasMoreElements()) {
+            // JmDNS may report a service resolved before its TXT record arrived (mdns-sd waits for it,
+            // discovery-gateway.md §3.3); it reports it again once the TXT is in.
+            return;
+        }
         announcementsSeen.incrementAndGet();
         final String theirNpub = info.getPropertyString("npub");
         final String theirScope = info.getPropertyString("scope");
@@ -153,23 +171,53 @@ public final class LanDiscovery implements AutoCloseable {
         return out;
     }
 
-    /** @return resolved announcements seen, ours included */
+    /**
+     * @param max how many at most
+     * @return the instance names whose service was withdrawn (goodbye) or expired, oldest first
+     */
+    public List<String> drainGone(final int max) {
+        final List<String> out = new ArrayList<>();
+        gone.drainTo(out, max);
+        return out;
+    }
+
+    /** @return the service type announced and browsed */
+    public String serviceType() {
+        return serviceType;
+    }
+
+    /** @return the scope announced and filtered by, empty for none */
+    public String scope() {
+        return scope;
+    }
+
+    /** @return the UDP port announced */
+    public int port() {
+        return port;
+    }
+
+    /** @return the instance name announced */
+    public String instanceName() {
+        return LanAdvert.instanceName(npub);
+    }
+
+    /** @return resolved announcements with a TXT record seen, ours included */
     public long announcementsSeen() {
         return announcementsSeen.get();
     }
 
-    /** @return announcements refused (no npub, another scope, port 0) */
+    /** @return announcements refused (a TXT without npub, another scope, port 0) */
     public long refused() {
         return refused.get();
     }
 
-    /** @return finds dropped because the queue was full */
+    /** @return finds and withdrawals dropped because their queue was full */
     public long dropped() {
         return dropped.get();
     }
 
     /** @return how many interface addresses it runs on */
-    public int interfaces() {
+    public synchronized int interfaces() {
         return instances.size();
     }
 
@@ -195,10 +243,19 @@ public final class LanDiscovery implements AutoCloseable {
         return out;
     }
 
-    /** Withdraws the announcements (goodbye records) and stops every instance. */
+    /**
+     * Withdraws the announcements (goodbye records) and stops every instance; JmDNS's threads end with them.
+     * Idempotent; an instance still being created by {@link #start} is closed as soon as it exists.
+     */
     @Override
     public void close() {
-        for (final JmDNS jm : instances) {
+        final List<JmDNS> running;
+        synchronized (this) {
+            closed = true;
+            running = new ArrayList<>(instances);
+            instances.clear();
+        }
+        for (final JmDNS jm : running) {
             try {
                 jm.unregisterAllServices();
                 jm.close();
@@ -206,6 +263,5 @@ public final class LanDiscovery implements AutoCloseable {
                 LOG.log(System.Logger.Level.DEBUG, "mDNS close: {0}", e.toString());
             }
         }
-        instances.clear();
     }
 }

@@ -13,7 +13,8 @@ import net.fips.control.config.NodeConfig;
 
 /**
  * Which settings differ between the running configuration and a freshly loaded one, by config path
- * ({@code node.limits}, {@code transports.udp}, {@code peers}, ...). Everything but {@code node.log_level} is
+ * ({@code node.limits}, {@code transports.udp}, {@code peers}, ...). Everything but {@code node.log_level} and LAN
+ * discovery ({@code node.discovery.lan}, which {@code LanService.apply} re-applies, and is not compared here) is
  * applied only at start, so every difference this reports needs a restart.
  */
 final class ConfigDiff {

@@ -80,6 +80,7 @@ public final class Node implements AutoCloseable {
     private DnsServer dns;
     private PrometheusExporter metrics;
     private InetSocketAddress metricsAddress;
+    private LanService lan;
     private boolean closed;
 
     Node(final LoadedConfig loaded, final NodeOptions options, final KeyFiles.Resolved resolved, final byte[] epoch,
@@ -131,6 +132,16 @@ public final class Node implements AutoCloseable {
     /** The .fips DNS responder started (null when it could not). */
     void dns(final DnsServer server) {
         this.dns = server;
+    }
+
+    /** LAN discovery, started by the assembly after the control loop (it runs when enabled). */
+    void lan(final LanService service) {
+        this.lan = service;
+    }
+
+    /** @return LAN discovery's latest state ({@code show_lan}) */
+    LanService.State lanState() {
+        return lan == null ? null : lan.state();
     }
 
     /** The control socket started. */
@@ -374,7 +385,8 @@ public final class Node implements AutoCloseable {
     /**
      * Applies what can change while running: re-reads the peer ACL files and the hosts file now (on the control
      * thread, as its 2 s poll would), hands the fresh effective log level to {@code applyLogLevel} (logging belongs
-     * to the program embedding the node), and compares the rest of {@code fresh} with the running configuration to
+     * to the program embedding the node), restarts LAN discovery when its settings changed ({@link LanService#apply},
+     * ADR 0042), and compares the rest of {@code fresh} with the running configuration to
      * name the settings that need a restart. Logs the summary as one INFO line (the new config's warnings and the
      * new ACL files' problems at WARN, as at start). The running configuration ({@link #config()}) stays the one
      * the node started with, so a setting keeps being reported until a restart applies it.
@@ -409,6 +421,10 @@ public final class Node implements AutoCloseable {
             ControlLoop.logProblems(acl.problems());
         }
         reloaded.add(applyLogLevel.apply(fresh.effectiveLogLevel()));
+        final String lanApplied = lan == null ? "" : lan.apply(fresh.config());
+        if (!lanApplied.isEmpty()) {
+            reloaded.add(lanApplied);
+        }
         for (final String w : fresh.warnings()) {
             LOG.log(Level.WARNING, "config: {0}", w);
         }
@@ -451,6 +467,9 @@ public final class Node implements AutoCloseable {
         }
         if (metrics != null) {
             metrics.close();
+        }
+        if (lan != null) {
+            lan.close();
         }
         loop.stop(sayGoodbye);
         opened.close();

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
@@ -195,12 +196,18 @@ final class NodeAssembly {
             }
             final MediumDiscovery others = new MediumDiscovery(transports, identity.publicKey(), conductor::connect);
             loop.onTick(others::tick);
+            final LanService lan = new LanService(identity.npub(), transports, conductor::connect,
+                    options.lanAddresses(), TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().baseIntervalSecs())),
+                    TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().maxBackoffSecs())));
+            loop.onTick(lan::tick);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }
             node = new Node(loaded, options, resolved, epoch, opened, dataPlane, conductor, acl, loop, tun,
                     displayNames, now);
+            node.lan(lan);
             loop.start();
+            lan.apply(cfg);
             if (sessionPath && cfg.dns().enabled()) {
                 node.dns(startDns(cfg, aclDir.resolve("hosts"), HostAliases.of(aliases), tun, node));
             }

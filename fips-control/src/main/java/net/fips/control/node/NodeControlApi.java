@@ -257,6 +257,13 @@ final class NodeControlApi implements ControlApi {
     }
 
     @Override
+    public JsonNode showLan() {
+        final LanService.State s = node.lanState();
+        return s == null ? ControlJson.MAPPER.createObjectNode().put("enabled", false)
+                : LanService.json(s, node.options().nanoClock().getAsLong());
+    }
+
+    @Override
     public JsonNode showListeningSockets() {
         return ListeningSockets.query(node.identity().address().toBytes());
     }

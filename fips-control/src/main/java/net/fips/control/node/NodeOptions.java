@@ -1,7 +1,10 @@
 package net.fips.control.node;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.LongSupplier;
@@ -9,6 +12,7 @@ import java.util.function.UnaryOperator;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import net.fips.control.lan.LanDiscovery;
 import net.fips.control.link.LinkConfig;
 import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.engine.ThreadingMode;
@@ -172,5 +176,31 @@ public final class NodeOptions {
 
     void bleOutcome(final String line) {
         bleOutcomes.accept(line);
+    }
+
+    private LanAddresses lanAddresses = LanDiscovery::interfaceAddresses;
+
+    /** Where LAN discovery runs mDNS: the interface addresses to use, listed when it starts. */
+    @FunctionalInterface
+    public interface LanAddresses {
+        /**
+         * @return the addresses
+         * @throws IOException when they cannot be listed
+         */
+        List<InetAddress> list() throws IOException;
+    }
+
+    /**
+     * @param addresses the interface addresses LAN discovery runs on (default: every up, multicast-capable IPv4
+     *                  interface address and loopback, {@link LanDiscovery#interfaceAddresses()}); tests pick
+     *                  loopback only
+     */
+    public NodeOptions lanAddresses(final LanAddresses addresses) {
+        this.lanAddresses = Objects.requireNonNull(addresses, "addresses");
+        return this;
+    }
+
+    LanAddresses lanAddresses() {
+        return lanAddresses;
     }
 }

@@ -117,8 +117,7 @@ class ConfigLoaderTest {
         // Every key this node parses but does not act on warns once, in the order of the table's readers.
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
         assertEquals(Stream.of("node.limits.max_links", "node.discovery.nostr.enabled",
-                "node.discovery.nostr.policy", "node.discovery.nostr.advert_relays", "node.discovery.lan.enabled",
-                "node.discovery.lan.scope",
+                "node.discovery.nostr.policy", "node.discovery.nostr.advert_relays",
                 "node.mmp.log_interval_secs", "node.mmp.owd_window_size", "node.ecn.enabled",
                 "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.tun_channel",
                 "node.buffers.dns_channel", "node.base_rtt_ms",
@@ -316,7 +315,7 @@ class ConfigLoaderTest {
                 """.formatted(ConfigTestSupport.TEST_US01));
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
         final List<String> expected = new ArrayList<>(Stream.of(
-                "node.discovery.nostr.enabled", "node.discovery.lan.enabled", "transports.udp.advertise_on_nostr",
+                "node.discovery.nostr.enabled", "transports.udp.advertise_on_nostr",
                 "transports.udp.public", "peers[0].via_nostr")
                 .map(k -> k + v041).toList());
         // Values (not keys) this node cannot use are told apart:

@@ -64,11 +64,8 @@ class ReferenceKeysTest {
                 Arguments.of("node: { discovery: { nostr: { policy: open } } }", "node.discovery.nostr.policy" + V041),
                 Arguments.of("node: { discovery: { nostr: { max_concurrent_offers_per_npub: 2 } } }",
                         "node.discovery.nostr.max_concurrent_offers_per_npub" + V041),
-                Arguments.of("node: { discovery: { lan: { scope: home } } }", "node.discovery.lan.scope" + V041),
                 Arguments.of("node: { rendezvous: { nostr: { advert_relays: [\"wss://r.example\"] } } }",
                         "node.rendezvous.nostr.advert_relays" + MASTER),
-                Arguments.of("node: { rendezvous: { lan: { enabled: true } } }",
-                        "node.rendezvous.lan.enabled" + MASTER),
                 Arguments.of("transports: { udp: { public: true } }", "transports.udp.public" + V041),
                 Arguments.of("transports: { udp: { a: { accept_connections: false } } }",
                         "transports.udp.a.accept_connections" + V041),
@@ -117,7 +114,8 @@ class ReferenceKeysTest {
                 "transports.udp.bind_addr",
                 "transports.udp.outbound_only", "peers[].alias", "node.control.socket_path",
                 "transports.ble.adapter", "transports.ble.psm", "transports.ble.probe_cooldown_secs",
-                "transports.nym.socks5_addr", "transports.nym.startup_timeout_secs")) {
+                "transports.nym.socks5_addr", "transports.nym.startup_timeout_secs",
+                "node.discovery.lan.enabled", "node.discovery.lan.service_type", "node.rendezvous.lan.scope")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);
         }
         assertFalse(ReferenceKeys.entries().isEmpty());

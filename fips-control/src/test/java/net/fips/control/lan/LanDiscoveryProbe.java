@@ -61,6 +61,10 @@ public final class LanDiscoveryProbe {
                     for (final String k : Collections.list(info.getPropertyNames())) {
                         txt.put(k, info.getPropertyString(k));
                     }
+                    // JmDNS may report a service resolved before its TXT record arrived; only a TXT counts.
+                    if (txt.isEmpty()) {
+                        return;
+                    }
                     synchronized (txts) {
                         txts.put(info.getName() + " " + info.getPort(), txt.toString());
                     }

@@ -93,11 +93,8 @@ public final class Syscalls {
     private static final MethodHandle MUNMAP = errnoHandle(linux_h::munmap$address, linux_h::munmap$descriptor);
     private static final MethodHandle MADVISE = errnoHandle(linux_h::madvise$address, linux_h::madvise$descriptor);
 
-    // dup3 is not in the generated header allow-list: looked up in libc by name. It puts a punched NAT-traversal
-    // socket in the place of a reserved descriptor (discovery-gateway.md §2.6, ADR 0046).
-    private static final MethodHandle DUP3 = errnoHandle(
-            () -> Linker.nativeLinker().defaultLookup().find("dup3").orElseThrow(),
-            () -> FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    // dup3 puts a punched NAT-traversal socket in the place of a reserved descriptor (§2.6, ADR 0046).
+    private static final MethodHandle DUP3 = errnoHandle(linux_h::dup3$address, linux_h::dup3$descriptor);
 
     private static final Throwable UNAVAILABLE = firstFailure;
 

@@ -5265,6 +5265,68 @@ public class linux_h extends linux_h$shared {
         }
     }
 
+    private static class dup3 {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            linux_h.C_INT,
+            linux_h.C_INT,
+            linux_h.C_INT,
+            linux_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("dup3");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int dup3(int __fd, int __fd2, int __flags)
+     * }
+     */
+    public static FunctionDescriptor dup3$descriptor() {
+        return dup3.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int dup3(int __fd, int __fd2, int __flags)
+     * }
+     */
+    public static MethodHandle dup3$handle() {
+        return dup3.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int dup3(int __fd, int __fd2, int __flags)
+     * }
+     */
+    public static MemorySegment dup3$address() {
+        return dup3.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int dup3(int __fd, int __fd2, int __flags)
+     * }
+     */
+    public static int dup3(int __fd, int __fd2, int __flags) {
+        var mh$ = dup3.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dup3", __fd, __fd2, __flags);
+            }
+            return (int)mh$.invokeExact(__fd, __fd2, __flags);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class strerror {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             linux_h.C_POINTER,
