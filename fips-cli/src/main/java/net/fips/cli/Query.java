@@ -24,6 +24,7 @@ enum Query {
     LISTENING_SOCKETS("show", "listening-sockets", "show_listening_sockets", TableView::listeningSockets),
     LAN("show", "lan", "show_lan", TableView::lan),
     ROUTING("show", "routing", "show_routing", TableView::routing),
+    NOSTR("show", "nostr", "show_nostr", TableView::nostr),
     ACL("acl", "show", "show_acl", TableView::acl),
     STATS_LIST("stats", "list", "show_stats_list", StatsTables::list),
     STATS_METRICS("stats", "metrics", "show_metrics", StatsTables::metrics),

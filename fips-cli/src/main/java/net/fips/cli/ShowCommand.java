@@ -91,4 +91,11 @@ final class ShowCommand {
     int routing() {
         return root.request(Query.ROUTING);
     }
+
+    @Command(name = "nostr", mixinStandardHelpOptions = true,
+            description = "Nostr discovery: relays and their state, our advert and its last publish, adverts seen,"
+                    + " dials from adverts and their outcomes.")
+    int nostr() {
+        return root.request(Query.NOSTR);
+    }
 }

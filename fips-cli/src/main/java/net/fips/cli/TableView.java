@@ -225,6 +225,44 @@ final class TableView {
             "LOCAL", "PORT", "BIND", "FILTER", "PID", "PROCESS"}, rows).stripTrailing());
     }
 
+    static String nostr(final JsonNode d) {
+        if (!d.path("enabled").asBoolean(false)) {
+            return "Nostr discovery is off (node.discovery.nostr.enabled: false)";
+        }
+        final JsonNode ours = d.path("our_advert");
+        final List<String> eps = new ArrayList<>();
+        ours.path("endpoints").forEach(e -> eps.add(text(e.get("transport")) + " " + text(e.get("addr"))));
+        final StringBuilder sb = new StringBuilder();
+        sb.append("policy ").append(text(d.get("policy"))).append(", app ").append(text(d.get("app")))
+                .append(", advertise ").append(text(d.get("advertise"))).append('\n');
+        sb.append("our advert: ").append(eps.isEmpty() ? "(no endpoint)" : String.join(", ", eps))
+                .append("; last publish ").append(text(ours.get("last_publish_ms"))).append(" ms, expires ")
+                .append(text(ours.get("expires_at_ms"))).append(" ms\n\n");
+        final List<String[]> relays = new ArrayList<>();
+        for (final JsonNode r : d.path("relays")) {
+            relays.add(new String[] {text(r.get("url")), text(r.get("state")), text(r.get("connects")),
+                text(r.get("disconnects")), text(r.get("events_delivered")), text(r.get("events_invalid"))});
+        }
+        sb.append(relays.isEmpty() ? "(no relays)" : table(new String[] {"RELAY", "STATE", "CONNECTS",
+            "DISCONNECTS", "EVENTS", "INVALID"}, relays).stripTrailing()).append("\n\n");
+        final List<String[]> adverts = new ArrayList<>();
+        for (final JsonNode a : d.path("adverts")) {
+            final List<String> e = new ArrayList<>();
+            a.path("endpoints").forEach(x -> e.add(text(x.get("transport")) + " " + text(x.get("addr"))));
+            adverts.add(new String[] {text(a.get("npub")), String.join(", ", e), text(a.get("valid_until_ms"))});
+        }
+        sb.append(adverts.isEmpty() ? "(no adverts seen)" : table(new String[] {"ADVERT", "ENDPOINTS",
+            "VALID_UNTIL_MS"}, adverts).stripTrailing()).append("\n\n");
+        final List<String[]> dials = new ArrayList<>();
+        for (final JsonNode x : d.path("dials")) {
+            dials.add(new String[] {text(x.get("display_name")), text(x.get("endpoint")), text(x.get("outcome")),
+                text(x.get("consecutive_failures")), text(x.get("cooldown_until_ms"))});
+        }
+        sb.append(dials.isEmpty() ? "(no dials from adverts)" : table(new String[] {"PEER", "ENDPOINT", "OUTCOME",
+            "FAILURES", "COOLDOWN_UNTIL_MS"}, dials).stripTrailing());
+        return sb.toString();
+    }
+
     /** {@code show_lan}: one line of what runs and the counters, then one row per peer seen. */
     static String lan(final JsonNode d) {
         if (!d.path("enabled").asBoolean(false)) {

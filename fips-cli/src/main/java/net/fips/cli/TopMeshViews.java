@@ -282,7 +282,35 @@ final class TopMeshViews {
             lines.addAll(List.of(TableView.table(new String[] {"  PEER", "NODE_ADDR", "RETRIES", "RETRY_AT_MS",
                 "AUTO_RECONNECT"}, TopFormat.indent(retries)).split("\n")));
         }
+        lines.addAll(nostr(p.get(Source.NOSTR)));
         return new Body(lines, -1);
+    }
+
+    /** @return the Routing view's Nostr section: one summary line and the dials from adverts (nothing when off) */
+    static List<String> nostr(final JsonNode n) {
+        if (n == null || !n.path("enabled").asBoolean(false)) {
+            return List.of();
+        }
+        int connected = 0;
+        for (final JsonNode r : n.path("relays")) {
+            connected += "connected".equals(r.path("state").asText()) ? 1 : 0;
+        }
+        final JsonNode last = n.path("our_advert").get("last_publish_ms");
+        final List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add("Nostr: relays " + connected + "/" + n.path("relays").size() + " connected, adverts seen "
+                + n.path("adverts").size() + ", our advert " + (last == null || last.isNull() ? "not published"
+                : "published at " + TopFormat.text(last) + " ms") + ", policy " + TopFormat.text(n.get("policy")));
+        final List<String[]> dials = new ArrayList<>();
+        for (final JsonNode x : n.path("dials")) {
+            dials.add(new String[] {TopFormat.text(x.get("display_name")), TopFormat.text(x.get("endpoint")),
+                TopFormat.text(x.get("outcome")), TopFormat.text(x.get("consecutive_failures"))});
+        }
+        if (!dials.isEmpty()) {
+            lines.addAll(List.of(TableView.table(new String[] {"  ADVERT DIAL", "ENDPOINT", "OUTCOME", "FAILURES"},
+                    TopFormat.indent(dials)).split("\n")));
+        }
+        return lines;
     }
 
 }

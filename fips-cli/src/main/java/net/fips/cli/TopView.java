@@ -32,7 +32,7 @@ final class TopView {
         FILTERS("Filters"),
         /** Link and session MMP. */
         PERFORMANCE("Performance"),
-        /** Routing state, the coordinate cache, forwarding and discovery counters, lookups and retries. */
+        /** Routing state, the coordinate cache, forwarding and discovery counters, lookups, retries, Nostr. */
         ROUTING("Routing"),
         /** The stats history as plots. */
         GRAPHS("Graphs"),
@@ -70,6 +70,8 @@ final class TopView {
         HISTORY("show_stats_all_history"),
         LISTENING("show_listening_sockets"),
         STATS_PEERS("show_stats_peers"),
+        /** {@code show_nostr}: the Routing view's Nostr section. */
+        NOSTR("show_nostr"),
         /** The Graphs view's query ({@link TopGraphs#request}); {@link Poll#graphsFor()} says for what. */
         GRAPHS(""),
         /** {@code show_gateway}, asked of the gateway's socket, not the daemon's. */
@@ -94,7 +96,7 @@ final class TopView {
             case TREE -> List.of(Source.TREE);
             case FILTERS -> List.of(Source.BLOOM);
             case PERFORMANCE -> List.of(Source.MMP);
-            case ROUTING -> List.of(Source.ROUTING, Source.CACHE);
+            case ROUTING -> List.of(Source.ROUTING, Source.CACHE, Source.NOSTR);
             case GRAPHS -> List.of(Source.STATS_PEERS, Source.GRAPHS);
             case GATEWAY -> List.of(Source.GATEWAY, Source.GATEWAY_MAPPINGS);
         };

@@ -10,11 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -184,6 +184,27 @@ class FipsCtlTest {
         @Override
         public String resolvePeer(final String name) throws ControlException {
             return name.equalsIgnoreCase("carol") ? PEER.npub() : ControlApi.super.resolvePeer(name);
+        }
+
+        @Override
+        public JsonNode showNostr() {
+            try {
+                return ControlJson.MAPPER.readTree("""
+                    {"enabled":true,"npub":"npub1x","app":"fips-overlay-v1","policy":"configured_only",
+                     "advertise":true,"relays":[{"url":"wss://relay.example","state":"connected",
+                     "advert_relay":true,"dm_relay":true,"connects":2,"connect_failures":0,"disconnects":1,
+                     "events_delivered":7,"events_invalid":0,"events_expired":0,"malformed_messages":0}],
+                     "our_advert":{"endpoints":[{"transport":"udp","addr":"198.18.0.2:2121"}],
+                     "last_publish_ms":1700000000000,"event_id":"ab","expires_at_ms":1700003600000,
+                     "accepted_by":["wss://relay.example"],"relay_list_published_ms":1700000000000},
+                     "adverts":[{"npub":"npub1peer","endpoints":[{"transport":"udp","addr":"198.18.0.3:2121"}],
+                     "created_at":1700000000,"valid_until_ms":1700003600000,"event_id":"cd"}],
+                     "dials":[{"npub":"npub1peer","display_name":"bob","configured":true,
+                     "endpoint":"udp 198.18.0.3:2121","outcome":"linked","outcome_at_ms":1700000001000,"dials":1,
+                     "consecutive_failures":0,"cooldown_until_ms":null}],"counters":{"adverts_stored":1}}""");
+            } catch (final IOException e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         @Override
@@ -447,6 +468,21 @@ class FipsCtlTest {
         final JsonNode json = ControlJson.MAPPER.readTree(run("show", "listening-sockets", "--json").out());
         assertEquals(2, json.get("sockets").size());
         assertTrue(json.get("sockets").get(1).get("pid").isNull());
+    }
+
+    @Test
+    void nostrTableAndJson() throws Exception {
+        final Result t = run("show", "nostr");
+        assertEquals(0, t.code(), t.err());
+        final String[] lines = t.out().split("\n");
+        assertEquals("policy configured_only, app fips-overlay-v1, advertise true", lines[0]);
+        assertEquals("our advert: udp 198.18.0.2:2121; last publish 1700000000000 ms, expires 1700003600000 ms",
+                lines[1]);
+        assertTrue(t.out().contains("wss://relay.example"), t.out());
+        assertTrue(Arrays.stream(lines).anyMatch(l -> l.matches(
+                "bob\\s+udp 198.18.0.3:2121\\s+linked\\s+0\\s+-")), t.out());
+        final JsonNode json = ControlJson.MAPPER.readTree(run("show", "nostr", "--json").out());
+        assertEquals("connected", json.get("relays").get(0).get("state").asText());
     }
 
     @Test

@@ -161,6 +161,12 @@ final class TopFixtures {
             {"fips0_addr":"fd1b::1","firewall_active":null,"sockets":[{"proto":"tcp","local_addr":"::","port":22,
              "process":"sshd(1)","wildcard_bind":true,"filter":"no_firewall"}]}""");
 
+    static final JsonNode NOSTR = json("""
+            {"enabled":true,"policy":"configured_only","relays":[{"url":"wss://a","state":"connected"},
+             {"url":"wss://b","state":"disconnected"}],"our_advert":{"last_publish_ms":1784473600000},
+             "adverts":[{"npub":"npub1x"}],"dials":[{"display_name":"bob","endpoint":"udp 198.18.0.3:2121",
+             "outcome":"linked","consecutive_failures":0}]}""");
+
     static final JsonNode GATEWAY = json("""
             {"pool_total":255,"pool_allocated":1,"pool_active":1,"pool_draining":0,"pool_free":253,"nat_mappings":2,
              "dns_listen":"[::1]:5353","uptime_secs":3725,"pool_cidr":"fd01::/120","lan_interface":"br-lan",
@@ -190,6 +196,7 @@ final class TopFixtures {
         m.put(Source.STATS_PEERS, STATS_PEERS);
         m.put(Source.GATEWAY, GATEWAY);
         m.put(Source.GATEWAY_MAPPINGS, GATEWAY_MAPPINGS);
+        m.put(Source.NOSTR, NOSTR);
         return m;
     }
 

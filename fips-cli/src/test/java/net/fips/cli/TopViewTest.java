@@ -160,6 +160,9 @@ class TopViewTest {
         assertTrue(all.matches("(?s).*kernel_drop_events\\s+0.*"), all);
         assertLine("far-node\\s+9e2d77\\s+2\\s+1\\.5s", line(l, "far-node"));
         assertLine("flaky\\s+55aa01\\s+3\\s+1784473600456\\s+true", line(l, "flaky"));
+        assertTrue(all.contains("Nostr: relays 1/2 connected, adverts seen 1, our advert published at 1784473600000"
+                + " ms, policy configured_only"), all);
+        assertLine("bob\\s+udp 198.18.0.3:2121\\s+linked\\s+0", line(l, "bob"));
         // Narrow: one column of pairs, still cut to the width.
         final List<String> narrow = draw(state(Tab.ROUTING), 30, 80);
         assertTrue(narrow.get(3).matches("  coord cache entries\\s+3"), narrow.get(3));
@@ -170,7 +173,7 @@ class TopViewTest {
         final TopState end = state(Tab.ROUTING).onKey(TopState.END, null, shortScreen.maxScroll());
         final List<String> bottom = TopView.draw(pollFor(end), Map.of(), end, 132, 12, "t").lines();
         assertTrue(bottom.get(1).startsWith("(" + shortScreen.maxScroll() + " lines above"), bottom.get(1));
-        assertTrue(bottom.get(10).strip().startsWith("flaky"), screen(bottom));
+        assertTrue(bottom.get(10).strip().startsWith("bob"), screen(bottom)); // the Nostr section ends the view
     }
 
     @Test

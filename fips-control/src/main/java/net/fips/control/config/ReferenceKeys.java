@@ -1,6 +1,7 @@
 package net.fips.control.config;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,6 +35,11 @@ final class ReferenceKeys {
         }
     }
 
+    /** The {@code node.discovery.nostr} keys only NAT traversal and the startup sweep read. */
+    private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of("share_local_candidates",
+            "max_concurrent_incoming_offers", "attempt_timeout_secs", "punch_start_delay_ms", "punch_interval_ms",
+            "punch_duration_ms", "startup_sweep_delay_secs", "startup_sweep_max_age_secs",
+            "protocol_mismatch_cooldown_secs", "max_concurrent_offers_per_npub");
     private static final Map<String, Line> EXACT = new LinkedHashMap<>();
     private static final Map<String, Line> SECTIONS = new LinkedHashMap<>();
 
@@ -55,23 +61,21 @@ final class ReferenceKeys {
         v041("node.buffers.tun_channel");
         v041("node.buffers.dns_channel");
         master("node.native_api.*");
-        // Nostr rendezvous (§1.7), under both spellings; mDNS (node.discovery.lan, node.rendezvous.lan) runs
-        v041("node.discovery.nostr.*");
-        master("node.rendezvous.nostr.*");
+        // Nostr rendezvous (§1.7): the node runs adverts, the relay pool and signals; NAT traversal (STUN,
+        // punching, incoming offers) and the open-discovery startup sweep are not implemented. mDNS
+        // (node.discovery.lan, node.rendezvous.lan) runs.
+        for (final String key : NOSTR_TRAVERSAL_KEYS) {
+            v041("node.discovery.nostr." + key);
+            master("node.rendezvous.nostr." + key);
+        }
         // transports (§1.12-§1.17)
-        v041("transports.udp.advertise_on_nostr");
-        v041("transports.udp.public");
-        v041("transports.udp.external_addr");
         v041("transports.udp.accept_connections");
-        v041("transports.tcp.advertise_on_nostr");
-        v041("transports.tcp.external_addr");
         v041("transports.tor.advertise_on_nostr");
         v041("transports.tor.advertised_port");
         // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented
         v041("transports.ble.auto_connect");
-        // peers (§1.18); of the gateway, which only fips-gateway reads (§1.19), the conntrack timeouts the
-        // reference parses and never applies
-        v041("peers[].via_nostr");
+        // of the gateway, which only fips-gateway reads (§1.19), the conntrack timeouts the reference parses and
+        // never applies
         v041("gateway.conntrack.*");
     }
 

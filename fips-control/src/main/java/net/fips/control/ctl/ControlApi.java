@@ -62,6 +62,14 @@ public interface ControlApi {
     /** @return {@code show_identity_cache} data: the node keys this node knows (peers, lookups, later DNS) */
     JsonNode showIdentityCache();
 
+    /**
+     * @return {@code show_nostr} data (our command; the reference has none, ADR 0043): relays and their state, our
+     *         advert and its last publish, the adverts seen, the dials from adverts and their outcomes, counters
+     */
+    default JsonNode showNostr() {
+        throw new UnsupportedOperationException("show_nostr");
+    }
+
     /** @return {@code show_sessions} data ({@code sessions[]}) */
     default JsonNode showSessions() {
         throw new UnsupportedOperationException("show_sessions");

@@ -23,7 +23,7 @@ public final class ControlDispatcher {
             "show_connections", "show_transports", "show_acl", "show_tree", "show_bloom", "show_cache", "show_routing",
             "show_identity_cache", "show_sessions", "show_mmp", "show_listening_sockets", "show_lan", "show_metrics",
             "show_stats_list", "show_stats_history", "show_stats_all_history", "show_stats_peers",
-            "show_stats_history_all_peers", "connect", "disconnect");
+            "show_stats_history_all_peers", "show_nostr", "connect", "disconnect");
 
     // Trailing tokens after the object are an error in the reference (serde rejects trailing characters).
     private static final ObjectReader READER = ControlJson.MAPPER.reader()
@@ -92,6 +92,7 @@ public final class ControlDispatcher {
             case "show_identity_cache" -> ok(api::showIdentityCache);
             case "show_sessions" -> ok(api::showSessions);
             case "show_mmp" -> ok(api::showMmp);
+            case "show_nostr" -> ok(api::showNostr);
             case "show_listening_sockets" -> ControlJson.ok(api.showListeningSockets());
             case "show_lan" -> ControlJson.ok(api.showLan());
             case "show_metrics" -> ControlJson.ok(api.showMetrics());

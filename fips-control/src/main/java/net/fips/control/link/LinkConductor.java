@@ -289,6 +289,18 @@ public final class LinkConductor {
     }
 
     /**
+     * Stops dialling a configured peer (a Nostr-discovered address in cooldown): its redial and its entry are
+     * dropped; an established link stays.
+     *
+     * @param peer the peer
+     */
+    public void forgetConfiguredPeer(final PeerIdentity peer) {
+        redials.forget(peer.nodeAddr());
+        tables.markDirty();
+        publish();
+    }
+
+    /**
      * Operator {@code disconnect}: sends Disconnect(ConfigurationChange), removes the peer and cancels any
      * reconnect of it.
      *

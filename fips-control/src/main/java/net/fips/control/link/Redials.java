@@ -68,6 +68,12 @@ final class Redials {
         retries.remove(addr);
     }
 
+    /** Forgets one configured peer and its redial. */
+    void forget(final NodeAddr addr) {
+        retries.remove(addr);
+        configured.remove(addr);
+    }
+
     /** Forgets every configured peer and redial (shutdown). */
     void clear() {
         retries.clear();

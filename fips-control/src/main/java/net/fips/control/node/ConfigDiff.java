@@ -46,6 +46,12 @@ final class ConfigDiff {
         if (!running.udp().equals(fresh.udp())) {
             out.add("transports.udp");
         }
+        if (!running.nostr().equals(fresh.nostr())) {
+            out.add("node.discovery.nostr");
+        }
+        if (!running.tcp().equals(fresh.tcp())) {
+            out.add("transports.tcp");
+        }
         if (!running.peers().equals(fresh.peers())) {
             out.add("peers");
         }

@@ -80,6 +80,7 @@ public final class Node implements AutoCloseable {
     private DnsServer dns;
     private PrometheusExporter metrics;
     private InetSocketAddress metricsAddress;
+    private NostrDiscovery nostr;
     private LanService lan;
     private boolean closed;
 
@@ -132,6 +133,16 @@ public final class Node implements AutoCloseable {
     /** The .fips DNS responder started (null when it could not). */
     void dns(final DnsServer server) {
         this.dns = server;
+    }
+
+    /** Nostr discovery started (null when {@code node.discovery.nostr.enabled} is false). */
+    void nostr(final NostrDiscovery discovery) {
+        this.nostr = discovery;
+    }
+
+    /** @return Nostr discovery, or null when it is off */
+    NostrDiscovery nostr() {
+        return nostr;
     }
 
     /** LAN discovery, started by the assembly after the control loop (it runs when enabled). */
@@ -472,6 +483,9 @@ public final class Node implements AutoCloseable {
             lan.close();
         }
         loop.stop(sayGoodbye);
+        if (nostr != null) {
+            nostr.close();
+        }
         opened.close();
         dataPlane.close();
         if (tun != null) {

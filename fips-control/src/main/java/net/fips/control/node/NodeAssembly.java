@@ -97,6 +97,7 @@ final class NodeAssembly {
         DataPlane dataPlane = null;
         ControlLoop loop = null;
         Node node = null;
+        NostrDiscovery nostr = null;
         try {
             final KeyFiles.Resolved resolved = resolveIdentity(loaded, options);
             final NodeIdentity identity = resolved.identity();
@@ -200,12 +201,14 @@ final class NodeAssembly {
                     options.lanAddresses(), TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().baseIntervalSecs())),
                     TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().maxBackoffSecs())));
             loop.onTick(lan::tick);
+            nostr = NostrDiscovery.startIfEnabled(cfg, identity, transports, conductor, options, loop::onTick);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }
             node = new Node(loaded, options, resolved, epoch, opened, dataPlane, conductor, acl, loop, tun,
                     displayNames, now);
             node.lan(lan);
+            node.nostr(nostr);
             loop.start();
             lan.apply(cfg);
             if (sessionPath && cfg.dns().enabled()) {
@@ -221,6 +224,9 @@ final class NodeAssembly {
             node.running();
             return node;
         } catch (final NodeStartException | RuntimeException e) {
+            if (node == null && nostr != null) {
+                nostr.close();
+            }
             undo(node, loop, dataPlane, opened, tun);
             throw e;
         }
@@ -397,6 +403,10 @@ final class NodeAssembly {
             final Optional<NodeSettings.Dial> dial = NodeSettings.pickDial(p, transports, problems);
             for (final String problem : problems) {
                 LOG.log(Level.WARNING, "peer {0}: {1}", name, problem);
+            }
+            if (dial.isEmpty() && p.viaNostr() && p.addresses().isEmpty()) {
+                LOG.log(Level.INFO, "peer {0}: no static address; dialled from its Nostr advert", name);
+                continue;
             }
             if (dial.isEmpty()) {
                 LOG.log(Level.WARNING, "peer {0}: no usable address; not dialled", name);

@@ -49,6 +49,7 @@ import net.fips.control.identity.PeerIdentity;
 import net.fips.control.link.DialSnapshot;
 import net.fips.control.link.LinkConductor;
 import net.fips.control.mesh.MeshSnapshot;
+import net.fips.control.nostr.FailureState;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.udp.UdpAddresses;
 import net.fips.dataplane.transport.Transport;
@@ -338,7 +339,7 @@ final class NodeControlApi implements ControlApi {
                     r.hasTreePosition(), r.hasFilter(), r.filterSequence(), r.isParent(), r.isChild(),
                     p.address(), direction(p.direction()), "udp", r.treeDepth(), r.effectiveDepth(),
                     new TrafficStats(p.packetsOut(), p.packetsIn(), p.bytesOut(), p.bytesIn()), p.replayDrops(),
-                    p.consecutiveDecryptFailures(), null,
+                    p.consecutiveDecryptFailures(), nostrTraversal(p.npub()),
                     new PeerSnapshot.NoiseCounters(p.sendCounter(), p.highestCounterIn()),
                     PeerSnapshot.sessionIndexHex((int) p.ourIndex()), p.rekeyInProgress(), p.draining(),
                     p.kBit() == 1, LinkMmp.of(mode, srttMs,
@@ -347,6 +348,20 @@ final class NodeControlApi implements ControlApi {
                     p.restarts(), p.decryptFailures()));
         }
         return out;
+    }
+
+    /** @return the peer's Nostr failure record as {@code show_peers[].nostr_traversal}, or null for none */
+    private PeerSnapshot.NostrTraversal nostrTraversal(final String npub) {
+        final NostrDiscovery nostr = node.nostr();
+        final FailureState.View v = nostr == null ? null : nostr.failureOf(npub);
+        return v == null ? null : new PeerSnapshot.NostrTraversal(v.consecutiveFailures(), v.cooldownUntilMs(),
+                v.lastObservedSkewMs());
+    }
+
+    @Override
+    public JsonNode showNostr() {
+        final NostrDiscovery nostr = node.nostr();
+        return nostr == null ? NostrDiscovery.disabledStatus() : nostr.status();
     }
 
     @Override

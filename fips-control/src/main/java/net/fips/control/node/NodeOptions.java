@@ -10,10 +10,13 @@ import java.util.Random;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import net.fips.control.lan.LanDiscovery;
 import net.fips.control.link.LinkConfig;
+import net.fips.control.nostr.NostrRuntime;
+import net.fips.control.nostr.TraversalStarter;
 import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.Ipv6Sink;
@@ -176,6 +179,36 @@ public final class NodeOptions {
 
     void bleOutcome(final String line) {
         bleOutcomes.accept(line);
+    }
+
+    private boolean nostrLoopbackEndpoints;
+    private Function<NostrRuntime, TraversalStarter> traversalStarter = r -> TraversalStarter.unavailable();
+
+    /**
+     * @param allow keep loopback endpoints in published and read Nostr adverts (the reference's public filter drops
+     *              them; tests that run several nodes and a relay on one host need them). Default false.
+     */
+    public NodeOptions nostrLoopbackEndpoints(final boolean allow) {
+        this.nostrLoopbackEndpoints = allow;
+        return this;
+    }
+
+    boolean nostrLoopbackEndpoints() {
+        return nostrLoopbackEndpoints;
+    }
+
+    /**
+     * @param factory builds the NAT traversal engine for dials to advert {@code nat} endpoints from the node's Nostr
+     *                runtime (its {@link net.fips.control.nostr.SignalChannel}); default: none, such dials are
+     *                counted and logged at DEBUG
+     */
+    public NodeOptions traversalStarter(final Function<NostrRuntime, TraversalStarter> factory) {
+        this.traversalStarter = Objects.requireNonNull(factory, "factory");
+        return this;
+    }
+
+    Function<NostrRuntime, TraversalStarter> traversalStarter() {
+        return traversalStarter;
     }
 
     private LanAddresses lanAddresses = LanDiscovery::interfaceAddresses;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Predicate;
 
 import net.fips.control.identity.Nip19;
 
@@ -23,6 +24,7 @@ public final class AdvertCache {
     private final int maxEntries;
     private final long advertTtlSecs;
     private final String app;
+    private final Predicate<OverlayAdvert.Endpoint> usable;
     private final Map<String, Cached> entries = new HashMap<>();
 
     /**
@@ -55,12 +57,24 @@ public final class AdvertCache {
      * @param app           our {@code app}: the {@code protocol} tag an advert must carry
      */
     public AdvertCache(final int maxEntries, final long advertTtlSecs, final String app) {
+        this(maxEntries, advertTtlSecs, app, AdvertValidity::isPubliclyUsable);
+    }
+
+    /**
+     * @param maxEntries    {@code advert_cache_max_entries}
+     * @param advertTtlSecs our {@code advert_ttl_secs} (the validity window is twice it)
+     * @param app           our {@code app}: the {@code protocol} tag an advert must carry
+     * @param usable        the endpoint filter (the reference's public-usability filter outside tests)
+     */
+    public AdvertCache(final int maxEntries, final long advertTtlSecs, final String app,
+            final Predicate<OverlayAdvert.Endpoint> usable) {
         if (maxEntries < 1) {
             throw new IllegalArgumentException("advert cache needs at least one entry");
         }
         this.maxEntries = maxEntries;
         this.advertTtlSecs = advertTtlSecs;
         this.app = app;
+        this.usable = usable;
     }
 
     /**
@@ -74,7 +88,7 @@ public final class AdvertCache {
     public Outcome offer(final NostrEvent event, final long nowMs) {
         final OverlayAdvert advert;
         try {
-            advert = AdvertValidity.validate(DiscoveryEvents.readAdvert(event, app));
+            advert = AdvertValidity.validate(DiscoveryEvents.readAdvert(event, app), usable);
         } catch (final NostrFormatException e) {
             return Outcome.INVALID;
         }

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -54,6 +55,19 @@ public final class AdvertValidity {
      * @throws NostrFormatException ({@code INVALID_FIELD}) naming the rule broken
      */
     public static OverlayAdvert validate(final OverlayAdvert advert) throws NostrFormatException {
+        return validate(advert, AdvertValidity::isPubliclyUsable);
+    }
+
+    /**
+     * {@link #validate(OverlayAdvert)} with another endpoint filter (tests on loopback keep 127.0.0.1).
+     *
+     * @param advert the decoded content
+     * @param usable which endpoints to keep
+     * @return the advert with only usable endpoints
+     * @throws NostrFormatException ({@code INVALID_FIELD}) naming the rule broken
+     */
+    public static OverlayAdvert validate(final OverlayAdvert advert, final Predicate<OverlayAdvert.Endpoint> usable)
+            throws NostrFormatException {
         if (!OverlayAdvert.IDENTIFIER.equals(advert.identifier())) {
             throw invalid("advert identifier " + advert.identifier() + " is not " + OverlayAdvert.IDENTIFIER);
         }
@@ -63,16 +77,16 @@ public final class AdvertValidity {
         if (advert.endpoints().isEmpty()) {
             throw invalid("advert has no endpoints");
         }
-        final List<OverlayAdvert.Endpoint> usable = new ArrayList<>();
+        final List<OverlayAdvert.Endpoint> usableEndpoints = new ArrayList<>();
         for (final OverlayAdvert.Endpoint e : advert.endpoints()) {
-            if (isPubliclyUsable(e)) {
-                usable.add(e);
+            if (usable.test(e)) {
+                usableEndpoints.add(e);
             }
         }
-        if (usable.isEmpty()) {
+        if (usableEndpoints.isEmpty()) {
             throw invalid("advert is missing publicly routable endpoints");
         }
-        final OverlayAdvert kept = new OverlayAdvert(advert.identifier(), advert.version(), usable,
+        final OverlayAdvert kept = new OverlayAdvert(advert.identifier(), advert.version(), usableEndpoints,
                 advert.signalRelays(), advert.stunServers());
         if (kept.hasUdpNatEndpoint()) {
             if (isEmpty(kept.signalRelays()) || isEmpty(kept.stunServers())) {
@@ -80,7 +94,7 @@ public final class AdvertValidity {
             }
             return kept;
         }
-        return new OverlayAdvert(kept.identifier(), kept.version(), usable, null, null);
+        return new OverlayAdvert(kept.identifier(), kept.version(), usableEndpoints, null, null);
     }
 
     private static boolean isEmpty(final List<String> l) {

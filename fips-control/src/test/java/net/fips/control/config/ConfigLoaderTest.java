@@ -116,12 +116,11 @@ class ConfigLoaderTest {
         final LoadedConfig loaded = load(yaml);
         // Every key this node parses but does not act on warns once, in the order of the table's readers.
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        assertEquals(Stream.of("node.limits.max_links", "node.discovery.nostr.enabled",
-                "node.discovery.nostr.policy", "node.discovery.nostr.advert_relays",
+        assertEquals(Stream.of("node.limits.max_links",
                 "node.mmp.log_interval_secs", "node.mmp.owd_window_size", "node.ecn.enabled",
                 "node.ecn.loss_threshold", "node.ecn.etx_threshold", "node.buffers.tun_channel",
                 "node.buffers.dns_channel", "node.base_rtt_ms",
-                "transports.udp.out.accept_connections", "transports.udp.out.external_addr")
+                "transports.udp.out.accept_connections")
                 .map(k -> k + v041).toList(), loaded.warnings());
         final NodeConfig n = loaded.config().node();
         assertEquals(Optional.of(nsec), n.identity().nsec());
@@ -313,11 +312,8 @@ class ConfigLoaderTest {
                     connect_policy: manual
                     addresses: [ { transport: tcp, addr: "1.2.3.4:8443" }, { transport: udp, addr: nat } ]
                 """.formatted(ConfigTestSupport.TEST_US01));
-        final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        final List<String> expected = new ArrayList<>(Stream.of(
-                "node.discovery.nostr.enabled", "transports.udp.advertise_on_nostr",
-                "transports.udp.public", "peers[0].via_nostr")
-                .map(k -> k + v041).toList());
+        // node.discovery.nostr and .lan, advertise_on_nostr, public and via_nostr all act now: no key warns.
+        final List<String> expected = new ArrayList<>();
         // Values (not keys) this node cannot use are told apart:
         expected.add("peers[0].addresses[1].addr: \"nat\" (reach by Nostr traversal) not supported yet");
         expected.add("peers[0].connect_policy: not implemented by the reference either; the peer is simply not"
@@ -369,12 +365,13 @@ class ConfigLoaderTest {
     @Test
     void unimplementedSectionsWarnEvenWhenDisabledButImplementedOnesAreSilent() throws ConfigException {
         final LoadedConfig c = load("""
-                node: { discovery: { nostr: { enabled: false } }, leaf_only: false, retry: { max_retries: 1 } }
+                node: { discovery: { nostr: { enabled: false } }, ecn: { enabled: false }, leaf_only: false,
+                        retry: { max_retries: 1 } }
                 gateway: { enabled: false, pool: "fd01::/112", lan_interface: eth0 }
                 """);
         final String v041 = ": accepted but not implemented (a reference v0.4.1 key); ignored";
-        // gateway.* is fips-gateway's (GatewayConfig): silent, as an implemented section
-        assertEquals(List.of("node.discovery.nostr.enabled" + v041), c.warnings());
+        // gateway.* is fips-gateway's (GatewayConfig) and node.discovery.nostr runs: both silent; node.ecn warns
+        assertEquals(List.of("node.ecn.enabled" + v041), c.warnings());
         assertEquals(List.of(), load("node: { leaf_only: false, retry: { max_retries: 1 } }").warnings());
     }
 

@@ -53,6 +53,7 @@ class ControlGoldenTest {
         "show_connections | {\"command\":\"show_connections\",\"extra\":true}",
         "show_transports  | {\"command\":\"show_transports\",\"params\":{\"ignored\":1}}",
         "show_acl         | {\"command\":\"show_acl\"}",
+        "show_nostr       | {\"command\":\"show_nostr\"}",
         "connect          | {\"command\":\"connect\",\"params\":{\"npub\":\"" + "NPUB_C"
                 + "\",\"address\":\"203.0.113.9:2121\",\"transport\":\"udp\"}}",
         "disconnect       | {\"command\":\"disconnect\",\"params\":{\"npub\":\"NPUB_A\"}}",

@@ -156,6 +156,11 @@ public class FakeControlApi implements ControlApi {
     }
 
     @Override
+    public JsonNode showNostr() {
+        return ControlJson.MAPPER.createObjectNode().put("enabled", false);
+    }
+
+    @Override
     public JsonNode showIdentityCache() {
         return lone().identityCache();
     }

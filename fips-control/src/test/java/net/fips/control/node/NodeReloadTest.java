@@ -110,6 +110,15 @@ class NodeReloadTest {
     }
 
     @Test
+    void aChangedNostrSectionNeedsARestart() throws Exception {
+        final int port = freePort();
+        final LoadedConfig running = load(yaml(self, port, dir.resolve("a.sock"), ""));
+        final LoadedConfig fresh = load(yaml(self, port, dir.resolve("a.sock"),
+                "  discovery:\n    nostr:\n      enabled: true\n      advert_relays: [\"ws://127.0.0.1:1\"]\n"));
+        assertEquals(List.of("node.discovery.nostr"), ConfigDiff.restartNeeded(running.config(), fresh.config()));
+    }
+
+    @Test
     void snakeCaseOfComponentNames() {
         assertEquals("rate_limit", ConfigDiff.snake("rateLimit"));
         assertEquals("link_dead_timeout_secs", ConfigDiff.snake("linkDeadTimeoutSecs"));

@@ -32,7 +32,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * {@code limit}) then EOSE, then live matches; CLOSE ends a subscription. Knobs: {@link #dropConnections()},
  * {@link #silent} (no answers to REQ), {@link #sendRaw}, and everything received is recorded.
  */
-final class TestRelay implements AutoCloseable {
+public final class TestRelay implements AutoCloseable {
     private static final String GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -41,7 +41,7 @@ final class TestRelay implements AutoCloseable {
     private final List<Conn> conns = new CopyOnWriteArrayList<>();
     private final List<NostrEvent> stored = new ArrayList<>();
     /** Every text message received, in order. */
-    final List<String> received = new CopyOnWriteArrayList<>();
+    public final List<String> received = new CopyOnWriteArrayList<>();
     /** When true, REQ is recorded but neither stored events nor EOSE are sent. */
     volatile boolean silent;
 
@@ -106,23 +106,23 @@ final class TestRelay implements AutoCloseable {
         }
     }
 
-    TestRelay(final LongSupplier clockSecs) throws IOException {
+    public TestRelay(final LongSupplier clockSecs) throws IOException {
         this.clockSecs = clockSecs;
         this.server = new ServerSocket();
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         Thread.ofVirtual().name("test-relay-accept").start(this::acceptLoop);
     }
 
-    URI url() {
+    public URI url() {
         return URI.create("ws://127.0.0.1:" + server.getLocalPort());
     }
 
-    int connections() {
+    public int connections() {
         return conns.size();
     }
 
     /** Closes every client connection (the relay keeps listening). */
-    void dropConnections() {
+    public void dropConnections() {
         for (final Conn c : conns) {
             try {
                 // A relay going away: Close (1001) and the connection ends. Without the Close frame the JDK client
@@ -140,7 +140,7 @@ final class TestRelay implements AutoCloseable {
         conns.forEach(c -> c.sendText(text));
     }
 
-    synchronized List<NostrEvent> stored() {
+    public synchronized List<NostrEvent> stored() {
         return List.copyOf(stored);
     }
 
