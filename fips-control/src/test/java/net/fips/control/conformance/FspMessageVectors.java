@@ -50,7 +50,7 @@ import net.fips.testing.Hex;
  * as a receiving node does: open the FMP frame, parse the SessionDatagram, the FSP header and coordinates, open the
  * FSP message with the session key, parse the inner header and decode the body. The keys come from running the
  * noise_xk.json and noise_ik.json handshakes the file names, which also pins the datagram's addresses to the
- * session's identities. Everything is checked once per AEAD backend (libcrypto and JDK):
+ * session's identities. Everything is checked once per AEAD backend (libcrypto, BoringSSL where installed, JDK):
  * <ul>
  *   <li>the FMP hop goes through the production data path ({@link DataPlanePath}): the sending node's data plane
  *       is given the SessionDatagram as a local sender would ({@code sendDatagram}) and its worker's frame on the
