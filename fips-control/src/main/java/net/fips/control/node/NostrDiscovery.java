@@ -62,8 +62,9 @@ import net.fips.dataplane.transport.Transport;
  * stranger's dial that ended without a link) feed the failure state; in cooldown the peer is not dialled from its
  * advert (ADR 0043), and when the streak reaches the threshold the advert is fetched again (the stale re-check).
  *
- * <p>Owns the runtime's threads: one timer thread {@code fips-nostr} and the WebSocket client's executor
- * ({@code fips-nostr-http-*}); {@link #close()} stops them all.
+ * <p>Owns the runtime's threads: one timer thread {@code fips-nostr}, the WebSocket client's executor
+ * ({@code fips-nostr-http-*}) and the NAT traversal engine's ({@link NatTraversal}, {@code fips-nat-*}, ticked
+ * first on each tick); {@link #close()} stops them all.
  */
 final class NostrDiscovery implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NostrDiscovery.class.getName());
