@@ -81,6 +81,9 @@ version=$(field Version)
 check "file name carries Version $version" test "$(basename "$deb")" = "fips_${version}_amd64.deb"
 check "Maintainer, Section, Description present" \
     test -n "$(field Maintainer)" -a "$(field Section)" = net -a -n "$(field Description)"
+# The default AEAD backend's library (ADR 0054) is a dependency; OpenSSL's, the fallback, only recommended.
+check "Depends names android-libboringssl (the default AEAD)" grep -qw android-libboringssl <<<"$(field Depends)"
+check "Recommends names libssl3 (the AEAD fallback)" grep -qw libssl3 <<<"$(field Recommends)"
 
 dpkg-deb -c "$deb" > "$scratch/contents"
 # The paths, as dpkg-deb lists them ("./usr/bin/fips"), with their modes.
@@ -250,6 +253,8 @@ daemon_pid=$!
 # Follow the log (inotify) until the "running" line; tail ends when the daemon exits, timeout after 60 s.
 if grep -m1 -q 'running; stop with SIGTERM' < <(timeout 60 tail -n +1 -f --pid="$daemon_pid" "$node_dir/log.txt"); then
     pass "installed fips starts a node"
+    check "the installed daemon seals with BoringSSL (the dependency, ADR 0054)" \
+        grep -q 'AEAD backend: boringssl' "$node_dir/log.txt"
     status=$("${bare[@]}" /usr/bin/fipsctl -s "$node_dir/control.sock" --json show status 2>&1) || true
     check "installed fipsctl reads show status over the control socket" grep -q '"state" *: *"running"' <<<"$status"
     # An unprivileged user may use the socket when in group fips, and is refused (exit 2) when not.

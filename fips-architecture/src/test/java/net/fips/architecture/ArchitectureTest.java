@@ -14,8 +14,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The package structure of the compiled main classes of every module (not their tests): no package cycle inside a
- * module, no dependency against the module order, and the CLI reaching the data plane only through the allow-list
- * below. {@link ModuleRulesTest} shows each rule failing on a fixture that breaks it.
+ * module, no dependency against the module order, the CLI reaching the data plane only through the allow-list
+ * below, and the test helpers of fips-test-fixtures used by no main class and using none. {@link ModuleRulesTest}
+ * shows each rule failing on a fixture that breaks it.
  */
 class ArchitectureTest {
     /**
@@ -61,6 +62,13 @@ class ArchitectureTest {
     @Test
     void theCliUsesTheDataPlaneOnlyThroughItsAllowList() {
         ModuleRules.cliOnlyThroughControl("net.fips", CLI_DATAPLANE_ALLOWED).check(classes);
+    }
+
+    @Test
+    void theTestHelpersStayApartFromTheProduct() {
+        assertTrue(classes.containPackage("net.fips." + ModuleRules.TESTING), "fips-test-fixtures not imported");
+        ModuleRules.noMainCodeUsesTheTestHelpers("net.fips").check(classes);
+        ModuleRules.theTestHelpersUseNoModule("net.fips").check(classes);
     }
 
     @Test

@@ -16,11 +16,13 @@ import com.tngtech.archunit.library.dependencies.SliceIdentifier;
  * The package rules of CONTRIBUTING.md "Modules: dependencies point one way", as ArchUnit rules over a base package
  * ({@code net.fips} for the real modules, a fixture package in the tests that prove each rule can fail). Each module
  * is one subpackage of the base: {@code ffm}, {@code dataplane}, {@code control}, {@code cli}, {@code sim},
- * {@code gateway}.
+ * {@code gateway}; the shared test helpers of fips-test-fixtures are {@link #TESTING}, apart from them.
  */
 final class ModuleRules {
     /** The module root packages, lowest first. */
     static final List<String> MODULES = List.of("ffm", "dataplane", "control", "cli", "sim", "gateway");
+    /** The package root of fips-test-fixtures: helpers for tests, which no module's main code may use. */
+    static final String TESTING = "testing";
 
     private ModuleRules() {
     }
@@ -82,6 +84,34 @@ final class ModuleRules {
                         && !allowed.contains(topLevelName(c)));
         return noClasses().that().resideInAPackage(base + "." + module + "..")
                 .should().dependOnClassesThat(belowControl)
+                .allowEmptyShould(true);
+    }
+
+    /**
+     * No main class of a module uses the test helpers (they are a test-scoped dependency, so a use would compile in
+     * the tests only and fail at run time, or drag test code into the product).
+     *
+     * @param base the base package
+     * @return the rule
+     */
+    static ArchRule noMainCodeUsesTheTestHelpers(final String base) {
+        final String[] modules = MODULES.stream().map(m -> base + "." + m + "..").toArray(String[]::new);
+        return noClasses().that().resideInAnyPackage(modules)
+                .should().dependOnClassesThat().resideInAPackage(base + "." + TESTING + "..")
+                .allowEmptyShould(true);
+    }
+
+    /**
+     * The test helpers depend on no module of ours, so that every module's tests, fips-ffm-bindings' included, can
+     * use them without a cycle.
+     *
+     * @param base the base package
+     * @return the rule
+     */
+    static ArchRule theTestHelpersUseNoModule(final String base) {
+        final String[] modules = MODULES.stream().map(m -> base + "." + m + "..").toArray(String[]::new);
+        return noClasses().that().resideInAPackage(base + "." + TESTING + "..")
+                .should().dependOnClassesThat().resideInAnyPackage(modules)
                 .allowEmptyShould(true);
     }
 

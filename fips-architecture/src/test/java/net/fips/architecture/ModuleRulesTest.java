@@ -19,6 +19,7 @@ class ModuleRulesTest {
     private static final String CYCLIC = "net.fips.archfixture.cyclic";
     private static final String CLEAN = "net.fips.archfixture.clean";
     private static final String LAYERED = "net.fips.archfixture.layered";
+    private static final String HELPERS_MISUSED = "net.fips.archfixture.helpersmisused";
 
     private static JavaClasses fixtures;
 
@@ -52,8 +53,18 @@ class ModuleRulesTest {
     }
 
     @Test
+    void mainCodeUsingTheTestHelpersAndHelpersUsingAModuleAreReported() {
+        assertTrue(violated(ModuleRules.noMainCodeUsesTheTestHelpers(HELPERS_MISUSED)));
+        assertTrue(violated(ModuleRules.theTestHelpersUseNoModule(HELPERS_MISUSED)));
+        assertFalse(violated(ModuleRules.noMainCodeUsesTheTestHelpers(LAYERED)));
+        assertFalse(violated(ModuleRules.theTestHelpersUseNoModule(LAYERED)));
+    }
+
+    @Test
     void theFixturesWereImported() {
         assertTrue(fixtures.containPackage(CYCLIC + ".control.a"));
         assertTrue(fixtures.containPackage(LAYERED + ".cli"));
+        assertTrue(fixtures.containPackage(LAYERED + ".testing"));
+        assertTrue(fixtures.containPackage(HELPERS_MISUSED + ".testing"));
     }
 }

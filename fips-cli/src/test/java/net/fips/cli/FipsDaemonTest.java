@@ -3,7 +3,7 @@ package net.fips.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import static net.fips.testing.Await.until;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -19,9 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +31,7 @@ import picocli.CommandLine;
 import org.junit.jupiter.api.Assumptions;
 
 import net.fips.control.identity.NodeIdentity;
+import net.fips.testing.FreePorts;
 
 /**
  * The {@code fips} daemon end to end: two daemons as separate processes link up over loopback, fipsctl inspects
@@ -40,6 +39,8 @@ import net.fips.control.identity.NodeIdentity;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class FipsDaemonTest {
+    /** The pause between two polls of a daemon or a file (each poll may start a process). */
+    private static final Duration POLL = Duration.ofMillis(20);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Keys every {@code show_status} carries (operator.md §2.3). */
@@ -81,27 +82,6 @@ class FipsDaemonTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (DatagramChannel ch = DatagramChannel.open()) {
-            ch.bind(new InetSocketAddress("127.0.0.1", 0));
-            return ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        }
-    }
-
-    private Path config(final String name, final NodeIdentity self, final int port, final NodeIdentity peer,
-                        final String peerAlias, final int peerPort) throws IOException {
-        final String yaml = "node:\n"
-                + "  identity:\n    nsec: \"" + self.nsec() + "\"\n"
-                + "  heartbeat_interval_secs: 1\n"
-                + "  control:\n    socket_path: \"" + dir.resolve(name + ".sock") + "\"\n"
-                + "transports:\n  udp:\n    bind_addr: \"127.0.0.1:" + port + "\"\n"
-                + "peers:\n  - npub: \"" + peer.npub() + "\"\n    alias: \"" + peerAlias + "\"\n"
-                + "    addresses:\n      - transport: udp\n        addr: \"127.0.0.1:" + peerPort + "\"\n";
-        final Path file = dir.resolve(name + ".yaml");
-        Files.writeString(file, yaml);
-        return file;
-    }
-
     private Process daemon(final String name, final String... args) throws IOException {
         final List<String> cmd = new ArrayList<>(List.of(
                 ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=net.fips.ffm",
@@ -135,21 +115,6 @@ class FipsDaemonTest {
             return log(name);
         } catch (final IOException e) {
             return "(unreadable: " + e.getMessage() + ")";
-        }
-    }
-
-    private static void await(final long timeoutMs, final BooleanSupplier condition, final String what) {
-        await(timeoutMs, condition, () -> what);
-    }
-
-    private static void await(final long timeoutMs, final BooleanSupplier condition,
-                              final Supplier<String> what) {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("timed out after " + timeoutMs + " ms waiting for " + what.get());
-            }
-            LockSupport.parkNanos(20_000_000L);
         }
     }
 
@@ -195,15 +160,16 @@ class FipsDaemonTest {
     void twoDaemonsLinkUpAnswerFipsctlAndStopCleanlyOnSigterm() throws Exception {
         final NodeIdentity a = NodeIdentity.generate();
         final NodeIdentity b = NodeIdentity.generate();
-        final int pa = freePort();
-        final int pb = freePort();
+        final int pa = FreePorts.udp();
+        final int pb = FreePorts.udp();
         final Path sa = dir.resolve("a.sock");
         final Path sb = dir.resolve("b.sock");
-        final Process da = daemon("a", "-c", config("a", a, pa, b, "bob", pb).toString());
-        final Process db = daemon("b", "--config", config("b", b, pb, a, "alice", pa).toString(),
+        final Process da = daemon("a", "-c", DaemonConfig.write(dir, "a", a, pa, b, "bob", pb).toString());
+        final Process db = daemon("b", "--config", DaemonConfig.write(dir, "b", b, pb, a, "alice", pa).toString(),
                 "--log-level", "debug");
 
-        await(30_000, () -> peerCount(sa) == 1 && peerCount(sb) == 1, "both daemons to show one peer");
+        until(Duration.ofSeconds(30), POLL, () -> peerCount(sa) == 1 && peerCount(sb) == 1,
+                () -> "both daemons to show one peer");
 
         final JsonNode status = ctl(sa, "show", "status");
         assertKeys(STATUS_KEYS, Set.of(), status, "show status");
@@ -243,7 +209,7 @@ class FipsDaemonTest {
         assertTrue(da.waitFor(20, TimeUnit.SECONDS), "a exits");
         assertEquals(0, da.exitValue(), log("a"));
         assertFalse(Files.exists(sa), "a's socket removed");
-        await(5000, () -> peerCount(sb) == 0, "b to drop a after its Disconnect");
+        until(Duration.ofSeconds(5), POLL, () -> peerCount(sb) == 0, () -> "b to drop a after its Disconnect");
         db.destroy();
         assertTrue(db.waitFor(20, TimeUnit.SECONDS), "b exits");
         assertEquals(0, db.exitValue(), log("b"));
@@ -279,7 +245,8 @@ class FipsDaemonTest {
             // Without SO_REUSEPORT on this socket the daemon's bind fails even though it sets the option itself.
             taken.bind(new InetSocketAddress("127.0.0.1", 0));
             final int port = ((InetSocketAddress) taken.getLocalAddress()).getPort();
-            final Path cfg = config("busy", NodeIdentity.generate(), port, NodeIdentity.generate(), "x", 9);
+            final Path cfg = DaemonConfig.write(dir, "busy", NodeIdentity.generate(), port, NodeIdentity.generate(),
+                    "x", 9);
             final Process p = daemon("busy", "-c", cfg.toString());
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             assertEquals(FipsDaemon.EXIT_START_FAILED, p.exitValue(), log("busy"));
@@ -294,10 +261,11 @@ class FipsDaemonTest {
     @Test
     void sighupReloadsTheLogLevelAndNamesSettingsThatNeedARestart() throws Exception {
         final NodeIdentity a = NodeIdentity.generate();
-        final Path cfg = config("hup", a, freePort(), NodeIdentity.generate(), "x", freePort());
+        final Path cfg = DaemonConfig.write(dir, "hup", a, FreePorts.udp(), NodeIdentity.generate(), "x",
+                FreePorts.udp());
         final Path sock = dir.resolve("hup.sock");
         final Process p = daemon("hup", "-c", cfg.toString());
-        await(30_000, () -> peerCount(sock) >= 0, "the daemon to answer on its socket");
+        until(Duration.ofSeconds(30), POLL, () -> peerCount(sock) >= 0, () -> "the daemon to answer on its socket");
         // A test JVM started with SIGHUP ignored (under nohup) passes that on to the daemon, which then cannot
         // hear the signal at all and says so; nothing here could be checked then.
         Assumptions.assumeFalse(log("hup").contains("SIGHUP is ignored by this process"),
@@ -305,7 +273,7 @@ class FipsDaemonTest {
         Files.writeString(cfg, Files.readString(cfg).replace("node:\n", "node:\n  log_level: debug\n")
                 .replace("heartbeat_interval_secs: 1", "heartbeat_interval_secs: 2"));
         assertEquals(0, new ProcessBuilder("kill", "-HUP", Long.toString(p.pid())).start().waitFor());
-        await(20_000, () -> {
+        until(Duration.ofSeconds(20), POLL, () -> {
             try {
                 return log("hup").contains("reloaded: ");
             } catch (final IOException e) {

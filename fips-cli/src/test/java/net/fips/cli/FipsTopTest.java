@@ -3,12 +3,11 @@ package net.fips.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static net.fips.testing.Await.until;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetSocketAddress;
-import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,8 +16,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -29,6 +28,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.ctl.ControlJson;
 import net.fips.control.identity.NodeIdentity;
+import net.fips.testing.FreePorts;
 
 /**
  * {@code fipsctl top} in a real pseudo-terminal (a private tmux server, 120x40) against two real daemons linked
@@ -37,6 +37,8 @@ import net.fips.control.identity.NodeIdentity;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FipsTopTest {
+    /** The pause between two polls of a daemon or a file (each poll may start a process). */
+    private static final Duration POLL = Duration.ofMillis(50);
 
     @TempDir
     Path dir;
@@ -81,27 +83,6 @@ class FipsTopTest {
         return out;
     }
 
-    private static int freePort() throws IOException {
-        try (DatagramChannel ch = DatagramChannel.open()) {
-            ch.bind(new InetSocketAddress("127.0.0.1", 0));
-            return ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        }
-    }
-
-    private Path config(final String name, final NodeIdentity self, final int port, final NodeIdentity peer,
-                        final String peerAlias, final int peerPort) throws IOException {
-        final String yaml = "node:\n"
-                + "  identity:\n    nsec: \"" + self.nsec() + "\"\n"
-                + "  heartbeat_interval_secs: 1\n"
-                + "  control:\n    socket_path: \"" + dir.resolve(name + ".sock") + "\"\n"
-                + "transports:\n  udp:\n    bind_addr: \"127.0.0.1:" + port + "\"\n"
-                + "peers:\n  - npub: \"" + peer.npub() + "\"\n    alias: \"" + peerAlias + "\"\n"
-                + "    addresses:\n      - transport: udp\n        addr: \"127.0.0.1:" + peerPort + "\"\n";
-        final Path file = dir.resolve(name + ".yaml");
-        Files.writeString(file, yaml);
-        return file;
-    }
-
     private List<String> java(final String mainClass) {
         return new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=net.fips.ffm", "-p", System.getProperty("jdk.module.path"), "-m",
@@ -138,16 +119,6 @@ class FipsTopTest {
         }
     }
 
-    private static void await(final long timeoutMs, final BooleanSupplier ok, final String what) {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (!ok.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("timed out after " + timeoutMs + " ms waiting for " + what);
-            }
-            LockSupport.parkNanos(50_000_000L);
-        }
-    }
-
     /** Polls the pane until it satisfies {@code ok}; fails with the last screen. */
     private String awaitScreen(final String session, final long timeoutMs, final Predicate<String> ok,
                                final String what) throws Exception {
@@ -178,13 +149,13 @@ class FipsTopTest {
     }
 
     private static int awaitExit(final Path exitFile, final long timeoutMs) throws Exception {
-        await(timeoutMs, () -> {
+        until(Duration.ofMillis(timeoutMs), POLL, () -> {
             try {
                 return Files.exists(exitFile) && !Files.readString(exitFile).isBlank();
             } catch (final IOException e) {
                 return false;
             }
-        }, "fipsctl top to exit");
+        }, () -> "fipsctl top to exit");
         return Integer.parseInt(Files.readString(exitFile).strip());
     }
 
@@ -193,13 +164,14 @@ class FipsTopTest {
         Assumptions.assumeTrue(tmuxInstalled(), "tmux is not installed: skipping the pseudo-terminal test");
         final NodeIdentity a = NodeIdentity.generate();
         final NodeIdentity b = NodeIdentity.generate();
-        final int pa = freePort();
-        final int pb = freePort();
+        final int pa = FreePorts.udp();
+        final int pb = FreePorts.udp();
         final Path sa = dir.resolve("a.sock");
         final Path sb = dir.resolve("b.sock");
-        daemon("a", config("a", a, pa, b, "bob", pb));
-        daemon("b", config("b", b, pb, a, "alice", pa));
-        await(45_000, () -> peerCount(sa) == 1 && peerCount(sb) == 1, "both daemons to show one peer");
+        daemon("a", DaemonConfig.write(dir, "a", a, pa, b, "bob", pb));
+        daemon("b", DaemonConfig.write(dir, "b", b, pb, a, "alice", pa));
+        until(Duration.ofSeconds(45), POLL, () -> peerCount(sa) == 1 && peerCount(sb) == 1,
+                () -> "both daemons to show one peer");
 
         // The live view: identity and peer count on the Node tab, the alias on the Peers tab.
         final Path exitA = dir.resolve("top-a.exit");
@@ -274,7 +246,8 @@ class FipsTopTest {
         awaitScreen("a", 10_000, s -> s.contains("? y/N"), "the y/N question");
         tmux("send-keys", "-t", "a", "y");
         awaitScreen("a", 10_000, s -> s.contains("disconnected bob"), "the disconnect's outcome");
-        await(10_000, () -> peerCount(sb) == 0, "b to drop a after the disconnect from top");
+        until(Duration.ofSeconds(10), POLL, () -> peerCount(sb) == 0,
+                () -> "b to drop a after the disconnect from top");
         tmux("send-keys", "-t", "a", "q");
         assertEquals(0, awaitExit(exitA, 10_000));
 
@@ -305,7 +278,8 @@ class FipsTopTest {
         final Ctl gone = ctl(sa, "--json", "disconnect", "bob");
         if (gone.code() == 0) {
             assertEquals(b.npub(), ControlJson.MAPPER.readTree(gone.out()).path("npub").asText());
-            await(10_000, () -> peerCount(sb) == 0, "b to drop a after the disconnect by alias");
+            until(Duration.ofSeconds(10), POLL, () -> peerCount(sb) == 0,
+                    () -> "b to drop a after the disconnect by alias");
         } else {
             assertEquals(1, gone.code());
             assertTrue(gone.err().startsWith("error: peer not found: " + b.npub()), gone.err());

@@ -160,11 +160,7 @@ public class HandshakeSideBenchmark {
     }
 
     private static byte[] secret(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return sk;
+        return Secp256k1.randomSecret(rnd);
     }
 
     private HandshakeState initiator(final Pattern pattern) throws NoiseException {

@@ -53,11 +53,7 @@ public class NoiseHandshakeBenchmark {
     }
 
     private static byte[] randomSecret(final SecureRandom rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return sk;
+        return Secp256k1.randomSecret(rnd);
     }
 
     /** IK: initiator writes msg1, responder reads it and writes msg2, initiator reads msg2; both finish. */

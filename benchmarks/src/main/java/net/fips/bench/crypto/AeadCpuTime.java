@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 
 import com.sun.management.ThreadMXBean;
 
@@ -17,12 +18,12 @@ import net.fips.dataplane.crypto.AeadCiphers;
  * the other tenants; JMH (AeadSealBenchmark) remains the reference for wall time on a quiet machine.
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *     net.fips.bench.crypto.AeadCpuTime [seconds-per-round] [backend,...]</pre>
+ *     net.fips.bench.crypto.AeadCpuTime [seconds-per-round] [backend,...] [size,...]</pre>
  */
 public final class AeadCpuTime {
     private static final int AAD_LEN = 16;
     private static final int ROUNDS = 3;
-    private static final int[] SIZES = {64, 512, 1400, 8192};
+    private static final String SIZES = "64,512,1400,8192";
 
     private final ThreadMXBean threads =
             (ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -59,16 +60,18 @@ public final class AeadCpuTime {
         cipher.seal(key, openNonce, aad, 0, AAD_LEN, sealed, 0, len);
     }
 
-    /** @param args optional seconds per round (default 1) and comma-separated backends */
+    /** @param args optional seconds per round (default 1), comma-separated backends and comma-separated sizes */
     public static void main(final String[] args) {
         final double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 1.0;
-        final String[] backends = (args.length > 1 ? args[1] : "libcrypto,jdk,bouncycastle").split(",");
+        final String[] backends = (args.length > 1 ? args[1] : "libcrypto,boringssl,jdk,bouncycastle").split(",");
+        final int[] sizes = Arrays.stream((args.length > 2 ? args[2] : SIZES).split(",")).mapToInt(Integer::parseInt)
+                .toArray();
         System.out.printf("# %d measured rounds of %.1f s after one warm-up round; ns/op by wall and thread CPU "
                 + "time, B/op by thread allocation counter%n", ROUNDS, seconds);
         System.out.printf("%-13s %-6s %10s %10s %8s %10s %10s %8s%n", "backend", "size", "seal wall", "seal cpu",
                 "seal B", "open wall", "open cpu", "open B");
         for (final String backend : backends) {
-            for (final int size : SIZES) {
+            for (final int size : sizes) {
                 try (Arena arena = Arena.ofConfined();
                      AeadCipher c = "bouncycastle".equals(backend) ? new BcAeadCipher()
                              : AeadCiphers.create(backend)) {

@@ -42,7 +42,7 @@ public class AeadSealBenchmark {
     private static final int AAD_LEN = 16;
 
     /** Which backend; {@code bouncycastle} is a baseline only. */
-    @Param({"libcrypto", "jdk", "bouncycastle"})
+    @Param({"libcrypto", "boringssl", "jdk", "bouncycastle"})
     public String backend;
 
     /** Plaintext bytes per packet. */

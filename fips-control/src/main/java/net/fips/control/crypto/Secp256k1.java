@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.Random;
 
 import org.bouncycastle.asn1.x9.X9ECParameters;
 import org.bouncycastle.crypto.ec.CustomNamedCurves;
@@ -41,6 +42,21 @@ public final class Secp256k1 {
         }
         final BigInteger k = new BigInteger(1, sk);
         return k.signum() > 0 && k.compareTo(N) < 0;
+    }
+
+    /**
+     * Draws 32 bytes from {@code random} until they are a valid secret, so the draw is uniform over [1, n-1] (a
+     * redraw happens with probability about 2^-128) and the same generator state always gives the same secret.
+     *
+     * @param random the source of the bytes (a SecureRandom for real keys)
+     * @return a valid secret key
+     */
+    public static byte[] randomSecret(final Random random) {
+        final byte[] sk = new byte[32];
+        do {
+            random.nextBytes(sk);
+        } while (!isValidSecret(sk));
+        return sk;
     }
 
     /** @return k as a scalar, or an exception naming the problem */

@@ -40,11 +40,7 @@ public final class NodeIdentity {
      *     in [1, n-1]
      */
     public static NodeIdentity generate(final SecureRandom random) {
-        final byte[] sk = new byte[32];
-        do {
-            random.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return new NodeIdentity(sk);
+        return new NodeIdentity(Secp256k1.randomSecret(random));
     }
 
     /**

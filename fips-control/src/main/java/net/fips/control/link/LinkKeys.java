@@ -31,13 +31,7 @@ final class LinkKeys {
         this.secret = identity.secretKey();
         this.epoch = startupEpoch.clone();
         Objects.requireNonNull(random, "random");
-        this.ephemerals = () -> {
-            final byte[] sk = new byte[32];
-            do {
-                random.nextBytes(sk);
-            } while (!Secp256k1.isValidSecret(sk));
-            return sk;
-        };
+        this.ephemerals = () -> Secp256k1.randomSecret(random);
     }
 
     /** @return our node address */

@@ -28,13 +28,7 @@ public interface EphemeralSource {
      *     are not below the group order or are zero)
      */
     static EphemeralSource secureRandom(final SecureRandom rng) {
-        return () -> {
-            final byte[] sk = new byte[32];
-            do {
-                rng.nextBytes(sk);
-            } while (!Secp256k1.isValidSecret(sk));
-            return sk;
-        };
+        return () -> Secp256k1.randomSecret(rng);
     }
 
     /**

@@ -125,11 +125,7 @@ public final class SignalWrap {
     }
 
     private static byte[] ephemeralKey(final SecureRandom random) {
-        final byte[] sk = new byte[32];
-        do {
-            random.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return sk;
+        return Secp256k1.randomSecret(random);
     }
 
     private static byte[] aux(final SecureRandom random) {

@@ -19,10 +19,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import net.fips.control.ctl.AclSnapshot;
-import net.fips.control.identity.IdentityFormatException;
-import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.ctl.ControlJson;
+import net.fips.control.identity.TestIdentities;
 
 /** peers.allow / peers.deny semantics of operator.md §4.3. */
 class PeerAclTest {
@@ -33,11 +32,7 @@ class PeerAclTest {
         final byte[] secret = new byte[32];
         secret[0] = 2;
         secret[31] = (byte) seed;
-        try {
-            return NodeIdentity.fromSecret(secret).toPeer();
-        } catch (final IdentityFormatException e) {
-            throw new AssertionError(e);
-        }
+        return TestIdentities.of(secret).toPeer();
     }
 
     static final String A = peer(1).npub();

@@ -1,6 +1,7 @@
 package net.fips.control.ble;
 
-import static net.fips.control.ble.MockBluez.await;
+import static net.fips.control.ble.MockBluez.DEADLINE;
+import static net.fips.testing.Await.until;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -87,19 +88,19 @@ class BleScanLoopTest {
             final String peer = mock.bluezMock().AddDevice("hci0", "AA:BB:CC:00:00:01", "fips-peer");
             mock.mockAt(peer).UpdateProperties("org.bluez.Device1",
                     Map.of("UUIDs", new Variant<>(List.of(BlueZ.FIPS_SERVICE_UUID), "as")));
-            await(() -> {
+            until(DEADLINE, () -> {
                 loop.poll(0);
                 return !probed.isEmpty();
-            }, "a probe of the FIPS device");
+            }, () -> "a probe of the FIPS device");
             assertEquals(List.of("AA:BB:CC:00:00:01"), probed);
             assertEquals(1, loop.scheduler().scanResults());
 
             // BlueZ repeats the device (RSSI update): within the cooldown nothing new is probed
             mock.mockAt(peer).UpdateProperties("org.bluez.Device1", Map.of("RSSI", new Variant<>((short) -50)));
-            await(() -> {
+            until(DEADLINE, () -> {
                 loop.poll(10 * S);
                 return loop.scheduler().scanResults() == 2;
-            }, "the repeated announcement");
+            }, () -> "the repeated announcement");
             assertEquals(1, probed.size());
             loop.poll(29 * S);
             assertEquals(1, probed.size());

@@ -1,6 +1,7 @@
 package net.fips.control.ble;
 
-import static net.fips.control.ble.MockBluez.await;
+import static net.fips.control.ble.MockBluez.DEADLINE;
+import static net.fips.testing.Await.until;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -103,12 +104,13 @@ class DbusBlueZTest {
         assertEquals(List.of(BlueZ.FIPS_SERVICE_UUID), List.copyOf((List<?>) unwrap(filter.get("UUIDs"))));
 
         final String path = mock.bluezMock().AddDevice("hci0", "AA:BB:CC:DD:EE:01", "peer");
-        await(() -> seen.stream().anyMatch(d -> d.path().equals(path)), "InterfacesAdded for " + path);
+        until(DEADLINE, () -> seen.stream().anyMatch(d -> d.path().equals(path)), () -> "InterfacesAdded for " + path);
         assertFalse(seen.get(seen.size() - 1).isFips(), "no UUIDs yet");
         mock.mockAt(path).UpdateProperties("org.bluez.Device1", Map.of("UUIDs",
                 new Variant<>(List.of(BlueZ.FIPS_SERVICE_UUID.toUpperCase(Locale.ROOT)), "as"),
                 "AddressType", new Variant<>("random")));
-        await(() -> seen.stream().anyMatch(BlueZ.Device::isFips), "PropertiesChanged with the FIPS UUID");
+        until(DEADLINE, () -> seen.stream().anyMatch(BlueZ.Device::isFips),
+                () -> "PropertiesChanged with the FIPS UUID");
         final BlueZ.Device fips = seen.stream().filter(BlueZ.Device::isFips).findFirst().orElseThrow();
         assertEquals("AA:BB:CC:DD:EE:01", fips.address(), "address kept from InterfacesAdded");
         assertTrue(fips.randomAddress());

@@ -1,6 +1,7 @@
 package net.fips.control.ble;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static net.fips.testing.Await.until;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -12,8 +13,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.concurrent.locks.LockSupport;
+import java.time.Duration;
 
 import org.freedesktop.dbus.connections.impl.DBusConnection;
 import org.freedesktop.dbus.connections.impl.DBusConnectionBuilder;
@@ -28,6 +28,8 @@ import net.fips.control.ble.dbus.DBusMockControl;
  */
 final class MockBluez implements AutoCloseable {
     private static final long DEADLINE_MS = 20_000;
+    /** How long a test waits for the mock or the bus. */
+    static final Duration DEADLINE = Duration.ofMillis(DEADLINE_MS);
 
     final Path dir;
     final String address;
@@ -107,7 +109,7 @@ final class MockBluez implements AutoCloseable {
             pb.environment().put("DBUS_SESSION_BUS_ADDRESS", m.address);
             m.mock = pb.start();
             final DBus bus = m.conn.getRemoteObject("org.freedesktop.DBus", "/org/freedesktop/DBus", DBus.class);
-            await(() -> bus.NameHasOwner("org.bluez"), "org.bluez on the private bus");
+            until(DEADLINE, () -> bus.NameHasOwner("org.bluez"), () -> "org.bluez on the private bus");
             return m;
         } catch (final Exception | Error e) {
             m.close();
@@ -121,17 +123,6 @@ final class MockBluez implements AutoCloseable {
 
     DBusMockControl mockAt(final String path) throws Exception {
         return conn.getRemoteObject("org.bluez", path, DBusMockControl.class);
-    }
-
-    /** Polls {@code cond} until true or fails after the deadline. */
-    static void await(final BooleanSupplier cond, final String what) {
-        final long end = System.nanoTime() + DEADLINE_MS * 1_000_000L;
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() - end > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(2_000_000L);
-        }
     }
 
     @Override

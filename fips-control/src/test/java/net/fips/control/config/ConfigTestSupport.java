@@ -3,8 +3,8 @@ package net.fips.control.config;
 import java.nio.file.Path;
 import java.util.Map;
 
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
+import net.fips.control.identity.TestIdentities;
 
 /** Shared helpers for the config tests. */
 final class ConfigTestSupport {
@@ -19,11 +19,7 @@ final class ConfigTestSupport {
         final byte[] secret = new byte[32];
         secret[31] = (byte) seed;
         secret[0] = 1;
-        try {
-            return NodeIdentity.fromSecret(secret);
-        } catch (final IdentityFormatException e) {
-            throw new AssertionError(e);
-        }
+        return TestIdentities.of(secret);
     }
 
     static String npub(final int seed) {

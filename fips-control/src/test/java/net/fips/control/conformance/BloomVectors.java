@@ -1,6 +1,5 @@
 package net.fips.control.conformance;
 
-import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 
 import java.math.BigInteger;
@@ -18,6 +17,7 @@ import net.fips.dataplane.wire.FilterAnnounce;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.WireError;
 import net.fips.dataplane.wire.WireResult;
+import net.fips.testing.Hex;
 
 /**
  * bloom.json: bit-exact bloom filter hashing and bit placement, a 27-entry filter with its FilterAnnounce, and a
@@ -50,7 +50,7 @@ public final class BloomVectors implements VectorFileCheck {
 
     private static Tally.Expect singleEntry(final JsonNode v) {
         final Tally.Expect e = new Tally.Expect();
-        final byte[] raw = hex(v, "node_addr_hex");
+        final byte[] raw = Hex.field(v, "node_addr_hex");
         final NodeAddr a = NodeAddr.of(raw);
         e.hex("sha256", v.get("sha256_hex").asText(), Secp256k1.sha256(raw));
         final long[] h = BloomFilter.baseHashes(raw);
@@ -77,13 +77,13 @@ public final class BloomVectors implements VectorFileCheck {
         final List<NodeAddr> entries = new ArrayList<>();
         v.get("entries_node_addr_hex").forEach(n -> entries.add(NodeAddr.ofHex(n.asText())));
         entries.forEach(f::insert);
-        e.bytes("filter bytes", hex(v, "filter_bytes_hex"), f.toBytes())
+        e.bytes("filter bytes", Hex.field(v, "filter_bytes_hex"), f.toBytes())
                 .equal("count_ones", v.get("count_ones").asInt(), f.countOnes())
                 .equal("contains absent", v.get("contains_absent_result").asBoolean(),
                         f.contains(NodeAddr.ofHex(v.get("contains_absent_node_addr_hex").asText())))
                 .that("contains every entry", entries.stream().allMatch(f::contains));
 
-        final byte[] enc = hex(v, "filter_announce_encoded_hex");
+        final byte[] enc = Hex.field(v, "filter_announce_encoded_hex");
         final FilterAnnounce want = FilterAnnounce.v1(v.get("filter_announce_sequence").asLong(), f);
         final FilterAnnounce got = ok(FilterAnnounce.decode(enc, 0, enc.length), "FilterAnnounce");
         return e.bytes("FilterAnnounce", enc, want.encode()).equal("length", v.get("filter_announce_encoded_len")
@@ -94,7 +94,7 @@ public final class BloomVectors implements VectorFileCheck {
         final Tally.Expect e = new Tally.Expect();
         final BloomFilter f = BloomFilter.withParams(4096, 3);
         v.get("entries_node_addr_hex").forEach(n -> f.insert(NodeAddr.ofHex(n.asText())));
-        final byte[] enc = hex(v, "encoded_hex");
+        final byte[] enc = Hex.field(v, "encoded_hex");
         e.bytes("encoded", enc, new FilterAnnounce(7, 0, f).encode());
         final WireResult<FilterAnnounce> r = FilterAnnounce.decode(enc, 0, enc.length);
         return e.equal("reference_decode_ok", v.get("reference_decode_ok").asBoolean(), r.isOk())

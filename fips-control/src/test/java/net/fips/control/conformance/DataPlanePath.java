@@ -24,6 +24,7 @@ import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
+import net.fips.ffm.boringssl.Boringssl;
 
 /**
  * The production FMP data path for the frame checkers: a real {@link DataPlane} in {@link ThreadingMode#SHARED}
@@ -59,13 +60,18 @@ final class DataPlanePath implements AutoCloseable {
     private final InetSocketAddress dpAddress;
     private final MemorySegment sendBuffer = Arena.ofAuto().allocate(4096);
 
-    /** @return both AEAD backends the data plane can run, libcrypto first */
+    /**
+     * @return the AEAD backends the data plane can run: libcrypto and the JDK always (a missing libcrypto fails the
+     *         suite), BoringSSL where Debian's android-libboringssl is installed (as {@code .ci/run} does)
+     */
     static List<String> backends() {
-        return List.of(AeadCiphers.LIBCRYPTO, AeadCiphers.JDK);
+        return Boringssl.isAvailable()
+                ? List.of(AeadCiphers.LIBCRYPTO, AeadCiphers.BORINGSSL, AeadCiphers.JDK)
+                : List.of(AeadCiphers.LIBCRYPTO, AeadCiphers.JDK);
     }
 
     /**
-     * @param backend {@link AeadCiphers#LIBCRYPTO} or {@link AeadCiphers#JDK}
+     * @param backend {@link AeadCiphers#LIBCRYPTO}, {@link AeadCiphers#BORINGSSL} or {@link AeadCiphers#JDK}
      * @throws IllegalStateException if that backend is not available on this machine
      */
     DataPlanePath(final String backend) throws IOException {

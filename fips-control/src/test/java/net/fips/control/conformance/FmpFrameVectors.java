@@ -1,6 +1,5 @@
 package net.fips.control.conformance;
 
-import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
@@ -27,6 +26,7 @@ import net.fips.dataplane.wire.FmpPrefix;
 import net.fips.dataplane.wire.Heartbeat;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.TreeAnnounce;
+import net.fips.testing.Hex;
 
 /**
  * fmp_frame.json: complete link-layer packets. The two handshake packets are rebuilt from the noise_ik.json handshake
@@ -129,7 +129,7 @@ public final class FmpFrameVectors implements VectorFileCheck {
 
     private static void msg1(final JsonNode root, final JsonNode ik, final NoiseVectorSupport.Driven hs,
                              final int initiatorIdx, final Tally.Expect e) {
-        final byte[] wire = hex(root, "msg1_wire_hex");
+        final byte[] wire = Hex.field(root, "msg1_wire_hex");
         e.hex("noise msg1 (handshake run)", ik.get("msg1_hex").asText(), hs.msg1())
                 .bytes("msg1 wire", wire, new FmpMsg1(initiatorIdx, hs.msg1()).encode());
         final FmpMsg1 m = ok(FmpMsg1.decode(wire, 0, wire.length), "FmpMsg1");
@@ -141,7 +141,7 @@ public final class FmpFrameVectors implements VectorFileCheck {
 
     private static void msg2(final JsonNode root, final JsonNode ik, final NoiseVectorSupport.Driven hs,
                              final int initiatorIdx, final int responderIdx, final Tally.Expect e) {
-        final byte[] wire = hex(root, "msg2_wire_hex");
+        final byte[] wire = Hex.field(root, "msg2_wire_hex");
         e.hex("noise msg2 (handshake run)", ik.get("msg2_hex").asText(), hs.msg2())
                 .bytes("msg2 wire", wire, new FmpMsg2(responderIdx, initiatorIdx, hs.msg2()).encode());
         final FmpMsg2 m = ok(FmpMsg2.decode(wire, 0, wire.length), "FmpMsg2");
@@ -173,8 +173,8 @@ public final class FmpFrameVectors implements VectorFileCheck {
         final long counter = u64(f, "counter");
         final int flags = Integer.parseInt(f.get("flags_hex").asText(), 16);
         final long timestamp = u64(f, "timestamp_ms");
-        final byte[] link = hex(f, "link_message_hex");
-        final byte[] want = hex(f, "frame_hex");
+        final byte[] link = Hex.field(f, "link_message_hex");
+        final byte[] want = Hex.field(f, "frame_hex");
         final byte[] plaintext = FmpInnerHeader.prepend(timestamp, link);
         final byte[] header = FmpEstablishedHeader.build(flags, plaintext.length, receiverIdx, counter);
         e.hex("inner plaintext", f.get("inner_plaintext_hex").asText(), plaintext)
@@ -206,8 +206,8 @@ public final class FmpFrameVectors implements VectorFileCheck {
         final long counter = u64(f, "counter");
         final int flags = Integer.parseInt(f.get("flags_hex").asText(), 16);
         final long timestamp = u64(f, "timestamp_ms");
-        final byte[] link = hex(f, "link_message_hex");
-        final byte[] want = hex(f, "frame_hex");
+        final byte[] link = Hex.field(f, "link_message_hex");
+        final byte[] want = Hex.field(f, "frame_hex");
 
         // Which side sends follows from whose index the frame is addressed to.
         final long opener;
@@ -231,7 +231,7 @@ public final class FmpFrameVectors implements VectorFileCheck {
             e.that("receiver_idx " + Integer.toUnsignedString(receiverIdx) + " is neither side's index", false);
             return;
         }
-        e.bytes("sender_key is the sending side's transport key", senderKey, hex(f, "sender_key_hex"));
+        e.bytes("sender_key is the sending side's transport key", senderKey, Hex.field(f, "sender_key_hex"));
 
         // Receive: a tampered header must not authenticate; the reference's frame opens to the vector's message.
         final long authFailures = path.counter(DataPlaneCounter.DROP_AUTH_FAILED);

@@ -2,7 +2,6 @@ package net.fips.control.conformance;
 
 import static net.fips.control.conformance.WireJson.addr;
 import static net.fips.control.conformance.WireJson.coords;
-import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
@@ -42,6 +41,7 @@ import net.fips.dataplane.wire.PortHeader;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.SessionDatagramHeader;
 import net.fips.dataplane.wire.WireError;
+import net.fips.testing.Hex;
 
 /**
  * fsp_message.json: each FSP message is built inward-out (inner header and body, 12-byte header = AAD, cleartext CP
@@ -50,7 +50,7 @@ import net.fips.dataplane.wire.WireError;
  * as a receiving node does: open the FMP frame, parse the SessionDatagram, the FSP header and coordinates, open the
  * FSP message with the session key, parse the inner header and decode the body. The keys come from running the
  * noise_xk.json and noise_ik.json handshakes the file names, which also pins the datagram's addresses to the
- * session's identities. Everything is checked once per AEAD backend (libcrypto and JDK):
+ * session's identities. Everything is checked once per AEAD backend (libcrypto, BoringSSL where installed, JDK):
  * <ul>
  *   <li>the FMP hop goes through the production data path ({@link DataPlanePath}): the sending node's data plane
  *       is given the SessionDatagram as a local sender would ({@code sendDatagram}) and its worker's frame on the
@@ -168,7 +168,7 @@ public final class FspMessageVectors implements VectorFileCheck {
     private static void message(final JsonNode root, final JsonNode m, final Sessions s, final AeadCipher cipher,
                                 final Hop hop, final TransportSession fspSender,
                                 final TransportSession fspReceiver, final Tally.Expect e) throws Exception {
-        final byte[] fspKey = hex(m, "fsp_sender_key_hex");
+        final byte[] fspKey = Hex.field(m, "fsp_sender_key_hex");
         e.bytes("fsp key is the XK initiator's send key", s.fsp().initiator().sendKey(), fspKey)
                 .hex("file fsp key", root.get("fsp_key_initiator_to_responder_hex").asText(), fspKey);
 
@@ -187,7 +187,7 @@ public final class FspMessageVectors implements VectorFileCheck {
                 coords(m, "cleartext_dest_coords_hex")) : null;
         final byte[] prefix = cp ? concat(header, wantCoords.encode()) : header;
         final byte[] fsp = InPlaceAead.seal(cipher, fspKey, counter, prefix, FspHeader.SIZE, plaintext);
-        final byte[] wantFsp = hex(m, "fsp_message_hex");
+        final byte[] wantFsp = Hex.field(m, "fsp_message_hex");
         e.hex("inner plaintext", m.get("inner_plaintext_hex").asText(), plaintext)
                 .hex("fsp header (AAD)", m.get("fsp_header_aad_hex").asText(), header)
                 .bytes("fsp message", wantFsp, fsp);
@@ -202,7 +202,7 @@ public final class FspMessageVectors implements VectorFileCheck {
         final JsonNode sd = m.get("session_datagram");
         final SessionDatagram datagram = new SessionDatagram(sd.get("ttl").asInt(), sd.get("path_mtu").asInt(),
                 addr(sd, "src_addr_hex"), addr(sd, "dest_addr_hex"), fsp);
-        final byte[] wantDatagram = hex(sd, "encoded_hex");
+        final byte[] wantDatagram = Hex.field(sd, "encoded_hex");
         e.bytes("session datagram", wantDatagram, datagram.encode())
                 .equal("src is the XK initiator", nodeOf(s.fsp().responder().remoteStatic()), datagram.src())
                 .equal("dest is the XK responder", nodeOf(s.fsp().initiator().remoteStatic()), datagram.dest());
@@ -218,7 +218,7 @@ public final class FspMessageVectors implements VectorFileCheck {
         final int receiverIdx = (int) u64(hopJson, "receiver_idx");
         final byte[] fmpPlain = FmpInnerHeader.prepend(fmpTimestamp, wantDatagram);
         final byte[] fmpHeader = FmpEstablishedHeader.build(fmpFlags, fmpPlain.length, receiverIdx, fmpCounter);
-        final byte[] wantFrame = hex(hopJson, "fmp_frame_hex");
+        final byte[] wantFrame = Hex.field(hopJson, "fmp_frame_hex");
         e.hex("fmp header (AAD)", hopJson.get("fmp_header_aad_hex").asText(), fmpHeader)
                 .equal("receiver_idx is the hop's", hop.receiverIdx(), receiverIdx)
                 .equal("fmp_frame_len", hopJson.get("fmp_frame_len").asInt(), wantFrame.length);
@@ -330,7 +330,7 @@ public final class FspMessageVectors implements VectorFileCheck {
     }
 
     private static void plaintextError(final JsonNode v, final Sessions s, final Tally.Expect e) {
-        final byte[] enc = hex(v, "fsp_message_hex");
+        final byte[] enc = Hex.field(v, "fsp_message_hex");
         final FspErrorSignal sig = ok(FspErrorSignal.decode(enc, 0, enc.length), "FspErrorSignal");
         final CoordsRequired cr = ok(CoordsRequired.decode(enc, 0, enc.length), "CoordsRequired");
         e.equal("signal type", CoordsRequired.class, sig.getClass())

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import net.fips.control.crypto.Secp256k1;
 import net.fips.control.nostr.Nip44;
 import net.fips.control.nostr.Nip44Exception;
+import net.fips.testing.Hex;
 
 /**
  * The official NIP-44 vectors ({@code nip44.vectors.json}, discovery-gateway.md §1.5) through the production
@@ -32,22 +33,22 @@ public final class Nip44Vectors implements VectorFileCheck {
         for (final JsonNode v : valid.get("get_conversation_key")) {
             final String name = "#" + i++;
             try {
-                final byte[] ck = Nip44.conversationKey(hex(v, "sec1"), hex(v, "pub2"));
+                final byte[] ck = Nip44.conversationKey(Hex.field(v, "sec1"), Hex.field(v, "pub2"));
                 record(tally, "valid/get_conversation_key", name,
-                        Tally.diff("conversation_key", hex(v, "conversation_key"), ck));
+                        Tally.diff("conversation_key", Hex.field(v, "conversation_key"), ck));
             } catch (final Nip44Exception | RuntimeException e) {
                 tally.error("valid/get_conversation_key", name, e);
             }
         }
         final JsonNode mk = valid.get("get_message_keys");
-        final byte[] mkCk = hex(mk, "conversation_key");
+        final byte[] mkCk = Hex.field(mk, "conversation_key");
         i = 0;
         for (final JsonNode k : mk.get("keys")) {
-            final Nip44.MessageKeys keys = Nip44.messageKeys(mkCk, hex(k, "nonce"));
+            final Nip44.MessageKeys keys = Nip44.messageKeys(mkCk, Hex.field(k, "nonce"));
             record(tally, "valid/get_message_keys", "#" + i++, join(
-                    Tally.diff("chacha_key", hex(k, "chacha_key"), keys.chachaKey()),
-                    Tally.diff("chacha_nonce", hex(k, "chacha_nonce"), keys.chachaNonce()),
-                    Tally.diff("hmac_key", hex(k, "hmac_key"), keys.hmacKey())));
+                    Tally.diff("chacha_key", Hex.field(k, "chacha_key"), keys.chachaKey()),
+                    Tally.diff("chacha_nonce", Hex.field(k, "chacha_nonce"), keys.chachaNonce()),
+                    Tally.diff("hmac_key", Hex.field(k, "hmac_key"), keys.hmacKey())));
         }
         for (final JsonNode p : valid.get("calc_padded_len")) {
             final int got = Nip44.paddedLength(p.get(0).intValue());
@@ -58,12 +59,12 @@ public final class Nip44Vectors implements VectorFileCheck {
         for (final JsonNode v : valid.get("encrypt_decrypt")) {
             final String name = "#" + i++;
             try {
-                final byte[] sec1 = hex(v, "sec1");
-                final byte[] sec2 = hex(v, "sec2");
-                final byte[] ck = hex(v, "conversation_key");
+                final byte[] sec1 = Hex.field(v, "sec1");
+                final byte[] sec2 = Hex.field(v, "sec2");
+                final byte[] ck = Hex.field(v, "conversation_key");
                 final String plaintext = v.get("plaintext").textValue();
                 final String payload = v.get("payload").textValue();
-                final String enc = Nip44.encrypt(ck, plaintext.getBytes(StandardCharsets.UTF_8), hex(v, "nonce"));
+                final String enc = Nip44.encrypt(ck, plaintext.getBytes(StandardCharsets.UTF_8), Hex.field(v, "nonce"));
                 record(tally, "valid/encrypt_decrypt", name, join(
                         Tally.diff("ck(sec1,pub2)", ck, Nip44.conversationKey(sec1, Secp256k1.xOnly(sec2))),
                         Tally.diff("ck(sec2,pub1)", ck, Nip44.conversationKey(sec2, Secp256k1.xOnly(sec1))),
@@ -77,14 +78,14 @@ public final class Nip44Vectors implements VectorFileCheck {
         for (final JsonNode v : valid.get("encrypt_decrypt_long_msg")) {
             final String name = "#" + i++;
             try {
-                final byte[] ck = hex(v, "conversation_key");
+                final byte[] ck = Hex.field(v, "conversation_key");
                 final String plaintext = v.get("pattern").textValue().repeat(v.get("repeat").intValue());
                 final String payload = Nip44.encrypt(ck, plaintext.getBytes(StandardCharsets.UTF_8),
-                        hex(v, "nonce"));
+                        Hex.field(v, "nonce"));
                 record(tally, "valid/encrypt_decrypt_long_msg", name, join(
-                        Tally.diff("plaintext_sha256", hex(v, "plaintext_sha256"),
+                        Tally.diff("plaintext_sha256", Hex.field(v, "plaintext_sha256"),
                                 Secp256k1.sha256(plaintext.getBytes(StandardCharsets.UTF_8))),
-                        Tally.diff("payload_sha256", hex(v, "payload_sha256"),
+                        Tally.diff("payload_sha256", Hex.field(v, "payload_sha256"),
                                 Secp256k1.sha256(payload.getBytes(StandardCharsets.UTF_8))),
                         plaintext.equals(Nip44.decrypt(ck, payload)) ? null : "decrypt differs"));
             } catch (final Nip44Exception | RuntimeException e) {
@@ -101,12 +102,12 @@ public final class Nip44Vectors implements VectorFileCheck {
             final Nip44Exception.Reason want = note.startsWith("pub2") ? Nip44Exception.Reason.INVALID_PUBLIC_KEY
                     : Nip44Exception.Reason.INVALID_SECRET_KEY;
             refused(tally, "invalid/get_conversation_key", note, want,
-                    () -> Nip44.conversationKey(hex(v, "sec1"), hex(v, "pub2")));
+                    () -> Nip44.conversationKey(Hex.field(v, "sec1"), Hex.field(v, "pub2")));
         }
         for (final JsonNode v : invalid.get("decrypt")) {
             final String note = v.get("note").textValue();
             refused(tally, "invalid/decrypt", note, reasonOf(note),
-                    () -> Nip44.decrypt(hex(v, "conversation_key"), v.get("payload").textValue()));
+                    () -> Nip44.decrypt(Hex.field(v, "conversation_key"), v.get("payload").textValue()));
         }
     }
 
@@ -156,9 +157,5 @@ public final class Nip44Vectors implements VectorFileCheck {
             }
         }
         return out.isEmpty() ? null : String.join("; ", out);
-    }
-
-    private static byte[] hex(final JsonNode n, final String field) {
-        return HEX.parseHex(n.get(field).textValue());
     }
 }

@@ -18,6 +18,7 @@ import net.fips.control.noise.HandshakeState.Role;
 import net.fips.control.noise.NoiseException;
 import net.fips.control.noise.SymmetricState;
 import net.fips.control.noise.TransportSession;
+import net.fips.testing.Hex;
 
 /**
  * Drives both sides of every handshake in {@code noise_ik.json} / {@code noise_xk.json} with the file's static and
@@ -53,11 +54,11 @@ final class NoiseVectorSupport {
     private static HandshakeResult[] handshake(final JsonNode v, final Pattern pattern, final Tally.Expect e)
             throws NoiseException {
         e.equal("protocol_name", v.get("protocol_name").asText(), pattern.protocolName());
-        final byte[] iStatic = hex(v, "initiator_static_secret_hex");
-        final byte[] rStatic = hex(v, "responder_static_secret_hex");
-        final byte[] iEph = hex(v, "initiator_ephemeral_secret_hex");
-        final byte[] rEph = hex(v, "responder_ephemeral_secret_hex");
-        final byte[] knows = hex(v, "initiator_knows_responder_static_as_hex");
+        final byte[] iStatic = Hex.field(v, "initiator_static_secret_hex");
+        final byte[] rStatic = Hex.field(v, "responder_static_secret_hex");
+        final byte[] iEph = Hex.field(v, "initiator_ephemeral_secret_hex");
+        final byte[] rEph = Hex.field(v, "responder_ephemeral_secret_hex");
+        final byte[] knows = Hex.field(v, "initiator_knows_responder_static_as_hex");
         final String iEpoch = v.get("initiator_epoch_hex").asText();
         final String rEpoch = v.get("responder_epoch_hex").asText();
         debugDh(v, e, iStatic, rStatic, iEph, rEph);
@@ -78,7 +79,7 @@ final class NoiseVectorSupport {
 
         e.hex("msg1", v.get("msg1_hex").asText(), init.writeMessage1());
         trace(v, e, "msg1", Role.INITIATOR, "write", init);
-        resp.readMessage1(hex(v, "msg1_hex"));
+        resp.readMessage1(Hex.field(v, "msg1_hex"));
         trace(v, e, "msg1", Role.RESPONDER, "read", resp);
         if (pattern == Pattern.IK) {
             // IK authenticates the initiator's identity and epoch already in msg1.
@@ -91,13 +92,13 @@ final class NoiseVectorSupport {
 
         e.hex("msg2", v.get("msg2_hex").asText(), resp.writeMessage2());
         trace(v, e, "msg2", Role.RESPONDER, "write", resp);
-        init.readMessage2(hex(v, "msg2_hex"));
+        init.readMessage2(Hex.field(v, "msg2_hex"));
         trace(v, e, "msg2", Role.INITIATOR, "read", init);
 
         if (pattern == Pattern.XK) {
             e.hex("msg3", v.get("msg3_hex").asText(), init.writeMessage3());
             trace(v, e, "msg3", Role.INITIATOR, "write", init);
-            resp.readMessage3(hex(v, "msg3_hex"));
+            resp.readMessage3(Hex.field(v, "msg3_hex"));
             trace(v, e, "msg3", Role.RESPONDER, "read", resp);
         }
 
@@ -158,14 +159,14 @@ final class NoiseVectorSupport {
                 final TransportSession receiver = fromInitiator ? resp : init;
                 final byte[] senderKey = fromInitiator ? results[0].sendKey() : results[1].sendKey();
                 final long counter = m.get("counter").asLong();
-                final byte[] aad = hex(m, "aad_hex");
-                final byte[] plaintext = hex(m, "plaintext_hex");
+                final byte[] aad = Hex.field(m, "aad_hex");
+                final byte[] plaintext = Hex.field(m, "plaintext_hex");
                 e.hex("key", m.get("key_hex").asText(), senderKey)
                         .equal("sender counter", counter, sender.nextSendCounter())
                         .hex("nonce", m.get("nonce_hex_chacha20poly1305_96bit").asText(), CipherState.nonce(counter));
                 final byte[] sealed = sender.encrypt(aad, plaintext);
                 e.hex("ciphertext_with_tag", m.get("ciphertext_with_tag_hex").asText(), sealed);
-                final byte[] wire = hex(m, "ciphertext_with_tag_hex");
+                final byte[] wire = Hex.field(m, "ciphertext_with_tag_hex");
                 e.hex("opened plaintext", m.get("plaintext_hex").asText(), receiver.decrypt(counter, aad, wire));
                 try {
                     receiver.decrypt(counter, aad, wire);
@@ -260,11 +261,12 @@ final class NoiseVectorSupport {
      * (not the file's bytes), for checkers of other files that build on this handshake.
      */
     static Driven drive(final JsonNode v, final Pattern pattern) throws NoiseException {
-        final HandshakeState init = HandshakeState.initiator(pattern, hex(v, "initiator_static_secret_hex"),
-                hex(v, "initiator_knows_responder_static_as_hex"), hex(v, "initiator_epoch_hex"),
-                EphemeralSource.fixed(hex(v, "initiator_ephemeral_secret_hex")));
-        final HandshakeState resp = HandshakeState.responder(pattern, hex(v, "responder_static_secret_hex"),
-                hex(v, "responder_epoch_hex"), EphemeralSource.fixed(hex(v, "responder_ephemeral_secret_hex")));
+        final HandshakeState init = HandshakeState.initiator(pattern, Hex.field(v, "initiator_static_secret_hex"),
+                Hex.field(v, "initiator_knows_responder_static_as_hex"), Hex.field(v, "initiator_epoch_hex"),
+                EphemeralSource.fixed(Hex.field(v, "initiator_ephemeral_secret_hex")));
+        final HandshakeState resp = HandshakeState.responder(pattern, Hex.field(v, "responder_static_secret_hex"),
+                Hex.field(v, "responder_epoch_hex"), EphemeralSource.fixed(Hex.field(v,
+                        "responder_ephemeral_secret_hex")));
         final byte[] m1 = init.writeMessage1();
         resp.readMessage1(m1);
         final byte[] m2 = resp.writeMessage2();
@@ -294,9 +296,5 @@ final class NoiseVectorSupport {
             }
         }
         throw new IllegalArgumentException("no vector " + m.group(2) + " in " + m.group(1));
-    }
-
-    private static byte[] hex(final JsonNode n, final String field) {
-        return HEX.parseHex(n.get(field).asText());
     }
 }

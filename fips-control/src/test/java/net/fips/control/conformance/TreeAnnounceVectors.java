@@ -1,7 +1,6 @@
 package net.fips.control.conformance;
 
 import static net.fips.control.conformance.WireJson.addr;
-import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
@@ -19,6 +18,7 @@ import net.fips.control.crypto.Secp256k1;
 import net.fips.control.identity.NodeAddrs;
 import net.fips.dataplane.wire.CoordEntry;
 import net.fips.dataplane.wire.TreeAnnounce;
+import net.fips.testing.Hex;
 
 /**
  * tree_announce.json: each announce is decoded from the reference's bytes and compared field by field, its signed
@@ -47,8 +47,8 @@ public final class TreeAnnounceVectors implements VectorFileCheck {
     }
 
     private static void announce(final JsonNode v, final Tally.Expect e) {
-        final byte[] secret = hex(v, "signer_secret_key_hex");
-        final byte[] pub = hex(v, "signer_pubkey_xonly_hex");
+        final byte[] secret = Hex.field(v, "signer_secret_key_hex");
+        final byte[] pub = Hex.field(v, "signer_pubkey_xonly_hex");
         e.bytes("signer x-only pubkey from secret", pub, Secp256k1.xOnly(secret))
                 .hex("node_addr from pubkey", v.get("node_addr_hex").asText(),
                         NodeAddrs.fromPublicKey(pub).toBytes());
@@ -73,7 +73,7 @@ public final class TreeAnnounceVectors implements VectorFileCheck {
         e.hex("deterministic signature", v.get("deterministic_aux_zero_signature_hex").asText(), detSig)
                 .bytes("signData over signing bytes", detSig, Schnorr.signData(secret, signing, zeroAux));
         final TreeAnnounce built = new TreeAnnounce(sequence, timestamp, addr(v, "parent_id_hex"), ancestry, detSig);
-        final byte[] det = hex(v, "encoded_with_deterministic_signature_hex");
+        final byte[] det = Hex.field(v, "encoded_with_deterministic_signature_hex");
         e.bytes("encoded (deterministic)", det, built.encode())
                 .equal("encoded_len", v.get("encoded_len").asInt(), built.encodedSize());
 
@@ -94,7 +94,7 @@ public final class TreeAnnounceVectors implements VectorFileCheck {
                 .equal("semantic violation", Optional.empty(), got.semanticViolation());
 
         // Random-aux signature: one valid output of the reference, compared by verification only.
-        final byte[] rnd = hex(v, "encoded_with_random_aux_signature_hex");
+        final byte[] rnd = Hex.field(v, "encoded_with_random_aux_signature_hex");
         final TreeAnnounce r = ok(TreeAnnounce.decode(rnd, 0, rnd.length), "TreeAnnounce (random aux)");
         e.equal("encoded_len (random aux)", v.get("encoded_len").asInt(), rnd.length)
                 .bytes("random-aux unsigned part", Arrays.copyOf(det, det.length - Schnorr.SIGNATURE_LENGTH),
@@ -105,7 +105,7 @@ public final class TreeAnnounceVectors implements VectorFileCheck {
                 .equal("semantic violation (random aux)", Optional.empty(), r.semanticViolation());
 
         // Tampered: still a well-formed message, but the signature must no longer verify.
-        final byte[] bad = hex(v, "tampered_last_signature_byte_encoded_hex");
+        final byte[] bad = Hex.field(v, "tampered_last_signature_byte_encoded_hex");
         final var tr = TreeAnnounce.decode(bad, 0, bad.length);
         e.equal("tampered_decodes_ok", v.get("tampered_decodes_ok").asBoolean(), tr.isOk());
         if (tr.isOk()) {

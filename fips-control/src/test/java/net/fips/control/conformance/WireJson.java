@@ -16,17 +16,12 @@ import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.WireResult;
 
-
 /** JSON and value helpers shared by the wire-format checkers (wire_link, wire_session, bloom). */
 final class WireJson {
     static final HexFormat HEX = HexFormat.of();
     private static final Pattern FIELD = Pattern.compile("(\\w+): (-?\\d+)");
 
     private WireJson() {
-    }
-
-    static byte[] hex(final JsonNode v, final String field) {
-        return HEX.parseHex(v.get(field).asText());
     }
 
     static NodeAddr addr(final JsonNode v, final String field) {

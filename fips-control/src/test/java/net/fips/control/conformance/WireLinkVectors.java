@@ -2,7 +2,6 @@ package net.fips.control.conformance;
 
 import static net.fips.control.conformance.WireJson.addr;
 import static net.fips.control.conformance.WireJson.coords;
-import static net.fips.control.conformance.WireJson.hex;
 import static net.fips.control.conformance.WireJson.ok;
 import static net.fips.control.conformance.WireJson.u64;
 
@@ -22,6 +21,7 @@ import net.fips.dataplane.wire.LookupResponse;
 import net.fips.dataplane.wire.MmpReceiverReport;
 import net.fips.dataplane.wire.MmpSenderReport;
 import net.fips.dataplane.wire.SessionDatagram;
+import net.fips.testing.Hex;
 
 /**
  * wire_link.json: link-layer message codecs. Each vector is decoded from the reference's bytes, its fields compared,
@@ -44,7 +44,7 @@ public final class WireLinkVectors implements VectorFileCheck {
                 } else if (type.equals("Disconnect")) {
                     disconnect(v, e);
                 } else if (type.equals("Heartbeat")) {
-                    final byte[] enc = hex(v, "encoded_hex");
+                    final byte[] enc = Hex.field(v, "encoded_hex");
                     e.that("Heartbeat decodes", Heartbeat.decode(enc, 0, enc.length).isOk());
                     e.bytes("encoded", enc, Heartbeat.INSTANCE.encode());
                 } else if (type.equals("LookupRequest")) {
@@ -66,22 +66,22 @@ public final class WireLinkVectors implements VectorFileCheck {
     }
 
     private static void sessionDatagram(final JsonNode v, final Tally.Expect e) {
-        final byte[] enc = hex(v, "encoded_hex");
+        final byte[] enc = Hex.field(v, "encoded_hex");
         final SessionDatagram d = ok(SessionDatagram.decode(enc, 0, enc.length), "SessionDatagram");
         final SessionDatagram want = new SessionDatagram(v.get("ttl").asInt(), v.get("path_mtu").asInt(),
-                addr(v, "src_addr_hex"), addr(v, "dest_addr_hex"), hex(v, "payload_hex"));
+                addr(v, "src_addr_hex"), addr(v, "dest_addr_hex"), Hex.field(v, "payload_hex"));
         e.equal("decoded", want, d).bytes("encoded", enc, want.encode());
     }
 
     private static void disconnect(final JsonNode v, final Tally.Expect e) {
         if (v.has("encoded_hex")) {
-            final byte[] enc = hex(v, "encoded_hex");
+            final byte[] enc = Hex.field(v, "encoded_hex");
             final Disconnect want = new Disconnect(Disconnect.Reason.valueOf(WireJson.upperSnake(
                     v.get("reason").asText())));
             e.equal("decoded", want, ok(Disconnect.decode(enc, 0, enc.length), "Disconnect"))
                     .bytes("encoded", enc, want.encode());
         } else {
-            final byte[] body = hex(v, "payload_after_msg_type_hex");
+            final byte[] body = Hex.field(v, "payload_after_msg_type_hex");
             final byte[] enc = new byte[body.length + 1];
             enc[0] = 0x50;
             System.arraycopy(body, 0, enc, 1, body.length);
@@ -94,7 +94,7 @@ public final class WireLinkVectors implements VectorFileCheck {
     }
 
     private static void lookupRequest(final JsonNode v, final Tally.Expect e) {
-        final byte[] enc = hex(v, "encoded_hex");
+        final byte[] enc = Hex.field(v, "encoded_hex");
         final LookupRequest want = new LookupRequest(u64(v, "request_id"), addr(v, "target_hex"),
                 addr(v, "origin_hex"), v.get("ttl").asInt(), v.get("min_mtu").asInt(),
                 coords(v, "origin_coords_hex"));
@@ -110,40 +110,40 @@ public final class WireLinkVectors implements VectorFileCheck {
                 .hex("proof_digest", v.get("proof_digest_sha256_hex").asText(), Secp256k1.sha256(proofBytes));
 
         // Deterministic proof: the whole message is reproducible.
-        final byte[] det = hex(v, "encoded_deterministic_hex");
+        final byte[] det = Hex.field(v, "encoded_deterministic_hex");
         final LookupResponse want = new LookupResponse(requestId, addr(v, "target_hex"), v.get("path_mtu").asInt(),
-                coords(v, "target_coords_hex"), hex(v, "deterministic_aux_zero_proof_hex"));
+                coords(v, "target_coords_hex"), Hex.field(v, "deterministic_aux_zero_proof_hex"));
         final LookupResponse got = ok(LookupResponse.decode(det, 0, det.length), "LookupResponse");
         e.equal("decoded", want, got).bytes("encoded", det, want.encode())
                 .bytes("decoded proof_bytes", proofBytes, got.proofBytes());
 
         // Random-aux proof: same fields, the proof compared by verification.
-        final byte[] rnd = hex(v, "encoded_random_aux_hex");
+        final byte[] rnd = Hex.field(v, "encoded_random_aux_hex");
         final LookupResponse r = ok(LookupResponse.decode(rnd, 0, rnd.length), "LookupResponse random aux");
         e.bytes("random-aux prefix", Arrays.copyOf(det, det.length - 64), Arrays.copyOf(rnd, rnd.length - 64))
                 .bytes("random-aux re-encoded", rnd, r.encode())
                 .equal("random_aux_proof_verifies", v.get("random_aux_proof_verifies").asBoolean(),
-                        Schnorr.verify(hex(v, "target_pubkey_xonly_hex"), Secp256k1.sha256(r.proofBytes()),
+                        Schnorr.verify(Hex.field(v, "target_pubkey_xonly_hex"), Secp256k1.sha256(r.proofBytes()),
                                 r.proof()))
-                .that("deterministic proof verifies", Schnorr.verify(hex(v, "target_pubkey_xonly_hex"),
+                .that("deterministic proof verifies", Schnorr.verify(Hex.field(v, "target_pubkey_xonly_hex"),
                         Secp256k1.sha256(proofBytes), got.proof()));
 
         // path_mtu is not covered by the proof: a transit rewrite keeps the proof bytes.
-        final byte[] m65535 = hex(v, "encoded_path_mtu_65535_random_aux_hex");
+        final byte[] m65535 = Hex.field(v, "encoded_path_mtu_65535_random_aux_hex");
         final LookupResponse full = ok(LookupResponse.decode(m65535, 0, m65535.length), "LookupResponse mtu 65535");
         e.equal("path_mtu", 65535, full.pathMtu()).bytes("proof_bytes with mtu 65535", proofBytes, full.proofBytes())
                 .bytes("mtu rewritten to 1400", rnd, full.withPathMtu(v.get("path_mtu").asInt()).encode());
     }
 
     private static void senderReport(final JsonNode v, final Tally.Expect e) {
-        final byte[] enc = hex(v, "encoded_hex");
+        final byte[] enc = Hex.field(v, "encoded_hex");
         final MmpSenderReport want = sender(WireJson.rustFields(v.get("fields").asText()));
         e.equal("decoded", want, ok(MmpSenderReport.decodeLink(enc, 0, enc.length), "SenderReport"))
                 .bytes("encoded", enc, want.encodeLink());
     }
 
     private static void receiverReport(final JsonNode v, final Tally.Expect e) {
-        final byte[] enc = hex(v, "encoded_hex");
+        final byte[] enc = Hex.field(v, "encoded_hex");
         final MmpReceiverReport want = receiver(WireJson.rustFields(v.get("fields").asText()));
         e.equal("decoded", want, ok(MmpReceiverReport.decodeLink(enc, 0, enc.length), "ReceiverReport"))
                 .bytes("encoded", enc, want.encodeLink());

@@ -18,6 +18,8 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
+import net.fips.control.identity.TestIdentities;
+
 /**
  * BIP-340 signing and verification.
  *
@@ -28,15 +30,6 @@ import org.junit.jupiter.api.Test;
  */
 class SchnorrTest {
     private static final HexFormat HEX = HexFormat.of();
-
-    /** A valid secp256k1 secret drawn from {@code rnd} (shared with {@link Secp256k1BackendsTest}). */
-    static byte[] secret(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return sk;
-    }
 
     /** The shared vectors directory, located as the conformance suite does ({@code -Dfips.vectors.dir}). */
     private static Path sharedVectors() {
@@ -74,7 +67,7 @@ class SchnorrTest {
     void roundTripsForManyKeysAndMessageLengths() {
         final Random rnd = new Random(340);
         for (int i = 0; i < 40; i++) {
-            final byte[] sk = secret(rnd);
+            final byte[] sk = TestIdentities.secret(rnd);
             final byte[] pub = Secp256k1.xOnly(sk);
             final byte[] msg = new byte[new int[] {0, 1, 32, 33, 100}[i % 5]];
             rnd.nextBytes(msg);
@@ -90,7 +83,7 @@ class SchnorrTest {
     @Test
     void tamperedSignatureMessageOrKeyIsRejected() {
         final Random rnd = new Random(7);
-        final byte[] sk = secret(rnd);
+        final byte[] sk = TestIdentities.secret(rnd);
         final byte[] pub = Secp256k1.xOnly(sk);
         final byte[] msg = new byte[32];
         rnd.nextBytes(msg);
@@ -105,13 +98,13 @@ class SchnorrTest {
             bad[bit / 8] ^= (byte) (1 << (bit % 8));
             assertFalse(Schnorr.verify(pub, bad, sig), "message bit " + bit);
         }
-        assertFalse(Schnorr.verify(Secp256k1.xOnly(secret(rnd)), msg, sig), "other key");
+        assertFalse(Schnorr.verify(Secp256k1.xOnly(TestIdentities.secret(rnd)), msg, sig), "other key");
         assertFalse(Schnorr.verify(pub, Arrays.copyOf(msg, 33), sig), "longer message");
     }
 
     @Test
     void malformedInputsAreInvalidNotErrors() {
-        final byte[] sk = secret(new Random(1));
+        final byte[] sk = TestIdentities.secret(new Random(1));
         final byte[] pub = Secp256k1.xOnly(sk);
         final byte[] msg = new byte[32];
         final byte[] sig = Schnorr.sign(sk, msg, new byte[32]);
@@ -140,14 +133,14 @@ class SchnorrTest {
         assertThrows(IllegalArgumentException.class,
                 () -> Schnorr.sign(Secp256k1.to32(Secp256k1.N), msg, new byte[32]));
         assertThrows(IllegalArgumentException.class, () -> Schnorr.sign(new byte[31], msg, new byte[32]));
-        final byte[] sk = secret(new Random(2));
+        final byte[] sk = TestIdentities.secret(new Random(2));
         assertThrows(IllegalArgumentException.class, () -> Schnorr.sign(sk, msg, new byte[31]));
         assertThrows(IllegalArgumentException.class, () -> Schnorr.sign(sk, msg, null));
     }
 
     @Test
     void fipsRuleSignsTheSha256OfTheData() {
-        final byte[] sk = secret(new Random(3));
+        final byte[] sk = TestIdentities.secret(new Random(3));
         final byte[] pub = Secp256k1.xOnly(sk);
         final byte[] data = "tree announce bytes".getBytes(StandardCharsets.UTF_8);
         final byte[] sig = Schnorr.signData(sk, data);

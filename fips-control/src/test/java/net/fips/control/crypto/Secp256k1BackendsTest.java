@@ -13,6 +13,8 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
+import net.fips.control.identity.TestIdentities;
+
 /**
  * The two secp256k1 backends against each other on seeded random inputs (every operation, byte for byte, including
  * malformed keys and BIP-340 messages of lengths the official vectors leave out), and the choice between them.
@@ -28,18 +30,14 @@ class Secp256k1BackendsTest {
         return n;
     }
 
-    private static byte[] secret(final Random rnd) {
-        return SchnorrTest.secret(rnd);
-    }
-
     @Test
     void keysAndEcdhAreIdentical() {
         final Secp256k1Backend lib = nativeOrSkip();
         final Secp256k1Backend bc = Secp256k1Backends.bouncyCastle();
         final Random rnd = new Random(0x5ec9256L);
         for (int i = 0; i < ROUNDS; i++) {
-            final byte[] a = secret(rnd);
-            final byte[] b = secret(rnd);
+            final byte[] a = TestIdentities.secret(rnd);
+            final byte[] b = TestIdentities.secret(rnd);
             final byte[] pa = bc.compressed(a);
             assertArrayEquals(pa, lib.compressed(a), "compressed key " + i);
             final byte[] pb = lib.compressed(b);
@@ -73,7 +71,7 @@ class Secp256k1BackendsTest {
             assertEquals(v, bc.isValidCompressed(c), "compressed (bc) " + HEX.formatHex(c));
             assertEquals(v, lib.isValidCompressed(c), "compressed " + HEX.formatHex(c));
             if (!v) {
-                final byte[] sk = secret(rnd);
+                final byte[] sk = TestIdentities.secret(rnd);
                 assertThrows(IllegalArgumentException.class, () -> lib.ecdh(sk, c));
                 assertThrows(IllegalArgumentException.class, () -> bc.ecdh(sk, c));
             }
@@ -93,7 +91,7 @@ class Secp256k1BackendsTest {
         final Secp256k1Backend bc = Secp256k1Backends.bouncyCastle();
         final Random rnd = new Random(340);
         for (final int len : new int[] {0, 1, 17, 31, 32, 33, 64, 100, 1000}) {
-            final byte[] sk = secret(rnd);
+            final byte[] sk = TestIdentities.secret(rnd);
             final byte[] msg = new byte[len];
             final byte[] aux = new byte[32];
             rnd.nextBytes(msg);
@@ -171,7 +169,7 @@ class Secp256k1BackendsTest {
         final Secp256k1Backend before = Secp256k1Backends.use(counting);
         try {
             assertSame(counting, Secp256k1Backends.active());
-            final byte[] sk = secret(new Random(7));
+            final byte[] sk = TestIdentities.secret(new Random(7));
             final byte[] pub = Secp256k1.compressed(sk);
             Secp256k1.ecdh(sk, pub);
             Secp256k1.isValidCompressed(pub);

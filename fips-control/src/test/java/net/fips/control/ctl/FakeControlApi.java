@@ -17,6 +17,7 @@ import net.fips.control.identity.PeerIdentity;
 import net.fips.control.mesh.MeshControl;
 import net.fips.control.mesh.MeshSettings;
 import net.fips.control.mesh.MeshSnapshot;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * An in-memory {@link ControlApi} with fixed, realistic values: our node is the reference's snapshot test identity
@@ -27,27 +28,17 @@ import net.fips.control.mesh.MeshSnapshot;
 public class FakeControlApi implements ControlApi {
 
     /** Our identity: the reference's snapshot-test secret, 32 bytes of 0xAB. */
-    public static final NodeIdentity SELF = identity((byte) 0xAB);
+    public static final NodeIdentity SELF = TestIdentities.filled((byte) 0xAB);
     /** The connected UDP peer (our parent). */
-    public static final NodeIdentity PEER_A = identity((byte) 0x01);
+    public static final NodeIdentity PEER_A = TestIdentities.filled((byte) 0x01);
     /** The stale TCP peer. */
-    public static final NodeIdentity PEER_B = identity((byte) 0x02);
+    public static final NodeIdentity PEER_B = TestIdentities.filled((byte) 0x02);
     /** The peer an outbound handshake is under way to. */
-    public static final NodeIdentity PEER_C = identity((byte) 0x03);
+    public static final NodeIdentity PEER_C = TestIdentities.filled((byte) 0x03);
 
     /** Each accepted connect, in order. */
     public final List<ConnectResult> connects = new CopyOnWriteArrayList<>();
     private final List<PeerSnapshot> peers = new CopyOnWriteArrayList<>(List.of(peerA(), peerB()));
-
-    private static NodeIdentity identity(final byte fill) {
-        final byte[] secret = new byte[32];
-        Arrays.fill(secret, fill);
-        try {
-            return NodeIdentity.fromSecret(secret);
-        } catch (final IdentityFormatException e) {
-            throw new AssertionError(e);
-        }
-    }
 
     @Override
     public StatusSnapshot showStatus() {

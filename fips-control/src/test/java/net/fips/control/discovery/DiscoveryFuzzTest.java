@@ -36,6 +36,7 @@ import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.LookupRequest;
 import net.fips.dataplane.wire.LookupResponse;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * Seeded, bounded fuzzing of one {@link Discovery} with random and garbled LookupRequest/LookupResponse messages,
@@ -55,7 +56,7 @@ class DiscoveryFuzzTest {
         final TestMesh m = new TestMesh(4, seed).sink(1).sink(2).sink(3).tree(1, 0, 1280).tree(0, 2, 1400)
                 .mesh(0, 3, 1500).build();
         final TestMesh.Node n = m.node(0);
-        final NodeIdentity far = TestMesh.identity(new Random(seed + 1000));
+        final NodeIdentity far = TestIdentities.random(new Random(seed + 1000));
         n.identities.register(far.toPeer(), 0);
         final NodeAddr[] targets = {n.addr, far.nodeAddr(), m.addr(1), m.addr(2), m.addr(3),
             NodeAddr.of(rnd.nextLong(), rnd.nextLong())};
@@ -97,7 +98,7 @@ class DiscoveryFuzzTest {
             } else {
                 n.discovery.tick(now);
             }
-            m.queue.clear();
+            m.bus.clear();
         }
         final Discovery d = n.discovery;
         assertEquals(d.counter(REQUESTS_RECEIVED), d.counter(REQUESTS_MALFORMED) + d.counter(REQUESTS_DUPLICATE)

@@ -25,6 +25,7 @@ import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.LookupRequest;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.testing.Hex;
 
 /**
  * Discovery against the reference's bytes (the LookupResponse vector of {@code shared/vectors/wire_link.json}, made
@@ -45,10 +46,6 @@ class DiscoveryInteropTest {
             }
         }
         assertNotNull(vector, "wire_link.json has a LookupResponse vector");
-    }
-
-    static byte[] hex(final String key) {
-        return HEX.parseHex(vector.get(key).asText());
     }
 
     static Coords targetCoords() {
@@ -101,12 +98,12 @@ class DiscoveryInteropTest {
             final OnePeer mesh = new OnePeer(NodeAddr.of(0x3333, 0x4444), Coords.of(NodeAddr.of(0x3333, 0x4444)),
                     peer, 1280);
             final IdentityCache ids = new IdentityCache();
-            ids.register(PeerIdentity.fromPublicKey(hex("target_pubkey_xonly_hex")), 0);
+            ids.register(PeerIdentity.fromPublicKey(Hex.field(vector, "target_pubkey_xonly_hex")), 0);
             final Map<NodeAddr, Object[]> cache = new HashMap<>();
             final Discovery d = new Discovery(DiscoveryConfig.defaults(), mesh, ids,
                     (t, c, mtu, now) -> cache.put(t, new Object[] {c, mtu}), PathMtuClamp.NONE,
                     DiscoveryListener.NONE, b -> new byte[64], ProofVerifier.SCHNORR, new Random(1));
-            d.onLinkMessage(peer, hex(key), 0);
+            d.onLinkMessage(peer, Hex.field(vector, key), 0);
             assertEquals(1, d.counter(DiscoveryCounter.RESPONSES_ACCEPTED), key);
             assertEquals(targetCoords(), cache.get(target)[0]);
             assertEquals(key.contains("65535") ? 65535 : vector.get("path_mtu").asInt(), cache.get(target)[1]);
@@ -115,7 +112,7 @@ class DiscoveryInteropTest {
 
     @Test
     void ourTargetProducesTheReferenceBytes() throws Exception {
-        final NodeIdentity me = NodeIdentity.fromSecret(hex("target_secret_key_hex"));
+        final NodeIdentity me = NodeIdentity.fromSecret(Hex.field(vector, "target_secret_key_hex"));
         assertEquals(NodeAddr.ofHex(vector.get("target_hex").asText()), me.nodeAddr());
         final NodeAddr origin = NodeAddr.of(0x1111, 0x2222);
         final OnePeer mesh = new OnePeer(me.nodeAddr(), targetCoords(), origin, vector.get("path_mtu").asInt());
@@ -129,9 +126,9 @@ class DiscoveryInteropTest {
         final long id = Long.parseUnsignedLong(vector.get("request_id").asText());
         d.onLinkMessage(origin, new LookupRequest(id, me.nodeAddr(), origin, 3, 0, Coords.of(origin)).encode(), 0);
         assertEquals(1, signedBytes.size());
-        assertArrayEquals(hex("proof_bytes_hex"), signedBytes.getFirst());
+        assertArrayEquals(Hex.field(vector, "proof_bytes_hex"), signedBytes.getFirst());
         assertEquals(1, mesh.sent.size());
-        assertArrayEquals(hex("encoded_deterministic_hex"), mesh.sent.getFirst(),
+        assertArrayEquals(Hex.field(vector, "encoded_deterministic_hex"), mesh.sent.getFirst(),
                 "path_mtu folded to the 1400-byte link, zero-aux proof, byte-exact");
     }
 }

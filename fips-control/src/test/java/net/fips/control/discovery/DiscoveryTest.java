@@ -20,6 +20,7 @@ import net.fips.dataplane.wire.LookupRequest;
 import net.fips.dataplane.wire.LookupResponse;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.WireResult;
+import net.fips.control.identity.TestIdentities;
 
 /** The reference's discovery scenarios (src/node/tests/discovery.rs) over {@link TestMesh}, plus our own edges. */
 class DiscoveryTest {
@@ -183,7 +184,7 @@ class DiscoveryTest {
 
     static Far far(final boolean register) {
         final TestMesh m = pair();
-        final NodeIdentity t = TestMesh.identity(new Random(99));
+        final NodeIdentity t = TestIdentities.random(new Random(99));
         if (register) {
             m.node(0).identities.register(t.toPeer(), 0);
         }
@@ -212,7 +213,7 @@ class DiscoveryTest {
         final Far f = far(true);
         final TestMesh.Node n = f.mesh().node(0);
         final NodeAddr target = f.target().nodeAddr();
-        final NodeIdentity wrong = TestMesh.identity(new Random(100));
+        final NodeIdentity wrong = TestIdentities.random(new Random(100));
         n.discovery.onLinkMessage(f.mesh().addr(1),
                 signed(701, wrong, target, Coords.of(target, ROOT), 65535).encode(), 0);
         assertNull(n.coordCache.get(target));
@@ -273,7 +274,7 @@ class DiscoveryTest {
         // 2 (sink, origin side) — 0 — 1 (sink, target side); 0 recorded request 444 from 2.
         final TestMesh m = new TestMesh(3, 11).sink(1).sink(2).tree(1, 0, 1400).tree(0, 2, 1300).build();
         final TestMesh.Node n = m.node(0);
-        final NodeIdentity t = TestMesh.identity(new Random(5));
+        final NodeIdentity t = TestIdentities.random(new Random(5));
         final NodeAddr target = t.nodeAddr();
         n.identities.register(t.toPeer(), 0); // even knowing the key, a transit does not cache
         n.discovery.onLinkMessage(m.addr(2), request(444, target, m.addr(2), 0), 0);
@@ -295,7 +296,7 @@ class DiscoveryTest {
     void responseWhoseFromPeerIsGoneIsCountedAsNoRouteAndNotSent() {
         final TestMesh m = new TestMesh(3, 14).sink(1).sink(2).tree(1, 0, 1400).tree(0, 2, 1300).build();
         final TestMesh.Node n = m.node(0);
-        final NodeIdentity t = TestMesh.identity(new Random(8));
+        final NodeIdentity t = TestIdentities.random(new Random(8));
         n.discovery.onLinkMessage(m.addr(2), request(448, t.nodeAddr(), m.addr(2), 0), 0);
         n.links.remove(2);   // the link to the origin side goes down before the response comes back
         final LookupResponse resp = signed(448, t, t.nodeAddr(), Coords.of(t.nodeAddr(), ROOT), 65535);
@@ -315,7 +316,7 @@ class DiscoveryTest {
     void responseAfterRequestExpiredIsTreatedAsOwnAndDiesAtTransit() {
         final TestMesh m = new TestMesh(3, 12).sink(1).sink(2).tree(1, 0, 1400).tree(0, 2, 1300).build();
         final TestMesh.Node n = m.node(0);
-        final NodeIdentity t = TestMesh.identity(new Random(6));
+        final NodeIdentity t = TestIdentities.random(new Random(6));
         n.discovery.onLinkMessage(m.addr(2), request(445, t.nodeAddr(), m.addr(2), 0), 0);
         // Another request 11 s later purges 445.
         n.discovery.onLinkMessage(m.addr(2), request(446, addr(0xBB), m.addr(2), 0), ms(11_000));
@@ -329,7 +330,7 @@ class DiscoveryTest {
     void pathMtuFoldWithUnknownLinkMtuIsNoOp() {
         final TestMesh m = new TestMesh(3, 13).sink(1).sink(2).tree(1, 0, 1400).tree(0, 2, 0).build();
         final TestMesh.Node n = m.node(0);
-        final NodeIdentity t = TestMesh.identity(new Random(7));
+        final NodeIdentity t = TestIdentities.random(new Random(7));
         n.discovery.onLinkMessage(m.addr(2), request(447, t.nodeAddr(), m.addr(2), 0), 0);
         n.discovery.onLinkMessage(m.addr(1),
                 signed(447, t, t.nodeAddr(), Coords.of(t.nodeAddr(), ROOT), 1500).encode(), 0);

@@ -10,16 +10,17 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
-import net.fips.control.crypto.Secp256k1;
-import net.fips.control.identity.IdentityCache;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.BloomFilter;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.control.identity.TestIdentities;
+import net.fips.testing.MessageBus;
+import net.fips.control.identity.TestNode;
 
 /**
- * A hand-built mesh of {@link Discovery} instances joined by an in-test FIFO message bus under a manual clock.
+ * A hand-built mesh of {@link Discovery} instances joined by the shared in-memory {@link MessageBus} under a manual
+ * clock.
  * Tree edges (parent → child) and non-tree ("mesh") edges are declared, then {@link #build()} derives each node's
  * coordinate and the inbound bloom filter every node holds from every peer (split horizon, tree-only merge, as a
  * converged mesh would have them), and registers every direct peer's identity (what promotion does).
@@ -35,11 +36,7 @@ final class TestMesh {
     }
 
     /** One test node. */
-    final class Node implements MeshView {
-        final int index;
-        final NodeIdentity identity;
-        final NodeAddr addr;
-        final IdentityCache identities = new IdentityCache();
+    final class Node extends TestNode implements MeshView {
         final Map<NodeAddr, Route> coordCache = new HashMap<>();
         final Map<NodeAddr, Integer> clampMap = new HashMap<>();
         final List<NodeAddr> found = new ArrayList<>();
@@ -56,9 +53,7 @@ final class TestMesh {
         boolean isSink;
 
         Node(final int index, final NodeIdentity identity) {
-            this.index = index;
-            this.identity = identity;
-            this.addr = identity.nodeAddr();
+            super(index, identity);
         }
 
         @Override
@@ -88,8 +83,9 @@ final class TestMesh {
                 undeliverable++;
                 return;
             }
-            queue.add(new Envelope(index, to, msg.clone(), now));
-            sent.add(queue.peekLast());
+            final Envelope e = new Envelope(index, to, msg.clone(), now);
+            bus.send(e);
+            sent.add(e);
         }
 
         /** Replaces the filter this node holds from {@code peer} with one claiming exactly {@code members}. */
@@ -108,7 +104,7 @@ final class TestMesh {
 
         /** Knows {@code other}'s key (as after a DNS lookup or an earlier handshake). */
         void learn(final Node other) {
-            identities.register(other.identity.toPeer(), now);
+            register(other, now);
         }
 
         long count(final DiscoveryCounter c) {
@@ -118,7 +114,7 @@ final class TestMesh {
 
     final List<Node> nodes = new ArrayList<>();
     final Map<NodeAddr, Integer> byAddr = new HashMap<>();
-    final ArrayDeque<Envelope> queue = new ArrayDeque<>();
+    final MessageBus<Envelope> bus = new MessageBus<>(1_000_000);
     final List<Envelope> sent = new ArrayList<>();
     final long seed;
     final DiscoveryConfig config;
@@ -134,21 +130,9 @@ final class TestMesh {
         this.config = config;
         final Random keys = new Random(seed);
         for (int i = 0; i < n; i++) {
-            final Node node = new Node(i, identity(keys));
+            final Node node = new Node(i, TestIdentities.random(keys));
             nodes.add(node);
             byAddr.put(node.addr, i);
-        }
-    }
-
-    static NodeIdentity identity(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        try {
-            return NodeIdentity.fromSecret(sk);
-        } catch (final IdentityFormatException e) {
-            throw new IllegalStateException(e);
         }
     }
 
@@ -262,19 +246,13 @@ final class TestMesh {
 
     /** Delivers queued messages in FIFO order until the bus is empty; returns how many were delivered. */
     int deliverAll() {
-        int delivered = 0;
-        while (!queue.isEmpty()) {
-            if (++delivered > 1_000_000) {
-                throw new AssertionError("message storm");
-            }
-            final Envelope e = queue.poll();
+        return bus.drain(e -> {
             final Node to = nodes.get(e.to());
             to.received.add(e);
             if (to.discovery != null) {
                 to.discovery.onLinkMessage(nodes.get(e.from()).addr, e.msg(), now);
             }
-        }
-        return delivered;
+        });
     }
 
     /** Advances the clock to {@code t} nanoseconds. */

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Random;
@@ -18,6 +17,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.acl.HostAliases;
+import net.fips.testing.Mutate;
 
 /**
  * Seeded, bounded fuzzing of the codec and the responder: random bytes, and mutations (bit flips, byte
@@ -26,6 +26,25 @@ import net.fips.control.acl.HostAliases;
  */
 class DnsFuzzTest {
     private static final int ITERATIONS = 20_000;
+    /** A compression pointer (0xC0 | 0-1, any low byte) at the position, when one fits. */
+    private static final Mutate.Edit POINTER = (b, pos, rnd) -> {
+        if (pos + 1 < b.length) {
+            b[pos] = (byte) (0xC0 | rnd.nextInt(2));
+            b[pos + 1] = (byte) rnd.nextInt(256);
+        }
+        return b;
+    };
+    /** A small random value (0-3) in the low byte of one of the header's four section counts. */
+    private static final Mutate.Edit COUNT = (b, pos, rnd) -> {
+        if (b.length >= 12) {
+            b[4 + 2 * rnd.nextInt(4) + 1] = (byte) rnd.nextInt(4);
+        }
+        return b;
+    };
+    /** Up to four edits: a flipped bit, a random byte, a pointer, a count, a cut, or 1-40 random bytes appended. */
+    private static final Mutate.Edit[] EDITS = {
+        Mutate.FLIP_BIT, Mutate.RANDOM_BYTE, POINTER, COUNT, Mutate.CUT_RANDOM, Mutate.extendRandom(40),
+    };
 
     private final DnsResponder responder = new DnsResponder(
             FipsNameResolver.hostsThenNpub(() -> HostAliases.of(Map.of("gateway", NPUB_B))), 300, p -> { });
@@ -68,35 +87,7 @@ class DnsFuzzTest {
     }
 
     private static byte[] mutate(final byte[] seed, final Random rnd) {
-        byte[] b = seed.clone();
-        final int edits = 1 + rnd.nextInt(4);
-        for (int i = 0; i < edits && b.length > 0; i++) {
-            final int pos = rnd.nextInt(b.length);
-            switch (rnd.nextInt(6)) {
-                case 0 -> b[pos] ^= (byte) (1 << rnd.nextInt(8));
-                case 1 -> b[pos] = (byte) rnd.nextInt(256);
-                case 2 -> {
-                    if (pos + 1 < b.length) {
-                        b[pos] = (byte) (0xC0 | rnd.nextInt(2));
-                        b[pos + 1] = (byte) rnd.nextInt(256);
-                    }
-                }
-                case 3 -> {
-                    if (b.length >= 12) {
-                        b[4 + 2 * rnd.nextInt(4) + 1] = (byte) rnd.nextInt(4);
-                    }
-                }
-                case 4 -> b = Arrays.copyOf(b, rnd.nextInt(b.length + 1));
-                default -> {
-                    final byte[] ext = Arrays.copyOf(b, b.length + 1 + rnd.nextInt(40));
-                    for (int j = b.length; j < ext.length; j++) {
-                        ext[j] = (byte) rnd.nextInt(256);
-                    }
-                    b = ext;
-                }
-            }
-        }
-        return b;
+        return Mutate.edits(seed, rnd, 4, EDITS);
     }
 
     @Test

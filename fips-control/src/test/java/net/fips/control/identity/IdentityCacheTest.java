@@ -13,7 +13,6 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-import net.fips.control.crypto.Secp256k1;
 import net.fips.dataplane.wire.NodeAddr;
 
 /** The identity cache: 15-byte prefix key, LRU order, capacity. */
@@ -22,11 +21,7 @@ class IdentityCacheTest {
         final Random rnd = new Random(seed);
         final List<PeerIdentity> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            final byte[] sk = new byte[32];
-            do {
-                rnd.nextBytes(sk);
-            } while (!Secp256k1.isValidSecret(sk));
-            out.add(NodeIdentity.fromSecret(sk).toPeer());
+            out.add(TestIdentities.random(rnd).toPeer());
         }
         return out;
     }

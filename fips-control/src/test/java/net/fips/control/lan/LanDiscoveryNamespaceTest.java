@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
-import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -20,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import javax.jmdns.JmDNS;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+
+import net.fips.testing.NamespaceProbes;
 
 /**
  * mDNS between real JmDNS instances, in a network namespace of its own (root only; skipped otherwise): a veth
@@ -35,9 +35,9 @@ class LanDiscoveryNamespaceTest {
 
     @Test
     void twoNodesInOneScopeFindEachOtherAndAnotherScopeIsIgnored() throws Exception {
-        assumeTrue(isRoot(), "needs root for a network namespace");
+        assumeTrue(NamespaceProbes.isRoot(), "needs root for a network namespace");
         final String ns = "fipsmdns" + ProcessHandle.current().pid();
-        assumeTrue(run("ip", "netns", "add", ns) == 0, "ip netns add failed");
+        assumeTrue(NamespaceProbes.run(List.of("ip", "netns", "add", ns)).rc() == 0, "ip netns add failed");
         try {
             for (final String[] cmd : new String[][] {{"link", "set", "lo", "up"},
                 {"link", "add", "mdns0", "type", "veth", "peer", "name", "mdns1"},
@@ -45,7 +45,7 @@ class LanDiscoveryNamespaceTest {
                 {"link", "set", "mdns0", "up"}}) {
                 final List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", ns, "ip"));
                 full.addAll(List.of(cmd));
-                assertEquals(0, run(full.toArray(String[]::new)), String.join(" ", full));
+                assertEquals(0, NamespaceProbes.run(full).rc(), String.join(" ", full));
             }
             final List<String> out = probe(ns);
             final String all = String.join("\n", out);
@@ -58,7 +58,7 @@ class LanDiscoveryNamespaceTest {
             assertTrue(out.contains("txt fips-npub1aaaaaaaaaaa 2121 {npub=" + A + ", scope=fips-overlay-v1, v=1}"),
                     "the reference's TXT\n" + all);
         } finally {
-            run("ip", "netns", "del", ns);
+            NamespaceProbes.run(List.of("ip", "netns", "del", ns));
         }
     }
 
@@ -85,24 +85,5 @@ class LanDiscoveryNamespaceTest {
 
     private static String codeSource(final Class<?> c) throws URISyntaxException {
         return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    }
-
-    private static int run(final String... cmd) throws IOException, InterruptedException {
-        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        if (!p.waitFor(20, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return 124;
-        }
-        return p.exitValue();
-    }
-
-    private static boolean isRoot() throws IOException {
-        for (final String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (l.startsWith("Uid:")) {
-                return l.split("\\s+")[1].equals("0");
-            }
-        }
-        return false;
     }
 }

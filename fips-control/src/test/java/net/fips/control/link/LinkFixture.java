@@ -5,11 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.util.Random;
 
-import net.fips.control.crypto.Secp256k1;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.dataplane.transport.TransportAddr;
+import net.fips.control.identity.TestIdentities;
 
 /** Two (or more) conductors over {@link PairedDataPlanes}, with deterministic identities and randomness. */
 final class LinkFixture {
@@ -49,21 +48,8 @@ final class LinkFixture {
         }
     }
 
-    static NodeIdentity identity(final long seed) {
-        final Random r = new Random(seed);
-        final byte[] sk = new byte[32];
-        do {
-            r.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        try {
-            return NodeIdentity.fromSecret(sk);
-        } catch (final IdentityFormatException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     Node node(final String name, final long seed, final LinkConfig config, final PeerFilter filter) {
-        return node(name, identity(seed), seed * 31 + 7, config, filter, 2121 + (int) (seed & 0xFF));
+        return node(name, TestIdentities.seeded(seed), seed * 31 + 7, config, filter, 2121 + (int) (seed & 0xFF));
     }
 
     Node node(final String name, final NodeIdentity id, final long randomSeed, final LinkConfig config,

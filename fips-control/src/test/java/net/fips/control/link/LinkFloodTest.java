@@ -17,6 +17,7 @@ import net.fips.control.noise.EphemeralSource;
 import net.fips.control.noise.HandshakeState;
 import net.fips.control.noise.NoiseException;
 import net.fips.dataplane.wire.FmpMsg1;
+import net.fips.control.identity.TestIdentities;
 
 /** A msg1 flood from random identities keeps every table bounded and leaves an established link working. */
 class LinkFloodTest {
@@ -37,9 +38,9 @@ class LinkFloodTest {
         final Random r = new Random(5000);
         final byte[] epoch = new byte[8];
         final List<PairedDataPlanes.Packet> flood = new ArrayList<>();
-        final EphemeralSource ephemerals = () -> LinkFixture.identity(r.nextLong()).secretKey();
+        final EphemeralSource ephemerals = () -> TestIdentities.seeded(r.nextLong()).secretKey();
         for (int i = 0; i < 5000; i++) {
-            final byte[] sk = LinkFixture.identity(r.nextLong()).secretKey();
+            final byte[] sk = TestIdentities.seeded(r.nextLong()).secretKey();
             r.nextBytes(epoch);
             final HandshakeState hs = HandshakeState.initiator(HandshakeState.Pattern.IK, sk,
                     b.id.compressedPublicKey(), epoch, ephemerals);

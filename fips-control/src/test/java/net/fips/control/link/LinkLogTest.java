@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import net.fips.control.link.LinkFixture.Node;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * The operator's log lines of the link layer, on the fixture's virtual clock: link up/down with the reason, rekey,
@@ -84,8 +85,8 @@ class LinkLogTest {
         final Node a = n[0];
         final Node b = n[1];
         // a has b's address but somebody else's npub: b cannot decrypt a's msg1 and drops it.
-        final String wrong = LinkFixture.identity(77).toPeer().npub();
-        a.conductor.addConfiguredPeer(LinkFixture.identity(77).toPeer(), TRANSPORT, b.side.address, true);
+        final String wrong = TestIdentities.seeded(77).toPeer().npub();
+        a.conductor.addConfiguredPeer(TestIdentities.seeded(77).toPeer(), TRANSPORT, b.side.address, true);
         fx.net.run(6_000, 1000);
         assertEquals(List.of(), lines("WARNING", "No answer"), "msg1 at 0, 1 and 3 s: not yet");
         fx.net.run(2_000, 1000);
@@ -100,7 +101,7 @@ class LinkLogTest {
         // says it once a minute at most while a's redials keep coming.
         fx.net.run(600_000, 1000);
         assertEquals(1, lines("WARNING", "No answer").size());
-        assertTrue(lines("WARNING", "Peer " + LinkFixture.identity(77).toPeer().shortNpub()).size() >= 3,
+        assertTrue(lines("WARNING", "Peer " + TestIdentities.seeded(77).toPeer().shortNpub()).size() >= 3,
                 "the retry lines go on");
         final int dropped = lines("WARNING", "Dropped a handshake").size();
         assertTrue(dropped >= 2 && dropped <= 11, "at most one a minute: " + dropped);

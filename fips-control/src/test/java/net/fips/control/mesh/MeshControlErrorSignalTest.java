@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.wire.Coords;
@@ -19,6 +17,7 @@ import net.fips.dataplane.wire.MtuExceeded;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.PathBroken;
 import net.fips.dataplane.wire.SessionDatagram;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * The error signal a transit originates for a routing failure reported by the data plane (routing-session §4.5):
@@ -33,18 +32,8 @@ class MeshControlErrorSignalTest {
     private record Sent(NodeAddr peer, byte[] message) {
     }
 
-    private static NodeIdentity identity(final byte fill) {
-        final byte[] secret = new byte[32];
-        Arrays.fill(secret, fill);
-        try {
-            return NodeIdentity.fromSecret(secret);
-        } catch (final IdentityFormatException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private final NodeIdentity self = identity((byte) 0x11);
-    private final NodeIdentity origin = identity((byte) 0x22);
+    private final NodeIdentity self = TestIdentities.filled((byte) 0x11);
+    private final NodeIdentity origin = TestIdentities.filled((byte) 0x22);
     private final List<Sent> sent = new ArrayList<>();
     private final MeshControl mesh = new MeshControl(self, MeshSettings.defaults(),
             (peer, msg) -> sent.add(new Sent(peer, msg)), MeshControl.TablePublisher.NONE, new Random(1),

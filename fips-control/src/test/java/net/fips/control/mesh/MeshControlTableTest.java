@@ -6,33 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.tree.TreeCoordinates;
 import net.fips.dataplane.route.ForwardingTable;
+import net.fips.control.identity.TestIdentities;
 
 /** The forwarding tables {@link MeshControl} publishes: peers, link costs, MTUs, and when a new one goes out. */
 class MeshControlTableTest {
     private static final int LINK_MTU = 1400;
 
-    private static NodeIdentity identity(final byte fill) {
-        final byte[] secret = new byte[32];
-        Arrays.fill(secret, fill);
-        try {
-            return NodeIdentity.fromSecret(secret);
-        } catch (final IdentityFormatException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private final NodeIdentity self = identity((byte) 0x31);
-    private final NodeIdentity peer = identity((byte) 0x32);
+    private final NodeIdentity self = TestIdentities.filled((byte) 0x31);
+    private final NodeIdentity peer = TestIdentities.filled((byte) 0x32);
     private final List<ForwardingTable> published = new ArrayList<>();
     private final MeshControl mesh = new MeshControl(self, MeshSettings.defaults(), (p, msg) -> true,
             published::add, new Random(3), () -> 1_784_470_000_000L, (k, d, sig) -> false, transport -> LINK_MTU, 0);

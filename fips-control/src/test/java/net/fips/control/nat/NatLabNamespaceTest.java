@@ -27,6 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.nostr.TestRelay;
+import net.fips.testing.NamespaceProbes;
 
 /**
  * The NAT lab of discovery-gateway.md §7.3 in network namespaces (root and nft only; skipped otherwise): an
@@ -70,8 +71,8 @@ class NatLabNamespaceTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"masquerade", "masquerade fully-random"})
     void punchThroughTwoNats(final String masquerade) throws Exception {
-        assumeTrue(isRoot(), "needs root for network namespaces");
-        assumeTrue(run("nft", "--version") == 0, "needs nft (Debian nftables)");
+        assumeTrue(NamespaceProbes.isRoot(), "needs root for network namespaces");
+        assumeTrue(NamespaceProbes.run(List.of("nft", "--version")).rc() == 0, "needs nft (Debian nftables)");
         try {
             build(masquerade);
             final NodeIdentity idA = NodeIdentity.generate();
@@ -116,8 +117,8 @@ class NatLabNamespaceTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"masquerade", "masquerade fully-random"})
     void npubOnlyNodesFindEachOtherPunchAndLink(final String masquerade) throws Exception {
-        assumeTrue(isRoot(), "needs root for network namespaces");
-        assumeTrue(run("nft", "--version") == 0, "needs nft (Debian nftables)");
+        assumeTrue(NamespaceProbes.isRoot(), "needs root for network namespaces");
+        assumeTrue(NamespaceProbes.run(List.of("nft", "--version")).rc() == 0, "needs nft (Debian nftables)");
         try {
             build(masquerade);
             final NodeIdentity idA = NodeIdentity.generate();
@@ -167,7 +168,7 @@ class NatLabNamespaceTest {
             }
         }
         for (final String ns : namespaces) {
-            run("ip", "netns", "del", ns);
+            NamespaceProbes.run(List.of("ip", "netns", "del", ns));
         }
     }
 
@@ -282,25 +283,6 @@ class NatLabNamespaceTest {
     }
 
     private static void must(final String... cmd) throws Exception {
-        assertEquals(0, run(cmd), String.join(" ", cmd));
-    }
-
-    private static int run(final String... cmd) throws IOException, InterruptedException {
-        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        if (!p.waitFor(20, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return 124;
-        }
-        return p.exitValue();
-    }
-
-    private static boolean isRoot() throws IOException {
-        for (final String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (l.startsWith("Uid:")) {
-                return l.split("\\s+")[1].equals("0");
-            }
-        }
-        return false;
+        assertEquals(0, NamespaceProbes.run(List.of(cmd)).rc(), String.join(" ", cmd));
     }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -14,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,6 +23,7 @@ import net.fips.control.config.NostrConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.ReplayCache;
+import net.fips.testing.Await;
 
 /**
  * The offer/answer state machines (discovery-gateway.md §1.11, §2.7) over an in-memory signal hub and
@@ -104,16 +104,15 @@ class TraversalCoordinatorTest {
 
     /** Ticks every side until {@code done} holds (polling against a deadline). */
     private static void tickUntil(final BooleanSupplier done, final String what, final Side... sides) {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!done.getAsBoolean()) {
+        Await.until(Duration.ofSeconds(20), Duration.ofMillis(2), () -> {
+            if (done.getAsBoolean()) {
+                return true;
+            }
             for (final Side s : sides) {
                 s.coordinator.tick();
             }
-            if (System.nanoTime() - deadline > 0) {
-                fail("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(2_000_000);
-        }
+            return false;
+        }, () -> what);
     }
 
     @Test

@@ -1,7 +1,7 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
-import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.control.node.NodeTestSupport.ask;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.yaml;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,8 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.crypto.Schnorr;
-import net.fips.control.ctl.ControlClient;
-import net.fips.control.ctl.ControlClientException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.wire.BloomFilter;
@@ -44,6 +43,7 @@ import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.TreeAnnounce;
 import net.fips.dataplane.wire.WireResult;
+import net.fips.testing.FreePorts;
 
 /**
  * Our node B between two reference-like peers A and C that are not our code ({@link RawPeer}: IK initiator, FMP
@@ -62,6 +62,8 @@ class NodeBetweenRawPeersTest {
     /** B's UDP transport MTU (the default), the link MTU every path_mtu is folded to. */
     private static final int LINK_MTU = 1280;
     private static final int DATAGRAMS = 100;
+    /** How long each step of the exchange may take. */
+    private static final Duration WAIT = Duration.ofSeconds(5);
 
     @TempDir
     Path dir;
@@ -92,7 +94,7 @@ class NodeBetweenRawPeersTest {
         final NodeAddr addrB = idB.nodeAddr();
         final NodeAddr addrC = idC.nodeAddr();
 
-        final int pb = freePort();
+        final int pb = FreePorts.udp();
         b = Node.start(load(yaml(idB, pb, dir.resolve("b.sock"), NODE)),
                 new NodeOptions().aclDirectory(dir.resolve("acl")));
         final InetSocketAddress toB = new InetSocketAddress("127.0.0.1", pb);
@@ -103,25 +105,25 @@ class NodeBetweenRawPeersTest {
 
         // ---- 1. Link handshakes and the tree.
         a.dial(idB);
-        await(5_000, a::established, () -> "A's msg2 from B; " + a.problem.get());
+        until(WAIT, a::established, () -> "A's msg2 from B; " + a.problem.get());
         // On promotion B announces itself (self-root, sequence 1) at once.
-        await(5_000, () -> !a.trees.isEmpty(), () -> "B's first TreeAnnounce to A; " + a.problem.get());
+        until(WAIT, () -> !a.trees.isEmpty(), () -> "B's first TreeAnnounce to A; " + a.problem.get());
         final long tsA = nowSecs();
         final TreeAnnounce rootA = signed(idA, 1, tsA, addrA, List.of(new CoordEntry(addrA, 1, tsA)));
         a.send(rootA.encode());
         a.send(filterOf(1, addrA).encode());
-        await(5_000, () -> latestRoot(a).equals(addrA), () -> "B adopts A: " + a.trees);
+        until(WAIT, () -> latestRoot(a).equals(addrA), () -> "B adopts A: " + a.trees);
 
         c.dial(idB);
-        await(5_000, c::established, () -> "C's msg2 from B; " + c.problem.get());
+        until(WAIT, c::established, () -> "C's msg2 from B; " + c.problem.get());
         final long tsC = nowSecs();
         // C first believes it is a root of its own, as a fresh reference node does.
         c.send(signed(idC, 1, tsC, addrC, List.of(new CoordEntry(addrC, 1, tsC))).encode());
         c.send(filterOf(1, addrC).encode());
-        await(5_000, () -> latestRoot(c).equals(addrA), () -> "B's announce with root A at C: " + c.trees);
+        until(WAIT, () -> latestRoot(c).equals(addrA), () -> "B's announce with root A at C: " + c.trees);
         // C's root is larger than B's: B echoes its declaration back (routing-session §1.3 step 7), limited to one
         // announce per peer per 500 ms, so after the one sent on promotion.
-        await(5_000, () -> c.trees.size() >= 2, () -> "B's root-disagreement echo to C: " + c.trees);
+        until(WAIT, () -> c.trees.size() >= 2, () -> "B's root-disagreement echo to C: " + c.trees);
         // Seeing B's smaller root, C adopts B: ancestry [C, B's ancestry...] (copied verbatim, §1.2).
         final TreeAnnounce bAtC = c.trees.getLast();
         final List<CoordEntry> ancestryC = new ArrayList<>();
@@ -134,9 +136,9 @@ class NodeBetweenRawPeersTest {
         assertFalse(tree.get("is_root").asBoolean());
         assertEquals(addrA.toString(), tree.get("parent").asText(), tree::toString);
         assertEquals(1, tree.get("depth").asInt(), tree::toString);
-        await(5_000, () -> ask(b, "show_tree").get("peer_tree_count").asInt() == 2,
+        until(WAIT, () -> ask(b, "show_tree").get("peer_tree_count").asInt() == 2,
                 () -> "B holds both declarations: " + ask(b, "show_tree"));
-        await(5_000, () -> {
+        until(WAIT, () -> {
             int parents = 0;
             int children = 0;
             for (final JsonNode p : ask(b, "show_peers").get("peers")) {
@@ -164,9 +166,11 @@ class NodeBetweenRawPeersTest {
         assertTrue(a.trees.getFirst().isRoot(), "before hearing A, B is its own root");
 
         // ---- 2. Filters: split horizon over tree peers.
-        await(5_000, () -> c.filters.stream().anyMatch(f -> f.filter().contains(addrA) && f.filter().contains(addrB)),
+        until(Duration.ofSeconds(5),
+                () -> c.filters.stream().anyMatch(f -> f.filter().contains(addrA) && f.filter().contains(addrB)),
                 () -> "B's filter to C holds A and B: " + c.filters.size() + " filters");
-        await(5_000, () -> a.filters.stream().anyMatch(f -> f.filter().contains(addrB) && f.filter().contains(addrC)),
+        until(Duration.ofSeconds(5),
+                () -> a.filters.stream().anyMatch(f -> f.filter().contains(addrB) && f.filter().contains(addrC)),
                 () -> "B's filter to A holds B and C (C is B's child now): " + a.filters.size() + " filters");
         assertFilters(List.of(a, c), addrB);
 
@@ -174,7 +178,7 @@ class NodeBetweenRawPeersTest {
         final SecureRandom random = new SecureRandom();
         final long requestId = random.nextLong();
         a.send(new LookupRequest(requestId, addrC, addrA, 64, 0, Coords.of(addrA)).encode());
-        await(5_000, () -> !c.requests.isEmpty(), () -> "C receives the request; " + c.problem.get());
+        until(WAIT, () -> !c.requests.isEmpty(), () -> "C receives the request; " + c.problem.get());
         final LookupRequest atC = c.requests.getFirst();
         assertEquals(requestId, atC.requestId(), "same request id");
         assertEquals(63, atC.ttl(), "B decremented the TTL once");
@@ -184,7 +188,7 @@ class NodeBetweenRawPeersTest {
         final Coords coordsC = Coords.of(addrC, addrB, addrA);
         final byte[] proof = idC.sign(LookupResponse.proofBytes(requestId, addrC, coordsC));
         c.send(new LookupResponse(requestId, addrC, 0xFFFF, coordsC, proof).encode());
-        await(5_000, () -> !a.responses.isEmpty(), () -> "A receives the response; " + a.problem.get());
+        until(WAIT, () -> !a.responses.isEmpty(), () -> "A receives the response; " + a.problem.get());
         final LookupResponse atA = a.responses.getFirst();
         assertEquals(requestId, atA.requestId());
         assertEquals(addrC, atA.target());
@@ -198,7 +202,7 @@ class NodeBetweenRawPeersTest {
         for (int i = 0; i < DATAGRAMS; i++) {
             a.send(new SessionDatagram(64, 0xFFFF, addrA, addrC, payload(i)).encode());
         }
-        await(10_000, () -> c.datagrams.size() >= DATAGRAMS,
+        until(Duration.ofSeconds(10), () -> c.datagrams.size() >= DATAGRAMS,
                 () -> "C got " + c.datagrams.size() + " of " + DATAGRAMS + "; " + NodeTestSupport.describe(b));
         for (int i = 0; i < DATAGRAMS; i++) {
             final SessionDatagram d = c.datagrams.get(i);
@@ -208,7 +212,8 @@ class NodeBetweenRawPeersTest {
             assertEquals(LINK_MTU, d.pathMtu(), "path_mtu folded to B's link MTU");
             assertArrayEquals(payload(i), d.payload(), "datagram " + i + " intact and in order");
         }
-        await(5_000, () -> ask(b, "show_status").get("forwarding").get("forwarded_packets").asLong() >= DATAGRAMS,
+        until(Duration.ofSeconds(5),
+                () -> ask(b, "show_status").get("forwarding").get("forwarded_packets").asLong() >= DATAGRAMS,
                 () -> "B's forwarded_packets: " + ask(b, "show_status").get("forwarding"));
 
         // A destination that is neither a peer nor cached: dropped, and A hears CoordsRequired from B.
@@ -219,8 +224,8 @@ class NodeBetweenRawPeersTest {
             a.send(new SessionDatagram(64, 0xFFFF, addrA, addrD, payload(1000 + i)).encode());
         }
         final var dp = b.dataPlane();
-        await(5_000, () -> dp.counter(DataPlaneCounter.DROP_NO_ROUTE) >= burst, () -> NodeTestSupport.describe(b));
-        await(5_000, () -> {
+        until(WAIT, () -> dp.counter(DataPlaneCounter.DROP_NO_ROUTE) >= burst, () -> NodeTestSupport.describe(b));
+        until(WAIT, () -> {
             final long reported = dp.counter(DataPlaneCounter.ROUTING_ERRORS_REPORTED);
             return reported >= 1 && a.datagrams.size() == reported;
         }, () -> "A receives every error B reports: " + a.datagrams.size() + "; " + NodeTestSupport.describe(b));
@@ -242,7 +247,7 @@ class NodeBetweenRawPeersTest {
         assertEquals(DATAGRAMS, c.datagrams.size(), "nothing for D reached C");
 
         // ---- 5. Both links are still up (the raw peers answer B's heartbeats) and nothing broke the spec.
-        await(5_000, () -> a.heartbeats.get() >= 1 && c.heartbeats.get() >= 1, () -> "B's heartbeats");
+        until(WAIT, () -> a.heartbeats.get() >= 1 && c.heartbeats.get() >= 1, () -> "B's heartbeats");
         assertEquals(2, b.linkSnapshot().peers().size(), NodeTestSupport.describe(b));
         for (final DataPlaneCounter bad : List.of(DataPlaneCounter.DROP_AUTH_FAILED, DataPlaneCounter.DROP_REPLAY,
                 DataPlaneCounter.DROP_BAD_PAYLOAD_LEN, DataPlaneCounter.DROP_SHORT_PLAINTEXT,
@@ -308,17 +313,6 @@ class NodeBetweenRawPeersTest {
 
     private static long nowSecs() {
         return System.currentTimeMillis() / 1000;
-    }
-
-    private static JsonNode ask(final Node n, final String command) {
-        try {
-            final JsonNode r = new ControlClient(n.controlSocketPath().orElseThrow(), ControlClient.DEFAULT_TIMEOUT)
-                    .send(command, null);
-            assertEquals("ok", r.path("status").asText(), r::toString);
-            return r.get("data");
-        } catch (final ControlClientException e) {
-            throw new AssertionError(command + ": " + e.getMessage(), e);
-        }
     }
 
     /** B's FilterAnnounces to its raw peers: v1, 5 hashes, B inside, split horizon, one rising node-wide sequence. */

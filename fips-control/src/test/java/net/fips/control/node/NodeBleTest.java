@@ -1,6 +1,5 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.yaml;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +18,7 @@ import org.junit.jupiter.api.Assumptions;
 
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.ble.L2capProbe;
+import net.fips.testing.FreePorts;
 
 /** A node with a {@code transports.ble} block starts and runs without Bluetooth, saying once why BLE is skipped. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -28,7 +28,7 @@ class NodeBleTest {
 
     private List<String> startWithBle(final NodeOptions options) throws Exception {
         final List<String> outcomes = new CopyOnWriteArrayList<>();
-        final String y = yaml(NodeIdentity.generate(), freePort(), dir.resolve("n.sock"), "")
+        final String y = yaml(NodeIdentity.generate(), FreePorts.udp(), dir.resolve("n.sock"), "")
                 .replace("transports:\n", "transports:\n  ble: { adapter: hci0 }\n");
         try (Node n = Node.start(load(y), options.aclDirectory(dir.resolve("none")).bleOutcomes(outcomes::add))) {
             assertEquals(1, n.transports().size(), "the UDP transport still runs, BLE was not added");

@@ -1,6 +1,5 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.yaml;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.ethernet.EthernetTransport;
 import net.fips.dataplane.transport.Transport;
+import net.fips.testing.FreePorts;
+import net.fips.testing.Await;
 
 /**
  * A node whose Ethernet interface does not exist (yet) starts and runs its other transports; the Ethernet instance
@@ -34,7 +36,7 @@ class NodeEthernetWaitTest {
     void aMissingInterfaceIsWaitedForAndTheNodeRuns() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root (CAP_NET_RAW for AF_PACKET)");
         final String iface = "fipsnone" + ThreadLocalRandom.current().nextInt(1000, 10000);
-        final String y = yaml(NodeIdentity.generate(), freePort(), dir.resolve("n.sock"), "")
+        final String y = yaml(NodeIdentity.generate(), FreePorts.udp(), dir.resolve("n.sock"), "")
                 .replace("transports:\n",
                         "transports:\n  ethernet:\n    interface: " + iface + "\n    announce: true\n");
         try (Node n = Node.start(load(y), new NodeOptions().aclDirectory(dir.resolve("none")))) {
@@ -48,7 +50,7 @@ class NodeEthernetWaitTest {
             assertEquals(0L, eth.counters().reopens());
             // The node's tick runs the instance's beacons even now (announce: the first at the first tick); with
             // no socket each attempt fails and is counted.
-            NodeTestSupport.await(10_000, () -> eth.counters().beaconSendErrors() >= 1,
+            Await.until(Duration.ofSeconds(10), () -> eth.counters().beaconSendErrors() >= 1,
                     () -> "no beacon attempt by the node's tick: " + eth.counters());
             assertEquals(0L, eth.counters().beaconsSent());
         }

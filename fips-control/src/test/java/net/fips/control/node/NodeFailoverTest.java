@@ -1,9 +1,8 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.deliver;
 import static net.fips.control.node.NodeTestSupport.describe;
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.seqOf;
 import static net.fips.control.node.NodeTestSupport.yaml;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,6 +30,7 @@ import net.fips.control.node.NodeTestSupport.Collector;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.wire.NodeAddr;
+import net.fips.testing.FreePorts;
 
 /**
  * Fast failover between real nodes over loopback UDP (issue 18 §2, ADR 0024): A reaches D over two transits, B and
@@ -76,19 +77,20 @@ class NodeFailoverTest {
         final NodeIdentity idB = ids.get(1);
         final NodeIdentity idC = ids.get(2);
         final NodeIdentity idD = ids.get(3);
-        final int pb = freePort();
-        final int pc = freePort();
+        final int pb = FreePorts.udp();
+        final int pc = FreePorts.udp();
         final Collector atD = new Collector();
         final Collector none = new Collector();
         final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), NODE), none);
         final Node c = start(yaml(idC, pc, dir.resolve("c.sock"), NODE), none);
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true),
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true),
                 new Peer(idC, "c", pc, true)), none);
-        final Node d = start(yaml(idD, freePort(), dir.resolve("d.sock"), NODE, new Peer(idB, "b", pb, true),
+        final Node d = start(yaml(idD, FreePorts.udp(), dir.resolve("d.sock"), NODE, new Peer(idB, "b", pb, true),
                 new Peer(idC, "c", pc, true)), atD);
-        await(15_000, () -> linked(a, b) && linked(a, c) && linked(d, b) && linked(d, c), () -> "links up");
-        await(20_000, () -> nodes.all().stream().map(n -> n.meshSnapshot().root()).distinct().count() == 1,
-                () -> "one tree");
+        until(Duration.ofSeconds(15), () -> linked(a, b) && linked(a, c) && linked(d, b) && linked(d, c),
+                () -> "links up");
+        until(Duration.ofSeconds(20),
+                () -> nodes.all().stream().map(n -> n.meshSnapshot().root()).distinct().count() == 1, () -> "one tree");
         assertTrue(a.learnIdentity(idD.toPeer()));
         deliver(a, atD, NodeSessionTest.udpPacket(idA.nodeAddr(), idD.nodeAddr(), 0, 64), 0);
 
@@ -120,8 +122,8 @@ class NodeFailoverTest {
         }
 
         final long last = total;
-        await(5_000, () -> atD.packets.stream().anyMatch(p -> seqOf(p) == last), () -> "the last packet arrived: "
-                + describe(a));
+        until(Duration.ofSeconds(5), () -> atD.packets.stream().anyMatch(p -> seqOf(p) == last),
+                () -> "the last packet arrived: " + describe(a));
         final TreeSet<Long> got = new TreeSet<>();
         atD.packets.forEach(p -> got.add(seqOf(p)));
         long longestGap = 0;

@@ -1,7 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
-import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.net.InetSocketAddress;
 import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,6 +34,7 @@ import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.control.node.NodeTestSupport.Sender;
 import net.fips.control.node.NodeTestSupport.SequenceCheck;
 import net.fips.dataplane.engine.ThreadingMode;
+import net.fips.testing.FreePorts;
 
 /** Node wiring beyond the link: the peer ACL files with reload, SHARED threading, key files, start failures. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -67,43 +68,47 @@ class NodeFeaturesTest {
         final Path acl = Files.createDirectories(dir.resolve("acl"));
         final Path deny = acl.resolve("peers.deny");
         Files.writeString(deny, "# keep b out\n" + idB.npub() + "\n");
-        final int pa = freePort();
-        final int pb = freePort();
+        final int pa = FreePorts.udp();
+        final int pb = FreePorts.udp();
         final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE), new NodeOptions().aclDirectory(acl));
         final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), NODE, new Peer(idA, "a", pa, true)),
                 new NodeOptions().aclDirectory(dir.resolve("none")));
         assertEquals("denylist", a.controlApi().showAcl().effectiveMode());
         assertEquals(List.of(idB.npub()), a.controlApi().showAcl().denyEntries());
 
-        await(3000, () -> a.linkSnapshot().counter(LinkCounter.ACL_REJECTED) >= 1, () -> "a refuses b's msg1");
+        until(Duration.ofSeconds(3), () -> a.linkSnapshot().counter(LinkCounter.ACL_REJECTED) >= 1,
+                () -> "a refuses b's msg1");
         assertNull(peerOf(a, b));
         final ControlException refused = assertThrows(ControlException.class,
                 () -> a.controlApi().connect(idB.npub(), "127.0.0.1:" + pb, "udp"));
         assertTrue(refused.getMessage().contains("ACL"), refused.getMessage());
 
         Files.writeString(deny, "# nobody\n");
-        await(5000, () -> "default_open".equals(a.acl().current().effectiveMode()), () -> "ACL reloaded");
+        until(Duration.ofSeconds(5), () -> "default_open".equals(a.acl().current().effectiveMode()),
+                () -> "ACL reloaded");
         a.controlApi().connect(idB.npub(), "127.0.0.1:" + pb, "udp");
-        await(3000, () -> linked(a, b), () -> "linked after the reload");
+        until(Duration.ofSeconds(3), () -> linked(a, b), () -> "linked after the reload");
     }
 
     @Test
     void sharedThreadingModeRunsTheDataPlaneOnTheControlThread() throws Exception {
         final SequenceCheck atB = new SequenceCheck();
-        final int pa = freePort();
-        final int pb = freePort();
+        final int pa = FreePorts.udp();
+        final int pb = FreePorts.udp();
         final NodeOptions shared = new NodeOptions().threadingMode(ThreadingMode.SHARED)
                 .aclDirectory(dir.resolve("none"));
         final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true)), shared);
         final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), NODE, new Peer(idA, "a", pa, true)),
                 new NodeOptions().threadingMode(ThreadingMode.SHARED).aclDirectory(dir.resolve("none"))
                         .localDelivery(atB));
-        await(5000, () -> linked(a, b), () -> "link up");
-        await(5000, () -> a.linkSnapshot().pendingOutbound() == 0 && b.linkSnapshot().pendingOutbound() == 0,
+        until(Duration.ofSeconds(5), () -> linked(a, b), () -> "link up");
+        until(Duration.ofSeconds(5),
+                () -> a.linkSnapshot().pendingOutbound() == 0 && b.linkSnapshot().pendingOutbound() == 0,
                 () -> "dials settled");
         final Sender sender = new Sender(a, b, atB);
         final long sent = sender.run(peerOf(a, b).linkId(), 64, () -> sender.sent() < 500);
-        await(5000, () -> atB.delivered() == sent, () -> "delivered " + atB.delivered() + " of " + sent);
+        until(Duration.ofSeconds(5), () -> atB.delivered() == sent,
+                () -> "delivered " + atB.delivered() + " of " + sent);
         assertNull(atB.problem());
     }
 
@@ -130,11 +135,11 @@ class NodeFeaturesTest {
 
     @Test
     void startFailuresNameTheCauseAndCloseWhatWasOpened() throws Exception {
-        final int port = freePort();
+        final int port = FreePorts.udp();
         final Node a = start(yaml(idA, port, dir.resolve("a.sock"), NODE), new NodeOptions()
                 .aclDirectory(dir.resolve("none")));
         // Same control socket: refused, and the transport the second node had opened is closed again.
-        final int secondPort = freePort();
+        final int secondPort = FreePorts.udp();
         final NodeStartException busy = assertThrows(NodeStartException.class, () -> start(
                 yaml(idB, secondPort, dir.resolve("a.sock"), NODE), new NodeOptions()
                         .aclDirectory(dir.resolve("none"))));

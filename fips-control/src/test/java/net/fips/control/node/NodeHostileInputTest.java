@@ -1,7 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
-import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
 import static net.fips.control.node.NodeTestSupport.yaml;
@@ -25,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +41,7 @@ import net.fips.control.noise.HandshakeState;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.wire.FmpEstablishedHeader;
 import net.fips.dataplane.wire.FmpMsg1;
+import net.fips.testing.FreePorts;
 
 /**
  * A node under hostile input from a raw socket: forged, replayed and truncated frames and a msg1 flood from random
@@ -154,21 +155,21 @@ class NodeHostileInputTest {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
         final SequenceCheck atA = new SequenceCheck();
-        final int pa = freePort();
+        final int pa = FreePorts.udp();
         final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE), new NodeOptions().localDelivery(atA));
         final Relay relay = new Relay(new InetSocketAddress("127.0.0.1", pa));
         closeables.add(relay);
         // b reaches a only through the relay, so the test sees b's genuine frames.
-        final Node b = start(yaml(idB, freePort(), dir.resolve("b.sock"), NODE,
+        final Node b = start(yaml(idB, FreePorts.udp(), dir.resolve("b.sock"), NODE,
                 new Peer(idA, "a", relay.port(), true)), new NodeOptions());
-        await(5000, () -> NodeTestSupport.linked(a, b), () -> "link up");
+        until(Duration.ofSeconds(5), () -> NodeTestSupport.linked(a, b), () -> "link up");
         // Under load b may have re-sent its dial; let it settle so the link (and its index) no longer changes.
-        await(5000, () -> b.linkSnapshot().pendingOutbound() == 0, () -> "b's dial settled");
+        until(Duration.ofSeconds(5), () -> b.linkSnapshot().pendingOutbound() == 0, () -> "b's dial settled");
         final long linkId = peerOf(a, b).linkId();
 
         // A genuine frame of the current session that a has already accepted.
         final AtomicReference<byte[]> accepted = new AtomicReference<>();
-        await(5000, () -> {
+        until(Duration.ofSeconds(5), () -> {
             final byte[] f = relay.lastFrameToTarget.get();
             final PeerSnapshot now = peerOf(a, b);
             if (f != null && receiverIndexOf(f) == now.ourIndex() && now.highestCounterIn() >= counterOf(f)) {
@@ -195,25 +196,29 @@ class NodeHostileInputTest {
             }
         }
         final var dp = a.dataPlane();
-        await(5000, () -> dp.counter(DataPlaneCounter.DROP_REPLAY) == 1
-                && dp.counter(DataPlaneCounter.DROP_AUTH_FAILED) == 2
-                && dp.counter(DataPlaneCounter.DROP_TRUNCATED) == 1 && dp.counter(DataPlaneCounter.DROP_RUNT) == 1
-                && dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX) == 1
-                && dp.counter(DataPlaneCounter.DROP_BAD_VERSION) == 1, () -> NodeTestSupport.describe(a));
+        until(Duration.ofSeconds(5),
+                () -> dp.counter(DataPlaneCounter.DROP_REPLAY) == 1
+                        && dp.counter(DataPlaneCounter.DROP_AUTH_FAILED) == 2
+                        && dp.counter(DataPlaneCounter.DROP_TRUNCATED) == 1
+                        && dp.counter(DataPlaneCounter.DROP_RUNT) == 1
+                        && dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX) == 1
+                        && dp.counter(DataPlaneCounter.DROP_BAD_VERSION) == 1,
+                () -> NodeTestSupport.describe(a));
         assertEquals(0, dp.counter(DataPlaneCounter.ADDRESS_CHANGES), "no roaming to the attacker's address");
 
         // The link is intact and carries traffic in order afterwards.
         final Sender sender = new Sender(b, a, atA);
         final long bLink = peerOf(b, a).linkId();
         final long sent = sender.run(bLink, 128, () -> sender.sent() < 2000);
-        await(5000, () -> atA.delivered() == sent, () -> "delivered " + atA.delivered() + " of " + sent);
+        until(Duration.ofSeconds(5), () -> atA.delivered() == sent,
+                () -> "delivered " + atA.delivered() + " of " + sent);
         assertNull(atA.problem());
         assertEquals(linkId, peerOf(a, b).linkId(), "same link");
-        await(3000, () -> peerOf(a, b).dropsIn() >= 3, () -> "per-link drops: " + peerOf(a, b));
+        until(Duration.ofSeconds(3), () -> peerOf(a, b).dropsIn() >= 3, () -> "per-link drops: " + peerOf(a, b));
         assertEquals(0, a.linkSnapshot().counter(LinkCounter.DECRYPT_FAILURE_REMOVALS));
         // show_peers reports the measured replay drops and the (ended) failure run, not constants.
         // (The link snapshot is published on the 1 s tick, so wait for one taken after the traffic.)
-        await(3000, () -> a.controlApi().showPeers().getFirst().consecutiveDecryptFailures() == 0,
+        until(Duration.ofSeconds(3), () -> a.controlApi().showPeers().getFirst().consecutiveDecryptFailures() == 0,
                 () -> "the authenticated traffic ended the failure run: " + a.controlApi().showPeers());
         final var peer = a.controlApi().showPeers().getFirst();
         assertTrue(peer.replaySuppressed() >= 1, peer::toString);
@@ -230,11 +235,11 @@ class NodeHostileInputTest {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
         final SequenceCheck atA = new SequenceCheck();
-        final int pa = freePort();
+        final int pa = FreePorts.udp();
         final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE), new NodeOptions().localDelivery(atA));
-        final Node b = start(yaml(idB, freePort(), dir.resolve("b.sock"), NODE, new Peer(idA, "a", pa, true)),
+        final Node b = start(yaml(idB, FreePorts.udp(), dir.resolve("b.sock"), NODE, new Peer(idA, "a", pa, true)),
                 new NodeOptions());
-        await(5000, () -> NodeTestSupport.linked(a, b), () -> "link up");
+        until(Duration.ofSeconds(5), () -> NodeTestSupport.linked(a, b), () -> "link up");
         final long linkA = peerOf(a, b).linkId();
         final long linkB = peerOf(b, a).linkId();
 
@@ -279,7 +284,8 @@ class NodeHostileInputTest {
             return flood.isAlive();
         });
         flood.join();
-        await(5000, () -> atA.delivered() >= sent, () -> "delivered " + atA.delivered() + " of " + sent);
+        until(Duration.ofSeconds(5), () -> atA.delivered() >= sent,
+                () -> "delivered " + atA.delivered() + " of " + sent);
 
         final long received = a.linkSnapshot().counter(LinkCounter.MSG1_RECEIVED);
         final long budgeted = a.dataPlane().counter(DataPlaneCounter.DROP_MSG1_SOURCE_BUDGET)

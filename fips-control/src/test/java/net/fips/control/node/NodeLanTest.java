@@ -1,8 +1,7 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
@@ -23,6 +22,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterEach;
@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 import net.fips.control.ctl.ControlException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Collector;
+import net.fips.testing.FreePorts;
 
 /**
  * LAN discovery wired into real nodes, with mDNS on the loopback interface only (so nothing leaves the host) and a
@@ -81,19 +82,20 @@ class NodeLanTest {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
         final NodeIdentity idC = NodeIdentity.generate();
-        final int portA = freePort();
-        final int portB = freePort();
+        final int portA = FreePorts.udp();
+        final int portB = FreePorts.udp();
         final Node a = start(idA, portA, nodeExtra(true, null));
         final Node b = start(idB, portB, nodeExtra(true, null));
-        final Node c = start(idC, freePort(), nodeExtra(true, "elsewhere"));
+        final Node c = start(idC, FreePorts.udp(), nodeExtra(true, "elsewhere"));
 
-        await(30_000, () -> linked(a, b), () -> "LAN link: A " + describe(a) + " B " + describe(b) + "\nA lan "
-                + lan(a) + "\nB lan " + lan(b));
+        until(Duration.ofSeconds(30), () -> linked(a, b),
+                () -> "LAN link: A " + describe(a) + " B " + describe(b) + "\nA lan " + lan(a) + "\nB lan " + lan(b));
         // C announces too: once A and B have each refused an announcement (C's is the only one they refuse) and C
         // has refused some, nobody dialled across scopes.
-        await(30_000, () -> lan(a).get("announcements_refused").asLong() >= 1
-                && lan(b).get("announcements_refused").asLong() >= 1
-                && lan(c).get("announcements_refused").asLong() >= 1,
+        until(Duration.ofSeconds(30),
+                () -> lan(a).get("announcements_refused").asLong() >= 1
+                        && lan(b).get("announcements_refused").asLong() >= 1
+                        && lan(c).get("announcements_refused").asLong() >= 1,
                 () -> "A and B refuse C, C refuses them: A " + lan(a) + "\nB " + lan(b) + "\nC " + lan(c));
         assertNull(peerOf(a, c), "A never links C (another scope)");
         assertNull(peerOf(b, c), "B never links C");
@@ -101,7 +103,7 @@ class NodeLanTest {
         assertEquals(0, lan(c).get("peers").size(), "C accepts nobody: " + lan(c));
 
         // Whichever dialled first, each also resolves the other's announcement (the browse re-queries).
-        await(30_000, () -> lan(a).get("peers").size() == 1 && lan(b).get("peers").size() == 1,
+        until(Duration.ofSeconds(30), () -> lan(a).get("peers").size() == 1 && lan(b).get("peers").size() == 1,
                 () -> "each lists the other: A " + lan(a) + "\nB " + lan(b));
         final JsonNode la = lan(a);
         assertTrue(la.get("enabled").asBoolean() && la.get("running").asBoolean(), la.toString());
@@ -124,7 +126,7 @@ class NodeLanTest {
         assertTrue(linked(a, b), "the link stays: discovery only dials");
         b.close();
         c.close();
-        await(10_000, () -> jmdnsThreads().isEmpty(), () -> "JmDNS threads left: " + jmdnsThreads());
+        until(Duration.ofSeconds(10), () -> jmdnsThreads().isEmpty(), () -> "JmDNS threads left: " + jmdnsThreads());
     }
 
     @Test

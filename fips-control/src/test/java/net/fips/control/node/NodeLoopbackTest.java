@@ -1,8 +1,7 @@
 package net.fips.control.node;
 
 import static net.fips.control.node.NodeTestSupport.SECOND;
-import static net.fips.control.node.NodeTestSupport.await;
-import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
@@ -21,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.Arrays;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,6 +38,7 @@ import net.fips.control.link.PeerSnapshot;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.control.node.NodeTestSupport.Sender;
 import net.fips.control.node.NodeTestSupport.SequenceCheck;
+import net.fips.testing.FreePorts;
 
 /** Two real nodes in one JVM over loopback UDP: link-up, liveness, traffic across rekeys, disconnect, restart. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -87,15 +88,16 @@ class NodeLoopbackTest {
     /** Both nodes configured with each other; both dial at start (a cross-connection). */
     private Node[] pair(final String nodeExtra, final boolean autoReconnect, final NodeOptions a, final NodeOptions b)
             throws Exception {
-        final int pa = freePort();
-        final int pb = freePort();
+        final int pa = FreePorts.udp();
+        final int pb = FreePorts.udp();
         final Node na = start(yaml(idA, pa, dir.resolve("a.sock"), nodeExtra, new Peer(idB, "b", pb, autoReconnect)),
                 a);
         final Node nb = start(yaml(idB, pb, dir.resolve("b.sock"), nodeExtra, new Peer(idA, "a", pa, autoReconnect)),
                 b);
-        await(5000, () -> linked(na, nb), () -> "link up");
+        until(Duration.ofSeconds(5), () -> linked(na, nb), () -> "link up");
         // The crossing dials settle (one side may re-add its link under a new id) before anyone reads link ids.
-        await(5000, () -> na.linkSnapshot().pendingOutbound() == 0 && nb.linkSnapshot().pendingOutbound() == 0,
+        until(Duration.ofSeconds(5),
+                () -> na.linkSnapshot().pendingOutbound() == 0 && nb.linkSnapshot().pendingOutbound() == 0,
                 () -> "dials settled");
         return new Node[] {na, nb};
     }
@@ -125,29 +127,34 @@ class NodeLoopbackTest {
         // Traffic until each side has cut over twice (two full rekeys), well past the drain windows' start.
         final long sent = sender.run(linkId, 256, () -> a.linkSnapshot().counter(LinkCounter.CUTOVERS) < 2
                 || b.linkSnapshot().counter(LinkCounter.CUTOVERS) < 2);
-        await(5000, () -> atB.delivered() >= sent, () -> "delivered " + atB.delivered() + " of " + sent + "\n a: "
-                + NodeTestSupport.describe(a) + "\n b: " + NodeTestSupport.describe(b));
+        until(Duration.ofSeconds(5), () -> atB.delivered() >= sent,
+                () -> "delivered " + atB.delivered() + " of " + sent + "\n a: " + NodeTestSupport.describe(a)
+                        + "\n b: " + NodeTestSupport.describe(b));
         assertNull(atB.problem(), "loss or reordering");
         assertEquals(sent, atB.delivered());
         assertTrue(sent > 1000, "continuous traffic: " + sent);
         assertEquals(linkId, peerOf(a, b).linkId(), "same link throughout: no re-establishment");
         assertTrue(peerOf(a, b).rekeys() >= 2 && peerOf(b, a).rekeys() >= 2);
-        await(3000, () -> a.controlApi().showPeers().getFirst().rekeys() >= 2
-                && a.controlApi().showLinks().getFirst().rekeys() >= 2, () -> "show_peers/show_links rekeys: "
-                + a.controlApi().showPeers());
+        until(Duration.ofSeconds(3),
+                () -> a.controlApi().showPeers().getFirst().rekeys() >= 2
+                        && a.controlApi().showLinks().getFirst().rekeys() >= 2,
+                () -> "show_peers/show_links rekeys: " + a.controlApi().showPeers());
         assertEquals(0L, a.controlApi().showPeers().getFirst().restarts());
         assertEquals(1, a.linkSnapshot().counter(LinkCounter.LINKS_ESTABLISHED), "one link on a");
         assertEquals(1, b.linkSnapshot().counter(LinkCounter.LINKS_ESTABLISHED), "one link on b");
 
         // Liveness and measurement traffic flowed both ways alongside.
         for (final Node x : n) {
-            await(3000, () -> x.linkSnapshot().counter(LinkCounter.HEARTBEATS_RECEIVED) >= 2
-                    && x.linkSnapshot().counter(LinkCounter.MMP_REPORTS_RECEIVED) >= 1, () -> "heartbeats and MMP");
+            until(Duration.ofSeconds(3),
+                    () -> x.linkSnapshot().counter(LinkCounter.HEARTBEATS_RECEIVED) >= 2
+                            && x.linkSnapshot().counter(LinkCounter.MMP_REPORTS_RECEIVED) >= 1,
+                    () -> "heartbeats and MMP");
             assertTrue(x.linkSnapshot().counter(LinkCounter.HEARTBEATS_SENT) >= 2);
             assertTrue(x.linkSnapshot().counter(LinkCounter.MMP_REPORTS_SENT) >= 1);
         }
         // Published snapshots are up to one tick old.
-        await(3000, () -> peerOf(b, a).packetsIn() >= sent, () -> "b counted the frames: " + peerOf(b, a));
+        until(Duration.ofSeconds(3), () -> peerOf(b, a).packetsIn() >= sent,
+                () -> "b counted the frames: " + peerOf(b, a));
     }
 
     @Test
@@ -158,11 +165,14 @@ class NodeLoopbackTest {
         assertTrue(a.dataPlane().registeredIndices() >= 1);
 
         assertEquals(b.identity().npub(), a.controlApi().disconnect(b.identity().npub()).npub());
-        await(3000, () -> peerOf(a, b) == null && peerOf(b, a) == null, () -> "both sides forget the link");
-        await(3000, () -> a.dataPlane().registeredIndices() == 0 && b.dataPlane().registeredIndices() == 0,
+        until(Duration.ofSeconds(3), () -> peerOf(a, b) == null && peerOf(b, a) == null,
+                () -> "both sides forget the link");
+        until(Duration.ofSeconds(3),
+                () -> a.dataPlane().registeredIndices() == 0 && b.dataPlane().registeredIndices() == 0,
                 () -> "indices freed");
         assertEquals(1, a.linkSnapshot().counter(LinkCounter.DISCONNECTS_SENT));
-        await(1000, () -> b.linkSnapshot().counter(LinkCounter.DISCONNECTS_RECEIVED) == 1, () -> "b got Disconnect");
+        until(Duration.ofSeconds(1), () -> b.linkSnapshot().counter(LinkCounter.DISCONNECTS_RECEIVED) == 1,
+                () -> "b got Disconnect");
         assertTrue(a.controlApi().showPeers().isEmpty());
         assertTrue(a.controlApi().showLinks().isEmpty());
 
@@ -172,7 +182,7 @@ class NodeLoopbackTest {
 
         // An operator connect brings it back.
         a.controlApi().connect(b.identity().npub(), "127.0.0.1:" + b.transportAddresses().get(0).getPort(), "udp");
-        await(3000, () -> linked(a, b), () -> "reconnected by connect");
+        until(Duration.ofSeconds(3), () -> linked(a, b), () -> "reconnected by connect");
     }
 
     @Test
@@ -185,7 +195,7 @@ class NodeLoopbackTest {
         assertEquals(NodeState.STOPPED, b.state());
         assertFalse(Files.exists(dir.resolve("b.sock")), "socket file removed");
         // Link-dead would take 6 s; the Disconnect does it at once.
-        await(2000, () -> peerOf(a, b) == null, () -> "a drops b");
+        until(Duration.ofSeconds(2), () -> peerOf(a, b) == null, () -> "a drops b");
         assertTrue(System.nanoTime() - t0 < 2 * SECOND);
         assertEquals(1, a.linkSnapshot().counter(LinkCounter.DISCONNECTS_RECEIVED));
     }
@@ -205,15 +215,16 @@ class NodeLoopbackTest {
         final Node b2 = start(yaml(idB, portB, dir.resolve("b2.sock"), NO_REKEY,
                 new Peer(idA, "a", a.transportAddresses().get(0).getPort(), true)), new NodeOptions());
         assertFalse(Arrays.equals(oldEpoch, b2.startupEpoch()));
-        await(2000, () -> a.linkSnapshot().counter(LinkCounter.RESTARTS_DETECTED) == 1
-                && peerOf(a, b2) != null && peerOf(a, b2).linkId() != oldLink && peerOf(b2, a) != null,
+        until(Duration.ofSeconds(2),
+                () -> a.linkSnapshot().counter(LinkCounter.RESTARTS_DETECTED) == 1 && peerOf(a, b2) != null
+                        && peerOf(a, b2).linkId() != oldLink && peerOf(b2, a) != null,
                 () -> "restart detected: " + NodeTestSupport.describe(a));
         assertTrue(System.nanoTime() - t0 < 2 * SECOND);
         assertNotEquals(oldLink, peerOf(a, b2).linkId());
         assertEquals(1, a.linkSnapshot().peers().size(), "the old link is gone");
         // The restart count is the peer's, so it survives the replaced link.
         assertEquals(1, peerOf(a, b2).restarts());
-        await(2000, () -> Long.valueOf(1).equals(a.controlApi().showPeers().getFirst().restarts()),
+        until(Duration.ofSeconds(2), () -> Long.valueOf(1).equals(a.controlApi().showPeers().getFirst().restarts()),
                 () -> "show_peers restarts: " + a.controlApi().showPeers());
     }
 }

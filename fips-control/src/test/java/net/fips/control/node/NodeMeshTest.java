@@ -1,7 +1,7 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
-import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.control.node.NodeTestSupport.ask;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.TreeSet;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -28,8 +29,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import net.fips.control.ctl.ControlClient;
-import net.fips.control.ctl.ControlClientException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.control.node.NodeTestSupport.Sender;
@@ -38,6 +37,7 @@ import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagramHeader;
+import net.fips.testing.FreePorts;
 
 /**
  * Three real nodes in a chain over loopback UDP, A - B - C, with A and C linked only to B: the spanning tree
@@ -92,25 +92,26 @@ class NodeMeshTest {
         final NodeIdentity idB = ids.get(1);
         final NodeIdentity idC = ids.get(2);
         final NodeAddr minAddr = ids.stream().map(NodeIdentity::nodeAddr).min(Comparator.naturalOrder()).orElseThrow();
-        final int pa = freePort();
-        final int pb = freePort();
-        final int pc = freePort();
+        final int pa = FreePorts.udp();
+        final int pb = FreePorts.udp();
+        final int pc = FreePorts.udp();
         final TtlAndSequence atC = new TtlAndSequence();
         final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), NODE), new NodeOptions());
         final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true)),
                 new NodeOptions());
         final Node c = start(yaml(idC, pc, dir.resolve("c.sock"), NODE, new Peer(idB, "b", pb, true)),
                 new NodeOptions().localDelivery(atC));
-        await(10_000, () -> linked(a, b) && linked(c, b), () -> "links up");
+        until(Duration.ofSeconds(10), () -> linked(a, b) && linked(c, b), () -> "links up");
         // An operator connect to a peer that is already linked says so and dials nothing.
         assertEquals(Boolean.TRUE, a.controlApi().connect(idB.npub(), "127.0.0.1:" + pb, "udp").alreadyConnected());
         assertEquals(0, a.linkSnapshot().pendingOutbound());
 
         // The tree: everyone ends with the smallest address as root; B is in the middle, so depths add up.
-        await(10_000, () -> nodes.stream().allMatch(n -> n.meshSnapshot().root().equals(minAddr.toString())),
+        until(Duration.ofSeconds(10),
+                () -> nodes.stream().allMatch(n -> n.meshSnapshot().root().equals(minAddr.toString())),
                 () -> "one root: " + nodes.stream().map(n -> n.meshSnapshot().root()).toList());
         // show_tree is rendered once per tick: B's own view may be a tick behind the others' agreement on the root.
-        await(5_000, () -> ask(b, "show_tree").get("peer_tree_count").asInt() == 2,
+        until(Duration.ofSeconds(5), () -> ask(b, "show_tree").get("peer_tree_count").asInt() == 2,
                 () -> "B holds both peers' declarations: " + ask(b, "show_tree"));
         final JsonNode treeB = ask(b, "show_tree");
         assertEquals(minAddr.toString(), treeB.get("root").asText());
@@ -123,9 +124,10 @@ class NodeMeshTest {
         // (unless it is the root) and its children among its two peers; wait for the children's announces.
         final int wantParents = idB.nodeAddr().equals(minAddr) ? 0 : 1;
         // show_peers, like show_tree, is a per-tick rendering: wait until one also carries depths that agree with B's.
-        await(10_000, () -> roles(ask(b, "show_peers"))[0] == wantParents
-                && roles(ask(b, "show_peers"))[1] == 2 - wantParents
-                && depthsAgree(ask(b, "show_peers"), treeB.get("depth").asInt()),
+        until(Duration.ofSeconds(10),
+                () -> roles(ask(b, "show_peers"))[0] == wantParents
+                        && roles(ask(b, "show_peers"))[1] == 2 - wantParents
+                        && depthsAgree(ask(b, "show_peers"), treeB.get("depth").asInt()),
                 () -> "tree roles and depths at B: " + ask(b, "show_peers"));
         for (final JsonNode p : ask(b, "show_peers").get("peers")) {
             assertTrue(p.get("has_tree_position").asBoolean());
@@ -140,7 +142,7 @@ class NodeMeshTest {
         }
 
         // Link MMP from the ReceiverReports: a lossless loopback link measures loss 0, delivery 1 and ETX 1.
-        await(10_000, () -> {
+        until(Duration.ofSeconds(10), () -> {
             final JsonNode m = ask(b, "show_peers").get("peers").get(0).get("mmp");
             return m.get("loss_rate").isNumber() && m.get("etx").isNumber();
         }, () -> "link loss and ETX measured: " + ask(b, "show_peers"));
@@ -151,11 +153,12 @@ class NodeMeshTest {
         assertTrue(lm.get("goodput_bps").isNumber() && lm.get("goodput_bps").asDouble() > 0, lm::toString);
 
         // Discovery: A knows C's key (as DNS would tell it), looks C up; only B can relay it.
-        await(10_000, () -> ask(a, "show_bloom").get("peer_filters").get(0).get("has_filter").asBoolean(),
+        until(Duration.ofSeconds(10),
+                () -> ask(a, "show_bloom").get("peer_filters").get(0).get("has_filter").asBoolean(),
                 () -> "A has B's filter");
         assertTrue(a.learnIdentity(idC.toPeer()));
         assertTrue(a.lookup(idC.nodeAddr()));
-        await(5_000, () -> {
+        until(Duration.ofSeconds(5), () -> {
             final JsonNode known = ask(a, "show_identity_cache");
             boolean hasC = false;
             for (final JsonNode e : known.get("entries")) {
@@ -165,16 +168,19 @@ class NodeMeshTest {
             }
             return hasC && known.get("count").asInt() == 2;
         }, () -> "A knows B (peer) and C (learnt): " + ask(a, "show_identity_cache"));
-        await(10_000, () -> cacheHas(a, idC.nodeAddr()), () -> "A cached C's coordinates: " + ask(a, "show_routing"));
+        until(Duration.ofSeconds(10), () -> cacheHas(a, idC.nodeAddr()),
+                () -> "A cached C's coordinates: " + ask(a, "show_routing"));
         // The routing snapshots are rendered once per tick, so B's counters may trail A's cache by a tick.
-        await(5_000, () -> {
+        until(Duration.ofSeconds(5), () -> {
             final JsonNode d = ask(b, "show_routing").get("discovery");
             return d.get("req_forwarded").asLong() >= 1 && d.get("resp_forwarded").asLong() >= 1;
         }, () -> "B relayed the request and the response: " + ask(b, "show_routing").get("discovery"));
-        await(5_000, () -> ask(a, "show_routing").get("discovery").get("resp_accepted").asLong() == 1
-                && ask(a, "show_routing").get("pending_lookups").isEmpty(), () -> "A accepted one response: "
-                + ask(a, "show_routing"));
-        await(5_000, () -> ask(c, "show_routing").get("discovery").get("req_target_is_us").asLong() == 1,
+        until(Duration.ofSeconds(5),
+                () -> ask(a, "show_routing").get("discovery").get("resp_accepted").asLong() == 1
+                        && ask(a, "show_routing").get("pending_lookups").isEmpty(),
+                () -> "A accepted one response: " + ask(a, "show_routing"));
+        until(Duration.ofSeconds(5),
+                () -> ask(c, "show_routing").get("discovery").get("req_target_is_us").asLong() == 1,
                 () -> "C answered as the target: " + ask(c, "show_routing").get("discovery"));
 
         final JsonNode routingB = ask(b, "show_routing");
@@ -189,7 +195,8 @@ class NodeMeshTest {
         final Sender sender = new Sender(a, c, atC.seq);
         final long linkAB = peerOf(a, b).linkId();
         final long sent = sender.run(linkAB, 64, () -> sender.sent() < 2000);
-        await(10_000, () -> atC.seq.delivered() >= sent, () -> "C got " + atC.seq.delivered() + " of " + sent);
+        until(Duration.ofSeconds(10), () -> atC.seq.delivered() >= sent,
+                () -> "C got " + atC.seq.delivered() + " of " + sent);
         assertNull(atC.seq.problem(), "no loss, no reordering through the transit");
         assertEquals(63, atC.lastTtl.get(), "one hop decremented the TTL");
         assertTrue(b.dataPlane().counter(DataPlaneCounter.FORWARDED) >= sent, "B forwarded them");
@@ -221,17 +228,6 @@ class NodeMeshTest {
             }
         }
         return false;
-    }
-
-    private static JsonNode ask(final Node n, final String command) {
-        try {
-            final JsonNode r = new ControlClient(n.controlSocketPath().orElseThrow(), ControlClient.DEFAULT_TIMEOUT)
-                    .send(command, null);
-            assertEquals("ok", r.path("status").asText(), r::toString);
-            return r.get("data");
-        } catch (final ControlClientException e) {
-            throw new AssertionError(command + ": " + e.getMessage(), e);
-        }
     }
 
     /** @return whether every peer's tree_depth is one less (a parent) or one more (a child) than {@code depth} */

@@ -1,7 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
-import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
@@ -38,6 +37,7 @@ import net.fips.control.metrics.PeerMetric;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.control.node.NodeTestSupport.Sender;
 import net.fips.control.node.NodeTestSupport.SequenceCheck;
+import net.fips.testing.FreePorts;
 
 /**
  * Two real nodes over loopback: the stats history fills from the live link, {@code show_metrics} carries the
@@ -71,16 +71,17 @@ class NodeMetricsTest {
     }
 
     private Node[] pair(final String extraA, final SequenceCheck atB) throws Exception {
-        final int pa = freePort();
-        final int pb = freePort();
+        final int pa = FreePorts.udp();
+        final int pb = FreePorts.udp();
         final Node a = Node.start(load(yaml(idA, pa, dir.resolve("a.sock"), extraA, new Peer(idB, "bee", pb, true))),
                 new NodeOptions().aclDirectory(dir.resolve("acl")));
         nodes.add(a);
         final Node b = Node.start(load(yaml(idB, pb, dir.resolve("b.sock"), NODE, new Peer(idA, "a", pa, true))),
                 new NodeOptions().aclDirectory(dir.resolve("acl")).localDelivery(atB));
         nodes.add(b);
-        await(5000, () -> linked(a, b), () -> "link up");
-        await(5000, () -> a.linkSnapshot().pendingOutbound() == 0 && b.linkSnapshot().pendingOutbound() == 0,
+        until(Duration.ofSeconds(5), () -> linked(a, b), () -> "link up");
+        until(Duration.ofSeconds(5),
+                () -> a.linkSnapshot().pendingOutbound() == 0 && b.linkSnapshot().pendingOutbound() == 0,
                 () -> "dials settled");
         return new Node[] {a, b};
     }
@@ -116,7 +117,8 @@ class NodeMetricsTest {
         assertEquals(0.0, h.latest(NodeMetric.ACTIVE_SESSIONS));
         final long before = h.samples();
         a.stats().activeSessions(() -> 3);
-        await(3000, () -> h.latest(NodeMetric.ACTIVE_SESSIONS) == 3.0, () -> "active_sessions from the supplier");
+        until(Duration.ofSeconds(3), () -> h.latest(NodeMetric.ACTIVE_SESSIONS) == 3.0,
+                () -> "active_sessions from the supplier");
         assertTrue(h.samples() > before);
 
         // The same through the control socket's dispatcher.
@@ -168,7 +170,8 @@ class NodeMetricsTest {
         final ControlDispatcher db = new ControlDispatcher(b.controlApi());
         final long link = peerOf(a, b).linkId();
         sender.run(link, 64, () -> sender.sent() < 2000);
-        await(10_000, () -> mmpPeer(db) != null && mmpPeer(db).get("receiver").get("jitter_us").isIntegralNumber()
+        until(Duration.ofSeconds(10),
+                () -> mmpPeer(db) != null && mmpPeer(db).get("receiver").get("jitter_us").isIntegralNumber()
                         && mmpPeer(da) != null && mmpPeer(da).get("peer_report").get("jitter_us").isIntegralNumber(),
                 () -> "measured jitter at b and reported to a: " + mmpPeer(db) + " / " + mmpPeer(da));
         final JsonNode atBPeer = mmpPeer(db);
@@ -217,9 +220,10 @@ class NodeMetricsTest {
         final double framesBefore = value(first, "fips_dataplane_frames_out_total", "");
         final Sender sender = new Sender(a, b, atB);
         final long sent = sender.run(peerOf(a, b).linkId(), 64, () -> sender.sent() < 500);
-        await(5000, () -> atB.delivered() >= sent, () -> "delivered");
+        until(Duration.ofSeconds(5), () -> atB.delivered() >= sent, () -> "delivered");
         // The link snapshot behind the per-peer series is published once per tick.
-        await(5000, () -> value(scrape(http, uri), "fips_peer_packets_sent_total", peer) >= sentBefore + sent,
+        until(Duration.ofSeconds(5),
+                () -> value(scrape(http, uri), "fips_peer_packets_sent_total", peer) >= sentBefore + sent,
                 () -> "peer counter moved");
         final String after = scrape(http, uri);
         assertTrue(value(after, "fips_dataplane_frames_out_total", "") >= framesBefore + sent);

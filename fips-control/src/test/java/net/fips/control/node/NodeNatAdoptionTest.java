@@ -1,8 +1,7 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
@@ -18,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,6 +36,7 @@ import net.fips.control.nat.PunchRunner;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.udp.TraversalSocket;
 import net.fips.dataplane.udp.UdpTransport;
+import net.fips.testing.FreePorts;
 
 /**
  * Adoption of punched sockets by real nodes on loopback (discovery-gateway.md §2.6, ADR 0046): two sockets punch
@@ -71,7 +72,7 @@ class NodeNatAdoptionTest {
     }
 
     private Node start(final NodeIdentity id, final String name, final ThreadingMode mode) throws Exception {
-        return start(id, name, mode, freePort(), NODE);
+        return start(id, name, mode, FreePorts.udp(), NODE);
     }
 
     private Node start(final NodeIdentity id, final String name, final ThreadingMode mode, final int port,
@@ -128,8 +129,8 @@ class NodeNatAdoptionTest {
         sb.close();
         assertEquals(1, tidA, "the first slot takes the id after the configured transport");
 
-        await(20_000, () -> linked(a, b), () -> "link over the punched sockets: A " + describe(a) + " B "
-                + describe(b));
+        until(Duration.ofSeconds(20), () -> linked(a, b),
+                () -> "link over the punched sockets: A " + describe(a) + " B " + describe(b));
         assertEquals(tidA, peerOf(a, b).transportId());
         assertEquals(tidB, peerOf(b, a).transportId());
         final UdpTransport slotA = UdpTransport.agentDriven(a.transports().get(tidA));
@@ -144,7 +145,7 @@ class NodeNatAdoptionTest {
         try (TraversalSocket late = TraversalSocket.open(LOOPBACK)) {
             final byte[] probe = new PunchPacket(false, 99, PunchPacket.sessionHash("sess-node")).encode();
             late.send(probe, probe.length, portA);
-            await(5_000, () -> slotA.counters().punchDropped() == before + 1, () -> "probe counted");
+            until(Duration.ofSeconds(5), () -> slotA.counters().punchDropped() == before + 1, () -> "probe counted");
         }
         assertTrue(linked(a, b));
 
@@ -159,15 +160,15 @@ class NodeNatAdoptionTest {
         // A third node handshakes through A's adopted socket (an ordinary listener too).
         final Node c = start(idC, "c", mode);
         c.controlApi().connect(idA.npub(), "127.0.0.1:" + portA.getPort(), "udp");
-        await(20_000, () -> linked(a, c), () -> "C through A's adopted socket: A " + describe(a));
+        until(Duration.ofSeconds(20), () -> linked(a, c), () -> "C through A's adopted socket: A " + describe(a));
         assertEquals(tidA, peerOf(a, c).transportId());
 
         // Once no link uses it, the slot is vacated (its socket closed) and can take the next punched socket. B and
         // C stop first: a peer left running would dial A's adopted port again (its retry), as in the reference.
         b.close();
         c.close();
-        await(30_000, () -> a.linkSnapshot().peers().isEmpty(), () -> "B and C gone: A " + describe(a));
-        await(30_000, slotA::isVacant, () -> "slot " + slotOf(a, tidA) + " vacated: A " + describe(a));
+        until(Duration.ofSeconds(30), () -> a.linkSnapshot().peers().isEmpty(), () -> "B and C gone: A " + describe(a));
+        until(Duration.ofSeconds(30), slotA::isVacant, () -> "slot " + slotOf(a, tidA) + " vacated: A " + describe(a));
         assertEquals(1, a.controlApi().showTransports().size());
     }
 
@@ -175,12 +176,12 @@ class NodeNatAdoptionTest {
     void aNodeAtMaxPeersRefusesTheAdoption() throws Exception {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idC = NodeIdentity.generate();
-        final int portA = freePort();
+        final int portA = FreePorts.udp();
         final Node a = start(idA, "a", ThreadingMode.DEDICATED, portA,
                 NODE.replace("  rekey:\n", "  limits:\n    max_peers: 1\n  rekey:\n"));
         final Node c = start(idC, "c", ThreadingMode.DEDICATED);
         c.controlApi().connect(idA.npub(), "127.0.0.1:" + portA, "udp");
-        await(20_000, () -> linked(a, c), () -> "C to A: A " + describe(a));
+        until(Duration.ofSeconds(20), () -> linked(a, c), () -> "C to A: A " + describe(a));
         try (TraversalSocket s = TraversalSocket.open(LOOPBACK)) {
             final PunchFailure f = assertThrows(PunchFailure.class, () -> a.natAdopter().orElseThrow()
                     .adopt(NodeIdentity.generate().npub(), s, new InetSocketAddress("127.0.0.1", 9)));

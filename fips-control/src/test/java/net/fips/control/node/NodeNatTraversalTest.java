@@ -1,6 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -106,7 +107,8 @@ class NodeNatTraversalTest {
         assertTrue(a.config().warnings().stream().noneMatch(w -> w.contains("nat") || w.contains("punch")),
                 a.config().warnings()::toString);
 
-        await(60_000, () -> linked(a, b), () -> "A and B link over punched sockets: A " + describe(a) + " "
+        until(Duration.ofMillis(60_000), () -> linked(a, b), () -> "A and B link over punched sockets: A "
+                + describe(a) + " "
                 + a.controlApi().showNostr() + " B " + describe(b) + " " + b.controlApi().showNostr());
 
         // Each advertised only the nat endpoint, so nothing but a traversal could have linked them.
@@ -124,7 +126,7 @@ class NodeNatTraversalTest {
                 () -> a.controlApi().showTransports().toString());
 
         // show_nostr: one side won its own traversal (the other answered), both show it established.
-        await(5_000, () -> traversalOf(a) != null && traversalOf(b) != null
+        until(Duration.ofMillis(5_000), () -> traversalOf(a) != null && traversalOf(b) != null
                 && "established".equals(traversalOf(a).get("last_outcome").asText())
                 && "established".equals(traversalOf(b).get("last_outcome").asText()),
                 () -> "A " + a.controlApi().showNostr().get("traversals") + " B "
@@ -141,7 +143,8 @@ class NodeNatTraversalTest {
             n.close();
         }
         nodes.clear();
-        await(10_000, () -> natThreads() == 0, () -> "fips-nat threads still alive: " + natThreads());
+        until(Duration.ofMillis(10_000), () -> natThreads() == 0,
+                () -> "fips-nat threads still alive: " + natThreads());
     }
 
     @Test
@@ -151,13 +154,14 @@ class NodeNatTraversalTest {
         final NodeIdentity idB = NodeIdentity.generate();
         // B publishes its nat advert and leaves: its advert stays on the relay, nobody answers A's offers.
         final Node b = start(yaml(idB, "b", idA, ""));
-        await(20_000, () -> relay.stored().stream().anyMatch(e -> e.kind() == OverlayAdvert.KIND),
+        until(Duration.ofMillis(20_000),
+                () -> relay.stored().stream().anyMatch(e -> e.kind() == OverlayAdvert.KIND),
                 () -> "B's advert on the relay");
         b.close();
         nodes.clear();
         final Node a = start(yaml(idA, "a", idB, "      signal_ttl_secs: 2\n      failure_streak_threshold: 2\n"));
 
-        await(60_000, () -> {
+        until(Duration.ofMillis(60_000), () -> {
             final JsonNode p = a.controlApi().showNostr().get("dials");
             return !p.isEmpty() && "cooldown".equals(p.get(0).get("outcome").asText());
         }, () -> "A cools down after two unanswered offers: " + a.controlApi().showNostr());
@@ -174,7 +178,8 @@ class NodeNatTraversalTest {
         assertEquals(2, wraps(), "two offers, nothing else (B is gone)");
         final long wraps = wraps();
         final long firstTick = a.linkSnapshot().takenAtNanos();
-        await(10_000, () -> a.linkSnapshot().takenAtNanos() - firstTick > 4_000_000_000L, () -> "four more ticks");
+        until(Duration.ofMillis(10_000), () -> a.linkSnapshot().takenAtNanos() - firstTick > 4_000_000_000L,
+                () -> "four more ticks");
         assertEquals(wraps, wraps());
         assertEquals(2, traversalOf(a).get("initiated").asLong(), () -> traversalOf(a).toString());
     }

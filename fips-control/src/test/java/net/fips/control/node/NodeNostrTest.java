@@ -1,8 +1,7 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,6 +37,7 @@ import net.fips.control.nostr.OverlayAdvert;
 import net.fips.control.nostr.RelayClient;
 import net.fips.control.nostr.RelayScheduler;
 import net.fips.control.nostr.TestRelay;
+import net.fips.testing.FreePorts;
 
 /**
  * Issue 20: "A node configured with a peer's npub and no address reaches it through the peer's advert". Two real
@@ -105,14 +105,15 @@ class NodeNostrTest {
         final String url = relay.url().toString();
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int portB = freePort();
+        final int portB = FreePorts.udp();
         final Node b = start(yaml(idB, portB, dir.resolve("b.sock"), url, true, null));
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, idB));
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), url, false, idB));
         assertTrue(a.config().warnings().stream().noneMatch(w -> w.contains("via_nostr")),
                 a.config().warnings()::toString);
 
-        await(30_000, () -> linked(a, b), () -> "A links to B through B's advert: A " + describe(a) + " "
-                + a.controlApi().showNostr() + " B " + b.controlApi().showNostr());
+        until(Duration.ofSeconds(30), () -> linked(a, b),
+                () -> "A links to B through B's advert: A " + describe(a) + " " + a.controlApi().showNostr() + " B "
+                        + b.controlApi().showNostr());
 
         // B's advert is on the relay with its UDP endpoint, as §1.8 builds it, and its relay list (kind 10050).
         final List<NostrEvent> stored = relay.stored();
@@ -127,7 +128,8 @@ class NodeNostrTest {
                 "A has advertise: false and publishes no advert");
 
         // The operator surface: A saw B's advert and dialled it; B published and knows when.
-        await(5_000, () -> "linked".equals(a.controlApi().showNostr().get("dials").get(0).get("outcome").asText()),
+        until(Duration.ofSeconds(5),
+                () -> "linked".equals(a.controlApi().showNostr().get("dials").get(0).get("outcome").asText()),
                 () -> a.controlApi().showNostr().toString());
         final JsonNode na = a.controlApi().showNostr();
         assertEquals(List.of("enabled", "npub", "app", "policy", "advertise", "relays", "our_advert", "adverts",
@@ -150,17 +152,17 @@ class NodeNostrTest {
         assertFalse(nb.get("our_advert").get("last_publish_ms").isNull(), nb::toString);
         assertEquals(advert.id(), nb.get("our_advert").get("event_id").asText());
         assertEquals(url, nb.get("our_advert").get("accepted_by").get(0).asText());
-        final JsonNode peers = NodeSessionTest.ask(a, "show_nostr");
+        final JsonNode peers = NodeTestSupport.ask(a, "show_nostr");
         assertEquals(idB.npub(), peers.get("dials").get(0).get("npub").asText());
 
         // Stop: both nodes' Nostr threads end (the timer and the WebSocket client's).
         nodes.forEach(Node::close);
-        await(10_000, () -> Thread.getAllStackTraces().keySet().stream()
+        until(Duration.ofSeconds(10), () -> Thread.getAllStackTraces().keySet().stream()
                 .noneMatch(t -> t.isAlive() && t.getName().startsWith("fips-nostr")),
                 () -> "Nostr threads still alive: " + Thread.getAllStackTraces().keySet().stream()
                         .filter(t -> t.getName().startsWith("fips-nostr")).map(Thread::getName).toList());
-        await(10_000, () -> relay.connections() == 0, () -> "relay connections after stop: "
-                + relay.connections());
+        until(Duration.ofSeconds(10), () -> relay.connections() == 0,
+                () -> "relay connections after stop: " + relay.connections());
     }
 
     @Test
@@ -170,15 +172,15 @@ class NodeNostrTest {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
         // B is not running: its advert (signed with its key) points at a port nobody answers on.
-        final int deadPort = freePort();
+        final int deadPort = FreePorts.udp();
         publish(DiscoveryEvents.advert(idB.secretKey(), new OverlayAdvert(OverlayAdvert.IDENTIFIER, 1,
                 List.of(new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + deadPort)), null, null),
                 "fips-overlay-v1", System.currentTimeMillis(), 3600));
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, idB,
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), url, false, idB,
                 "      failure_streak_threshold: 2\n      extended_cooldown_secs: 3600\n"));
 
-        await(30_000, () -> "cooldown".equals(dialOf(a).get("outcome").asText()), () -> "cooldown after two failed"
-                + " dials: " + a.controlApi().showNostr() + " " + describe(a));
+        until(Duration.ofSeconds(30), () -> "cooldown".equals(dialOf(a).get("outcome").asText()),
+                () -> "cooldown after two failed" + " dials: " + a.controlApi().showNostr() + " " + describe(a));
         final JsonNode d = dialOf(a);
         assertEquals("udp 127.0.0.1:" + deadPort, d.get("endpoint").asText());
         assertEquals(2, d.get("consecutive_failures").asLong(), d::toString);
@@ -187,7 +189,7 @@ class NodeNostrTest {
         // In cooldown the link layer neither dials nor schedules a redial of B, for several ticks.
         final long retries = a.linkSnapshot().counter(LinkCounter.RETRIES_STARTED);
         final long firstTick = a.linkSnapshot().takenAtNanos();
-        await(10_000, () -> a.linkSnapshot().takenAtNanos() - firstTick > 3_000_000_000L,
+        until(Duration.ofSeconds(10), () -> a.linkSnapshot().takenAtNanos() - firstTick > 3_000_000_000L,
                 () -> "three more ticks");
         assertEquals(retries, a.linkSnapshot().counter(LinkCounter.RETRIES_STARTED), () -> describe(a));
         assertTrue(a.linkSnapshot().dials().isEmpty() && a.linkSnapshot().retries().isEmpty(), () -> describe(a));
@@ -200,19 +202,19 @@ class NodeNostrTest {
         final String url = relay.url().toString();
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int portB = freePort();
-        final int deadPort = freePort();
+        final int portB = FreePorts.udp();
+        final int deadPort = FreePorts.udp();
         // B runs but does not advertise; its advert (signed with its key) lists a dead endpoint first.
         final Node b = start(yaml(idB, portB, dir.resolve("b.sock"), url, false, null));
         publish(DiscoveryEvents.advert(idB.secretKey(), new OverlayAdvert(OverlayAdvert.IDENTIFIER, 1,
                 List.of(new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + deadPort),
                         new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + portB)), null, null),
                 "fips-overlay-v1", System.currentTimeMillis(), 3600));
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, idB));
-        await(30_000, () -> linked(a, b), () -> "A reaches B at its second endpoint: " + a.controlApi().showNostr()
-                + " " + describe(a));
-        await(5_000, () -> "linked".equals(dialOf(a).get("outcome").asText()), () -> a.controlApi().showNostr()
-                .toString());
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), url, false, idB));
+        until(Duration.ofSeconds(30), () -> linked(a, b),
+                () -> "A reaches B at its second endpoint: " + a.controlApi().showNostr() + " " + describe(a));
+        until(Duration.ofSeconds(5), () -> "linked".equals(dialOf(a).get("outcome").asText()),
+                () -> a.controlApi().showNostr().toString());
         final JsonNode d = dialOf(a);
         assertEquals("udp 127.0.0.1:" + portB, d.get("endpoint").asText());
         assertEquals(2, d.get("dials").asLong(), d::toString);
@@ -226,12 +228,12 @@ class NodeNostrTest {
         final String url = relay.url().toString();
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final Node b = start(yaml(idB, freePort(), dir.resolve("b.sock"), url, true, null));
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), url, false, null,
+        final Node b = start(yaml(idB, FreePorts.udp(), dir.resolve("b.sock"), url, true, null));
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), url, false, null,
                 "      policy: open\n"));
-        await(30_000, () -> linked(a, b), () -> "open discovery: " + a.controlApi().showNostr());
-        await(5_000, () -> "linked".equals(dialOf(a).get("outcome").asText()), () -> a.controlApi().showNostr()
-                .toString());
+        until(Duration.ofSeconds(30), () -> linked(a, b), () -> "open discovery: " + a.controlApi().showNostr());
+        until(Duration.ofSeconds(5), () -> "linked".equals(dialOf(a).get("outcome").asText()),
+                () -> a.controlApi().showNostr().toString());
         assertFalse(dialOf(a).get("configured").asBoolean());
         assertEquals(idB.npub(), dialOf(a).get("npub").asText());
     }
@@ -247,7 +249,7 @@ class NodeNostrTest {
         try (RelayClient c = new RelayClient(relay.url(), http, RelayScheduler.of(timers),
                 System::currentTimeMillis, Backoff.RELAY_DEFAULT, Duration.ofSeconds(5))) {
             c.start();
-            await(10_000, c::isConnected, () -> "test publisher connected");
+            until(Duration.ofSeconds(10), c::isConnected, () -> "test publisher connected");
             assertTrue(c.publish(e, 5_000).get(10, TimeUnit.SECONDS).accepted());
         } finally {
             timers.shutdownNow();
@@ -263,18 +265,19 @@ class NodeNostrTest {
 
     @Test
     void anUnreachableRelayDoesNotHoldTheNodeAndStopLeavesNoThread() throws Exception {
-        final int closedPort = NodeTcpTest.freeTcpPort();
+        final int closedPort = FreePorts.tcp();
         final NodeIdentity idA = NodeIdentity.generate();
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), "ws://127.0.0.1:" + closedPort, true,
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), "ws://127.0.0.1:" + closedPort, true,
                 null));
         assertEquals(NodeState.RUNNING, a.state());
-        await(10_000, () -> a.controlApi().showNostr().get("relays").get(0).get("connect_failures").asLong() >= 1,
+        until(Duration.ofSeconds(10),
+                () -> a.controlApi().showNostr().get("relays").get(0).get("connect_failures").asLong() >= 1,
                 () -> a.controlApi().showNostr().toString());
         final JsonNode n = a.controlApi().showNostr();
         assertEquals("disconnected", n.get("relays").get(0).get("state").asText());
         assertTrue(n.get("our_advert").get("last_publish_ms").isNull(), n::toString);
         a.close();
-        await(10_000, () -> Thread.getAllStackTraces().keySet().stream()
+        until(Duration.ofSeconds(10), () -> Thread.getAllStackTraces().keySet().stream()
                 .noneMatch(t -> t.isAlive() && t.getName().startsWith("fips-nostr")),
                 () -> "Nostr threads still alive after stop");
     }

@@ -1,6 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.deliver;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
@@ -14,13 +14,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +31,7 @@ import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Collector;
 import net.fips.dataplane.nym.NymCounters;
+import net.fips.testing.FreePorts;
 
 /**
  * Two real nodes linked over the Nym transport, with Debian's {@code microsocks} (no authentication, as
@@ -72,17 +73,11 @@ class NodeNymTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private void startMicrosocks(final int port) throws Exception {
         assumeTrue(Files.isExecutable(MICROSOCKS), "microsocks is not installed (apt-get install microsocks)");
         microsocks = new ProcessBuilder(MICROSOCKS.toString(), "-i", "127.0.0.1", "-p", Integer.toString(port))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        await(10_000, () -> {
+        until(Duration.ofSeconds(10), () -> {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
                 return true;
@@ -106,11 +101,11 @@ class NodeNymTest {
 
     @Test
     void aDialsBThroughTheSocksProxyAndRedialsAfterTheProxyDies() throws Exception {
-        final int socks = freePort();
+        final int socks = FreePorts.tcp();
         startMicrosocks(socks);
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int portB = freePort();
+        final int portB = FreePorts.tcp();
         final Collector atA = new Collector();
         final Collector atB = new Collector();
         final Node b = start(header(idB, dir.resolve("b.sock")) + "transports:\n  tcp:\n"
@@ -119,7 +114,8 @@ class NodeNymTest {
                 + "    socks5_addr: \"127.0.0.1:" + socks + "\"\n    startup_timeout_secs: 5\n"
                 + "peers:\n  - npub: \"" + idB.npub() + "\"\n    alias: \"peer\"\n    addresses:\n"
                 + "      - transport: nym\n        addr: \"127.0.0.1:" + portB + "\"\n", atA);
-        await(20_000, () -> linked(a, b), () -> "link over Nym/SOCKS5: A " + describe(a) + " B " + describe(b));
+        until(Duration.ofSeconds(20), () -> linked(a, b),
+                () -> "link over Nym/SOCKS5: A " + describe(a) + " B " + describe(b));
 
         final TransportSnapshot ta = a.controlApi().showTransports().getFirst();
         assertEquals("nym", ta.type());
@@ -137,13 +133,14 @@ class NodeNymTest {
 
         // The proxy dies under the established stream: A counts the dropped stream and loses the link.
         microsocks.destroyForcibly().waitFor();
-        await(20_000, () -> a.controlApi().showTransports().getFirst().stats().get("recv_errors") >= 1,
+        until(Duration.ofSeconds(20), () -> a.controlApi().showTransports().getFirst().stats().get("recv_errors") >= 1,
                 () -> "the dropped stream counted: " + a.controlApi().showTransports().getFirst().stats());
-        await(20_000, () -> !linked(a, b), () -> "the link went down: A " + describe(a));
+        until(Duration.ofSeconds(20), () -> !linked(a, b), () -> "the link went down: A " + describe(a));
         // A proxy on the port again: the retry schedule redials through it.
         startMicrosocks(socks);
-        await(30_000, () -> linked(a, b), () -> "relinked over Nym/SOCKS5: A " + describe(a) + " B " + describe(b)
-                + " " + a.controlApi().showTransports().getFirst().stats());
+        until(Duration.ofSeconds(30), () -> linked(a, b),
+                () -> "relinked over Nym/SOCKS5: A " + describe(a) + " B " + describe(b) + " "
+                        + a.controlApi().showTransports().getFirst().stats());
         assertEquals(2L, a.controlApi().showTransports().getFirst().stats().get("connections_established"));
         final byte[] p3 = NodeSessionTest.udpPacket(idA.nodeAddr(), idB.nodeAddr(), 3, 600);
         deliver(a, atB, p3, 3);
@@ -154,12 +151,13 @@ class NodeNymTest {
     void withoutAProxyTheNodeStartsAnywayAndCountsFailedDials() throws Exception {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int socks = freePort();
+        final int socks = FreePorts.tcp();
         final Node a = start(header(idA, dir.resolve("a.sock")) + "transports:\n  nym:\n"
                 + "    socks5_addr: \"127.0.0.1:" + socks + "\"\n    startup_timeout_secs: 0\n"
                 + "peers:\n  - npub: \"" + idB.npub() + "\"\n    addresses:\n"
                 + "      - transport: nym\n        addr: \"peer:8443\"\n", new Collector());
-        await(20_000, () -> a.controlApi().showTransports().getFirst().stats().get("socks5_errors") >= 2,
+        until(Duration.ofSeconds(20),
+                () -> a.controlApi().showTransports().getFirst().stats().get("socks5_errors") >= 2,
                 () -> "failed dials counted: " + a.controlApi().showTransports().getFirst().stats());
         assertEquals("nym", a.controlApi().showTransports().getFirst().type());
         assertEquals(0L, a.controlApi().showTransports().getFirst().stats().get("connections_established"));

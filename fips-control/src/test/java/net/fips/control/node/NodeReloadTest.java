@@ -1,6 +1,5 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.yaml;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,6 +21,7 @@ import net.fips.control.config.LoadedConfig;
 import net.fips.control.config.NodeConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Peer;
+import net.fips.testing.FreePorts;
 
 /** {@link Node#reload}: what SIGHUP does, without signals. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -54,7 +54,7 @@ class NodeReloadTest {
     @Test
     void reloadRereadsTheAclAndHostsFilesAtOnceAndAppliesTheLogLevel() throws Exception {
         Files.createDirectories(dir.resolve("acl"));
-        final int port = freePort();
+        final int port = FreePorts.udp();
         final String base = yaml(self, port, dir.resolve("n.sock"), "");
         start(base);
         assertTrue(node.acl().decide(stranger.toPeer()).allowed(), "no ACL files: everyone is allowed");
@@ -83,7 +83,7 @@ class NodeReloadTest {
     void aMalformedAclKeepsThePreviousOneAndSaysSo() throws Exception {
         Files.createDirectories(dir.resolve("acl"));
         Files.writeString(dir.resolve("acl").resolve("peers.deny"), stranger.npub() + "\n");
-        final String base = yaml(self, freePort(), dir.resolve("n.sock"), "");
+        final String base = yaml(self, FreePorts.udp(), dir.resolve("n.sock"), "");
         start(base);
         Files.writeString(dir.resolve("acl").resolve("peers.deny"), "npub1-this-is-not-a-key\n");
         final Node.Reload r = node.reload(load(base), this::applyLevel);
@@ -93,10 +93,11 @@ class NodeReloadTest {
 
     @Test
     void changedStartOnlySettingsAreNamedAsNeedingARestart() throws Exception {
-        final int port = freePort();
+        final int port = FreePorts.udp();
         final Path sock = dir.resolve("n.sock");
         start(yaml(self, port, sock, ""));
-        final LoadedConfig fresh = load(yaml(self, freePort(), sock, "  log_level: debug\n  limits:\n    max_peers: 3\n"
+        final LoadedConfig fresh = load(yaml(self, FreePorts.udp(), sock,
+                "  log_level: debug\n  limits:\n    max_peers: 3\n"
                 + "  heartbeat_interval_secs: 4\n", new Peer(stranger, "s", 9, true)));
         final Node.Reload r = node.reload(fresh, this::applyLevel);
         assertEquals(List.of(NodeConfig.LogLevel.DEBUG), levels, "the new level is handed over");
@@ -111,7 +112,7 @@ class NodeReloadTest {
 
     @Test
     void aChangedNostrSectionNeedsARestart() throws Exception {
-        final int port = freePort();
+        final int port = FreePorts.udp();
         final LoadedConfig running = load(yaml(self, port, dir.resolve("a.sock"), ""));
         final LoadedConfig fresh = load(yaml(self, port, dir.resolve("a.sock"),
                 "  discovery:\n    nostr:\n      enabled: true\n      advert_relays: [\"ws://127.0.0.1:1\"]\n"));

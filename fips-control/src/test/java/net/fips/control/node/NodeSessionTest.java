@@ -1,8 +1,8 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.control.node.NodeTestSupport.ask;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.seqOf;
 import static net.fips.control.node.NodeTestSupport.yaml;
@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,8 +30,7 @@ import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.dataplane.engine.DataPlaneCounter;
 import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.wire.NodeAddr;
-import net.fips.control.ctl.ControlClient;
-import net.fips.control.ctl.ControlClientException;
+import net.fips.testing.FreePorts;
 
 /**
  * End-to-end sessions between real nodes over loopback UDP, A - B - C with A and C not neighbours, no TUN device:
@@ -92,16 +92,20 @@ class NodeSessionTest {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
         final NodeIdentity idC = NodeIdentity.generate();
-        final int pb = freePort();
+        final int pb = FreePorts.udp();
         final Collector atA = new Collector();
         final Collector atB = new Collector();
         final Collector atC = new Collector();
         final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), NODE), atB);
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true)), atA);
-        final Node c = start(yaml(idC, freePort(), dir.resolve("c.sock"), NODE, new Peer(idB, "b", pb, true)), atC);
-        await(10_000, () -> linked(a, b) && linked(c, b), () -> "links up");
-        await(15_000, () -> a.meshSnapshot().root().equals(c.meshSnapshot().root())
-                && a.meshSnapshot().root().equals(b.meshSnapshot().root()), () -> "one tree");
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true)),
+                atA);
+        final Node c = start(yaml(idC, FreePorts.udp(), dir.resolve("c.sock"), NODE, new Peer(idB, "b", pb, true)),
+                atC);
+        until(Duration.ofSeconds(10), () -> linked(a, b) && linked(c, b), () -> "links up");
+        until(Duration.ofSeconds(15),
+                () -> a.meshSnapshot().root().equals(c.meshSnapshot().root())
+                        && a.meshSnapshot().root().equals(b.meshSnapshot().root()),
+                () -> "one tree");
         assertTrue(a.learnIdentity(idC.toPeer()));
 
         // The first packet finds no session: queued behind discovery and the handshake, then delivered intact.
@@ -116,9 +120,9 @@ class NodeSessionTest {
             }
             LockSupport.parkNanos(1_000_000L);
         }
-        await(1, () -> !atC.packets.isEmpty(), () -> "C got the first packet; A " + describe(a) + " B "
-                + describe(b) + " C " + describe(c) + " routing A " + ask(a, "show_routing") + " C "
-                + ask(c, "show_routing"));
+        until(Duration.ofMillis(1), () -> !atC.packets.isEmpty(),
+                () -> "C got the first packet; A " + describe(a) + " B " + describe(b) + " C " + describe(c)
+                        + " routing A " + ask(a, "show_routing") + " C " + ask(c, "show_routing"));
         assertArrayEquals(first, atC.packets.poll(), "the IPv6 packet arrives byte for byte");
         // Copies of it that were still queued may arrive later: the checks below skip sequence 0.
         assertTrue(b.dataPlane().counter(DataPlaneCounter.FORWARDED) >= 1, "through B");
@@ -129,7 +133,8 @@ class NodeSessionTest {
         c.dataPlane().sendIpv6(reply);
         // A's sink may also hold ICMPv6 Destination Unreachable answers to the first tries, sent while no peer's
         // filter held C yet (next header 58); the reply is the UDP packet.
-        await(10_000, () -> atA.packets.stream().anyMatch(p -> p[6] == 17), () -> "A got the reply: " + describe(c));
+        until(Duration.ofSeconds(10), () -> atA.packets.stream().anyMatch(p -> p[6] == 17),
+                () -> "A got the reply: " + describe(c));
         assertArrayEquals(reply, atA.packets.stream().filter(p -> p[6] == 17).findFirst().orElseThrow());
         assertTrue(atA.packets.stream().allMatch(p -> p[6] == 17 || p[6] == 58 && p[40] == 1),
                 "nothing else: the reply and unreachable answers to A's own early tries");
@@ -137,10 +142,13 @@ class NodeSessionTest {
         // The operator's view: one established session at each end, A the initiator, in the reference's keys.
         // show_sessions is rendered once per tick: wait for a rendering that has caught up with the traffic above
         // (established at A, A's send counted), not just for one that lists the sessions.
-        await(5_000, () -> ask(a, "show_sessions").path("sessions").size() == 1
-                && ask(c, "show_sessions").path("sessions").size() == 1
-                && "established".equals(ask(a, "show_sessions").path("sessions").path(0).path("state").asText())
-                && ask(a, "show_sessions").path("sessions").path(0).path("stats").path("packets_sent").asLong() >= 1,
+        until(Duration.ofSeconds(5),
+                () -> ask(a, "show_sessions").path("sessions").size() == 1
+                        && ask(c, "show_sessions").path("sessions").size() == 1
+                        && "established".equals(
+                                ask(a, "show_sessions").path("sessions").path(0).path("state").asText())
+                        && ask(a, "show_sessions").path("sessions").path(0).path("stats").path("packets_sent")
+                                .asLong() >= 1,
                 () -> "sessions: " + ask(a, "show_sessions"));
         final JsonNode sa = ask(a, "show_sessions").get("sessions").get(0);
         assertEquals(idC.nodeAddr().toString(), sa.get("remote_addr").asText());
@@ -159,7 +167,7 @@ class NodeSessionTest {
         assertEquals(1, mmp.get("sessions").size());
         // Session MMP: ReceiverReports each way give an SRTT (timestamp echo) and, over two reports, the loss of a
         // lossless loopback path.
-        await(10_000, () -> {
+        until(Duration.ofSeconds(10), () -> {
             final JsonNode s0 = ask(a, "show_sessions").get("sessions").get(0);
             return s0.path("mmp").has("srtt_ms");
         }, () -> "an SRTT from the session's reports: " + ask(a, "show_sessions"));
@@ -176,14 +184,15 @@ class NodeSessionTest {
             a.dataPlane().sendIpv6(p);
             if (i % 100 == 99) {
                 final int want = i + 1;
-                await(10_000, () -> count(atC, 10) >= want - 50, () -> "C keeps up: " + count(atC, 10));
+                until(Duration.ofSeconds(10), () -> count(atC, 10) >= want - 50, () -> "C keeps up: " + count(atC, 10));
             }
             if (i == total / 2) {
                 // Let at least one rekey happen mid-stream.
-                await(20_000, () -> rekeyCount(a) + rekeyCount(c) > startRekeys, () -> "a rekey under traffic");
+                until(Duration.ofSeconds(20), () -> rekeyCount(a) + rekeyCount(c) > startRekeys,
+                        () -> "a rekey under traffic");
             }
         }
-        await(10_000, () -> count(atC, 10) >= total, () -> "C got " + count(atC, 10) + " of " + total);
+        until(Duration.ofSeconds(10), () -> count(atC, 10) >= total, () -> "C got " + count(atC, 10) + " of " + total);
         long expect = 10;
         for (final byte[] p : atC.packets) {
             if (seqOf(p) != 0) {
@@ -192,7 +201,8 @@ class NodeSessionTest {
         }
         assertEquals(10 + total, expect);
         assertTrue(rekeyCount(a) + rekeyCount(c) > startRekeys, "the session rekeyed during the stream");
-        await(10_000, () -> ask(a, "show_sessions").get("sessions").get(0).path("mmp").path("loss_rate").isNumber(),
+        until(Duration.ofSeconds(10),
+                () -> ask(a, "show_sessions").get("sessions").get(0).path("mmp").path("loss_rate").isNumber(),
                 () -> "a measured loss rate: " + ask(a, "show_sessions"));
         assertTrue(ask(a, "show_sessions").get("sessions").get(0).get("mmp").get("loss_rate").asDouble() < 0.05,
                 () -> "no loss on loopback: " + ask(a, "show_sessions"));
@@ -209,20 +219,21 @@ class NodeSessionTest {
     void packetsSentRightBehindTheHandshakeAreNotLost() throws Exception {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int pb = freePort();
+        final int pb = FreePorts.udp();
         final Collector atA = new Collector();
         final Collector atB = new Collector();
         final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), NODE), atB);
-        final Node a = start(yaml(idA, freePort(), dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true)), atA);
-        await(10_000, () -> linked(a, b), () -> "link up");
-        await(10_000, () -> a.meshSnapshot().root().equals(b.meshSnapshot().root()), () -> "one tree");
+        final Node a = start(yaml(idA, FreePorts.udp(), dir.resolve("a.sock"), NODE, new Peer(idB, "b", pb, true)),
+                atA);
+        until(Duration.ofSeconds(10), () -> linked(a, b), () -> "link up");
+        until(Duration.ofSeconds(10), () -> a.meshSnapshot().root().equals(b.meshSnapshot().root()), () -> "one tree");
         assertTrue(a.learnIdentity(idB.toPeer()));
 
         for (int i = 0; i < 3; i++) {
             a.dataPlane().sendIpv6(udpPacket(idA.nodeAddr(), idB.nodeAddr(), i, 100));
         }
-        await(10_000, () -> atB.packets.size() >= 3, () -> "B got " + atB.packets.size() + " of 3; A "
-                + describe(a) + " B " + describe(b));
+        until(Duration.ofSeconds(10), () -> atB.packets.size() >= 3,
+                () -> "B got " + atB.packets.size() + " of 3; A " + describe(a) + " B " + describe(b));
         long expect = 0;
         for (final byte[] p : atB.packets) {
             assertEquals(expect++, seqOf(p), "in order, none lost");
@@ -232,15 +243,6 @@ class NodeSessionTest {
         for (final Node n : List.of(a, b)) {
             assertEquals(0, n.dataPlane().counter(DataPlaneCounter.DROP_UNKNOWN_INDEX), () -> describe(n));
             assertEquals(0, n.dataPlane().counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED), () -> describe(n));
-        }
-    }
-
-    static JsonNode ask(final Node n, final String command) {
-        try {
-            return new ControlClient(n.controlSocketPath().orElseThrow(),
-                    ControlClient.DEFAULT_TIMEOUT).send(command, null).get("data");
-        } catch (final ControlClientException e) {
-            throw new AssertionError(command + ": " + e.getMessage(), e);
         }
     }
 

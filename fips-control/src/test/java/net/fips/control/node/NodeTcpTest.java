@@ -1,6 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.deliver;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
@@ -13,13 +13,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.Locale;
+import java.time.Duration;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Collector;
+import net.fips.testing.FreePorts;
 
 /**
  * Two real nodes over loopback TCP only (no UDP transport at all): B listens, A dials it from an outbound-only
@@ -62,13 +62,6 @@ class NodeTcpTest {
     @AfterEach
     void closeAll() {
         nodes.forEach(Node::close);
-    }
-
-    static int freeTcpPort() throws Exception {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", 0));
-            return s.getLocalPort();
-        }
     }
 
     static String yaml(final NodeIdentity self, final Path socket, final Integer listenPort, final NodeIdentity peer,
@@ -104,12 +97,13 @@ class NodeTcpTest {
     void twoNodesOverTcpCarrySessionsAndReconnectAfterARestart() throws Exception {
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int portB = freeTcpPort();
+        final int portB = FreePorts.tcp();
         final Collector atA = new Collector();
         final Collector atB = new Collector();
         final Node b = start(yaml(idB, dir.resolve("b.sock"), portB, null, null), atB);
         final Node a = start(yaml(idA, dir.resolve("a.sock"), null, idB, portB), atA);
-        await(15_000, () -> linked(a, b), () -> "link over TCP: A " + describe(a) + " B " + describe(b));
+        until(Duration.ofSeconds(15), () -> linked(a, b),
+                () -> "link over TCP: A " + describe(a) + " B " + describe(b));
         assertEquals(0, peerOf(a, b).transportId());
 
         // show_transports: the reference's TCP shape.
@@ -128,9 +122,9 @@ class NodeTcpTest {
         assertEquals(1L, ta.stats().get("pool_outbound"));
         assertEquals(1L, tb.stats().get("connections_accepted"));
         assertEquals(1L, tb.stats().get("pool_inbound"));
-        final JsonNode status = NodeSessionTest.ask(a, "show_status");
+        final JsonNode status = NodeTestSupport.ask(a, "show_status");
         assertEquals(1, status.get("transport_peer_counts").get("tcp").asInt(), status::toString);
-        final JsonNode links = NodeSessionTest.ask(a, "show_links");
+        final JsonNode links = NodeTestSupport.ask(a, "show_links");
         assertTrue(links.toString().contains("127.0.0.1:" + portB), links::toString);
 
         // A session both ways over the TCP link.
@@ -144,11 +138,11 @@ class NodeTcpTest {
             a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idB.nodeAddr(), 100 + i, 1000));
             if (i % 50 == 49) {
                 final long want = i - 10;
-                await(10_000, () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() >= want,
+                until(Duration.ofSeconds(10), () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() >= want,
                         () -> "B keeps up");
             }
         }
-        await(10_000, () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() == 500,
+        until(Duration.ofSeconds(10), () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() == 500,
                 () -> "all 500 over TCP: " + atB.packets.size());
         long expect = 100;
         for (final byte[] p : atB.packets) {
@@ -163,7 +157,8 @@ class NodeTcpTest {
         nodes.remove(b);
         final Collector atB2 = new Collector();
         final Node b2 = start(yaml(idB, dir.resolve("b2.sock"), portB, null, null), atB2);
-        await(30_000, () -> peerOf(a, b2) != null && peerOf(b2, a) != null && peerOf(a, b2).linkId() != oldLink,
+        until(Duration.ofSeconds(30),
+                () -> peerOf(a, b2) != null && peerOf(b2, a) != null && peerOf(a, b2).linkId() != oldLink,
                 () -> "relink after the restart: A " + describe(a) + " B2 " + describe(b2));
         final TransportSnapshot ta2 = a.controlApi().showTransports().getFirst();
         assertTrue(ta2.stats().get("connections_established") >= 2, ta2.stats()::toString);

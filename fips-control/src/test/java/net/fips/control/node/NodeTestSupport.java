@@ -1,21 +1,17 @@
 package net.fips.control.node;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
-import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import net.fips.control.config.ConfigException;
 import net.fips.control.config.ConfigLoader;
@@ -30,6 +26,8 @@ import net.fips.dataplane.wire.SessionDatagramHeader;
 import net.fips.control.link.LinkCounter;
 import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.engine.DataPlaneCounter;
+import net.fips.control.ctl.ControlClient;
+import net.fips.control.ctl.ControlClientException;
 
 /** Shared helpers for the loopback node tests: YAML, free ports, polling, sequenced datagrams. */
 final class NodeTestSupport {
@@ -39,14 +37,6 @@ final class NodeTestSupport {
     private static final ValueLayout.OfLong SEQ = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private NodeTestSupport() {
-    }
-
-    /** @return a UDP port on 127.0.0.1 that was free a moment ago */
-    static int freePort() throws IOException {
-        try (DatagramChannel ch = DatagramChannel.open()) {
-            ch.bind(new InetSocketAddress("127.0.0.1", 0));
-            return ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        }
     }
 
     /** A peer entry for {@link #yaml}. */
@@ -83,23 +73,31 @@ final class NodeTestSupport {
         return new ConfigLoader(HostEnvironment.system()).load(yaml, "test yaml");
     }
 
-    /** Polls {@code condition} every millisecond until it holds or {@code timeoutMs} passes. */
-    static void await(final long timeoutMs, final BooleanSupplier condition, final Supplier<String> what) {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("timed out after " + timeoutMs + " ms waiting for: " + what.get());
-            }
-            LockSupport.parkNanos(1_000_000L);
-        }
-    }
-
     static PeerSnapshot peerOf(final Node node, final Node other) {
         return node.linkSnapshot().peer(other.identity().npub());
     }
 
     static boolean linked(final Node a, final Node b) {
         return peerOf(a, b) != null && peerOf(b, a) != null;
+    }
+
+    /**
+     * Sends {@code command} on {@code n}'s control socket, as fipsctl does.
+     *
+     * @return the response's {@code data}
+     * @throws AssertionError when the node does not answer or answers with an error
+     */
+    static JsonNode ask(final Node n, final String command) {
+        try {
+            final JsonNode r = new ControlClient(n.controlSocketPath().orElseThrow(), ControlClient.DEFAULT_TIMEOUT)
+                    .send(command, null);
+            if (!"ok".equals(r.path("status").asText())) {
+                throw new AssertionError(command + ": " + r);
+            }
+            return r.get("data");
+        } catch (final ControlClientException e) {
+            throw new AssertionError(command + ": " + e.getMessage(), e);
+        }
     }
 
     static String describe(final Node n) {
@@ -124,7 +122,6 @@ final class NodeTestSupport {
         }
         return sb.toString();
     }
-
 
     /** Collects what a node's sessions deliver (copies; test code may allocate). */
     static final class Collector {

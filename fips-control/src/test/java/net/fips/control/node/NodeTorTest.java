@@ -1,6 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.deliver;
 import static net.fips.control.node.NodeTestSupport.describe;
 import static net.fips.control.node.NodeTestSupport.linked;
@@ -15,13 +15,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import net.fips.control.ctl.TransportSnapshot;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Collector;
+import net.fips.testing.FreePorts;
 
 /**
  * Two real nodes linked over the Tor transport, with Debian's {@code microsocks} standing in for Tor's SocksPort
@@ -72,18 +73,12 @@ class NodeTorTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private int startMicrosocks() throws Exception {
         assumeTrue(Files.isExecutable(MICROSOCKS), "microsocks is not installed (apt-get install microsocks)");
-        final int port = freePort();
+        final int port = FreePorts.tcp();
         microsocks = new ProcessBuilder(MICROSOCKS.toString(), "-i", "127.0.0.1", "-p", Integer.toString(port))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        await(10_000, () -> {
+        until(Duration.ofSeconds(10), () -> {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
                 return true;
@@ -111,7 +106,7 @@ class NodeTorTest {
         final int socks = startMicrosocks();
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int portB = freePort();
+        final int portB = FreePorts.tcp();
         final Path hostname = Files.writeString(dir.resolve("hostname"), ONION + "\n");
         final Collector atA = new Collector();
         final Collector atB = new Collector();
@@ -123,7 +118,8 @@ class NodeTorTest {
                 + "    socks5_addr: \"127.0.0.1:" + socks + "\"\n"
                 + "peers:\n  - npub: \"" + idB.npub() + "\"\n    alias: \"peer\"\n    addresses:\n"
                 + "      - transport: tor\n        addr: \"127.0.0.1:" + portB + "\"\n", atA);
-        await(20_000, () -> linked(a, b), () -> "link over Tor/SOCKS5: A " + describe(a) + " B " + describe(b));
+        until(Duration.ofSeconds(20), () -> linked(a, b),
+                () -> "link over Tor/SOCKS5: A " + describe(a) + " B " + describe(b));
 
         final TransportSnapshot ta = a.controlApi().showTransports().getFirst();
         final TransportSnapshot tb = b.controlApi().showTransports().getFirst();
@@ -154,11 +150,11 @@ class NodeTorTest {
             a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idB.nodeAddr(), 100 + i, 1000));
             if (i % 50 == 49) {
                 final long want = i - 10;
-                await(10_000, () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() >= want,
+                until(Duration.ofSeconds(10), () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() >= want,
                         () -> "B keeps up");
             }
         }
-        await(10_000, () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() == 200,
+        until(Duration.ofSeconds(10), () -> atB.packets.stream().filter(p -> seqOf(p) >= 100).count() == 200,
                 () -> "all 200 over Tor/SOCKS5: " + atB.packets.size());
         long expect = 100;
         for (final byte[] p : atB.packets) {
@@ -175,12 +171,12 @@ class NodeTorTest {
         final int socks = startMicrosocks();
         final NodeIdentity idA = NodeIdentity.generate();
         final NodeIdentity idB = NodeIdentity.generate();
-        final int closed = freePort();
+        final int closed = FreePorts.tcp();
         final Node a = start(header(idA, dir.resolve("a.sock")) + "transports:\n  tor:\n"
                 + "    ok: { socks5_addr: \"127.0.0.1:" + socks + "\" }\n"
                 + "peers:\n  - npub: \"" + idB.npub() + "\"\n    addresses:\n"
                 + "      - transport: tor\n        addr: \"127.0.0.1:" + closed + "\"\n", new Collector());
-        await(20_000, () -> a.controlApi().showTransports().get(0).stats().get("connect_refused") >= 1,
+        until(Duration.ofSeconds(20), () -> a.controlApi().showTransports().get(0).stats().get("connect_refused") >= 1,
                 () -> "refused dial counted: " + a.controlApi().showTransports().get(0).stats());
         assertEquals(0L, a.controlApi().showTransports().get(0).stats().get("socks5_errors"));
         assertEquals("ok", a.controlApi().showTransports().get(0).name());

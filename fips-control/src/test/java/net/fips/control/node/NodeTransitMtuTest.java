@@ -1,8 +1,8 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.control.node.NodeTestSupport.ask;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.describe;
-import static net.fips.control.node.NodeTestSupport.freePort;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.yaml;
@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.dataplane.engine.DataPlaneCounter;
+import net.fips.testing.FreePorts;
 
 /**
  * Real nodes over loopback UDP, A - B - C, B's link to C on a UDP instance with a smaller MTU (1280) than A's link
@@ -67,8 +69,8 @@ class NodeTransitMtuTest {
         final NodeIdentity idB = NodeIdentity.generate();
         final NodeIdentity idC = NodeIdentity.generate();
         final NodeIdentity idD = NodeIdentity.generate();
-        final int pbMain = freePort();
-        final int pbSmall = freePort();
+        final int pbMain = FreePorts.udp();
+        final int pbSmall = FreePorts.udp();
         // B: two UDP instances, the one C uses with MTU 1280 (smaller breaks FilterAnnounce), the other 1500.
         final String yamlB = yaml(idB, pbMain, dir.resolve("b.sock"), NODE).replace(
                 "transports:\n  udp:\n    bind_addr: \"127.0.0.1:" + pbMain + "\"\n",
@@ -78,16 +80,19 @@ class NodeTransitMtuTest {
                         + "\n");
         assertTrue(yamlB.contains("small:"), yamlB);
         final Node b = start(yamlB);
-        final int pa = freePort();
+        final int pa = FreePorts.udp();
         final Node a = start(yaml(idA, pa, dir.resolve("a.sock"), NODE, new Peer(idB, "b", pbMain, true)).replace(
                 "    bind_addr: \"127.0.0.1:" + pa + "\"\n",
                 "    bind_addr: \"127.0.0.1:" + pa + "\"\n    mtu: " + BIG_MTU + "\n"));
-        final Node c = start(yaml(idC, freePort(), dir.resolve("c.sock"), NODE, new Peer(idB, "b", pbSmall, true)));
-        final Node d = start(yaml(idD, freePort(), dir.resolve("d.sock"), NODE, new Peer(idB, "b", pbMain, true)));
-        await(10_000, () -> linked(a, b) && linked(c, b) && linked(d, b), () -> "links up");
-        await(15_000, () -> a.meshSnapshot().root().equals(c.meshSnapshot().root())
-                && a.meshSnapshot().root().equals(b.meshSnapshot().root())
-                && a.meshSnapshot().root().equals(d.meshSnapshot().root()), () -> "one tree");
+        final Node c = start(yaml(idC, FreePorts.udp(), dir.resolve("c.sock"), NODE, new Peer(idB, "b", pbSmall,
+                true)));
+        final Node d = start(yaml(idD, FreePorts.udp(), dir.resolve("d.sock"), NODE, new Peer(idB, "b", pbMain, true)));
+        until(Duration.ofSeconds(10), () -> linked(a, b) && linked(c, b) && linked(d, b), () -> "links up");
+        until(Duration.ofSeconds(15),
+                () -> a.meshSnapshot().root().equals(c.meshSnapshot().root())
+                        && a.meshSnapshot().root().equals(b.meshSnapshot().root())
+                        && a.meshSnapshot().root().equals(d.meshSnapshot().root()),
+                () -> "one tree");
 
         // A's first packets for C are big: 40 + 8 + 1300 bytes of IPv6, under A's 1500 link but over B - C's 1280
         // once sealed and framed. They wait for the session and leave when it is up, before C's path MTU echo can
@@ -116,13 +121,13 @@ class NodeTransitMtuTest {
             }
             LockSupport.parkNanos(1_000_000L);
         }
-        await(5_000, () -> ask(b, "show_routing").path("error_signals").path("mtu_exceeded").asLong() >= 1,
+        until(Duration.ofSeconds(5),
+                () -> ask(b, "show_routing").path("error_signals").path("mtu_exceeded").asLong() >= 1,
                 () -> "B signals A: " + ask(b, "show_routing"));
         final JsonNode fwd = ask(b, "show_status").get("forwarding");
         assertTrue(fwd.get("drop_mtu_exceeded_packets").asLong() >= 1, fwd::toString);
         assertTrue(fwd.get("drop_mtu_exceeded_bytes").asLong() > 1300, fwd::toString);
-        await(5_000, () -> pathMtu(a, cAddr) <= SMALL_MTU, () -> "A's path MTU: "
-                + ask(a, "show_mmp"));
+        until(Duration.ofSeconds(5), () -> pathMtu(a, cAddr) <= SMALL_MTU, () -> "A's path MTU: " + ask(a, "show_mmp"));
 
         // pending_tun_*: D dies without a word; B still claims it, so A's packets for D wait behind a lookup
         // nobody answers. Sent again until one queues (a send before A's filters hold D is a bloom miss).
@@ -145,7 +150,7 @@ class NodeTransitMtuTest {
         a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idD.nodeAddr(), 1000, 40));
         a.dataPlane().sendIpv6(NodeSessionTest.udpPacket(idA.nodeAddr(), idD.nodeAddr(), 1001, 40));
         // at least two more: a packet the loop above sent may still have been on its way to the session layer
-        await(5_000, () -> ask(a, "show_routing").path("pending_tun_packets").asLong() >= queued + 2,
+        until(Duration.ofSeconds(5), () -> ask(a, "show_routing").path("pending_tun_packets").asLong() >= queued + 2,
                 () -> "two more pending (had " + queued + "): " + ask(a, "show_routing"));
     }
 
@@ -166,9 +171,5 @@ class NodeTransitMtuTest {
             }
         }
         return Long.MAX_VALUE;
-    }
-
-    private static JsonNode ask(final Node n, final String command) {
-        return NodeSessionTest.ask(n, command);
     }
 }

@@ -1,6 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
+import static net.fips.testing.Await.until;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -29,6 +29,7 @@ import net.fips.control.nostr.RelayScheduler;
 import net.fips.control.nostr.TestRelay;
 import net.fips.control.nostr.TraversalAddress;
 import net.fips.control.nostr.TraversalOffer;
+import net.fips.testing.FreePorts;
 
 /** The runtime's signals as the traversal coordinator's {@code Signalling}, between two runtimes over the relay. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -71,9 +72,11 @@ class NostrSignallingTest {
         final NostrRuntime rtY = runtime(y, relay.url().toString());
         final List<String[]> heard = new CopyOnWriteArrayList<>();
         new NostrSignalling(rtY).onSignal((sender, payload) -> heard.add(new String[] {sender, payload}));
-        await(10_000, () -> rtX.signalRelayConnected() && rtY.signalRelayConnected(), () -> "both connected");
+        until(Duration.ofSeconds(10), () -> rtX.signalRelayConnected() && rtY.signalRelayConnected(),
+                () -> "both connected");
         // Y's subscription must be on the relay before X sends (kind 21059 is never stored).
-        await(10_000, () -> relay.received.stream().anyMatch(m -> m.startsWith("[\"REQ\"") && m.contains("21059")),
+        until(Duration.ofSeconds(10),
+                () -> relay.received.stream().anyMatch(m -> m.startsWith("[\"REQ\"") && m.contains("21059")),
                 relay.received::toString);
         final long now = System.currentTimeMillis();
         final String session = now + "-0000000000000001";
@@ -81,7 +84,7 @@ class NostrSignallingTest {
                 new TraversalAddress("udp", "198.18.0.5", 40000), List.of(), null).toJson();
         final NostrSignalling fromX = new NostrSignalling(rtX);
         fromX.send(y.npub(), offer);
-        await(10_000, () -> !heard.isEmpty(), rtY.counters()::toString);
+        until(Duration.ofSeconds(10), () -> !heard.isEmpty(), rtY.counters()::toString);
         assertEquals(offer, heard.getFirst()[1]);
         assertEquals(x.npub(), heard.getFirst()[0]);
         assertEquals(TraversalOffer.parse(heard.getFirst()[1]).senderNpub(), x.npub());
@@ -92,7 +95,7 @@ class NostrSignallingTest {
 
     @Test
     void sendingWithoutAConnectedRelayFails() throws Exception {
-        final int closed = NodeTcpTest.freeTcpPort();
+        final int closed = FreePorts.tcp();
         final NostrRuntime rt = runtime(NodeIdentity.generate(), "ws://127.0.0.1:" + closed);
         final IOException e = assertThrows(IOException.class,
                 () -> new NostrSignalling(rt).send(NodeIdentity.generate().npub(), "{}"));

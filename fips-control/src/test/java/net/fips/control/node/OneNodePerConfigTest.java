@@ -1,7 +1,6 @@
 package net.fips.control.node;
 
-import static net.fips.control.node.NodeTestSupport.await;
-import static net.fips.control.node.NodeTestSupport.freePort;
+import static net.fips.testing.Await.until;
 import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.yaml;
@@ -33,6 +32,7 @@ import net.fips.control.ctl.NodeState;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.node.NodeTestSupport.Peer;
 import net.fips.control.ctl.ControlClient;
+import net.fips.testing.FreePorts;
 
 /**
  * One node per config: a second node with the same control socket path or the same UDP bind address refuses to
@@ -61,23 +61,23 @@ class OneNodePerConfigTest {
 
     /** A running node a linked to b; returns a. */
     private Node runningPair(final int pa, final Path socketA) throws Exception {
-        final int pb = freePort();
+        final int pb = FreePorts.udp();
         final Node a = start(yaml(idA, pa, socketA, "", new Peer(idB, "b", pb, true)));
         final Node b = start(yaml(idB, pb, dir.resolve("b.sock"), "", new Peer(idA, "a", pa, true)));
-        await(20_000, () -> linked(a, b), () -> "a and b to link");
+        until(Duration.ofSeconds(20), () -> linked(a, b), () -> "a and b to link");
         return a;
     }
 
     @Test
     void aLiveControlSocketRefusesTheSecondNodeBeforeItSendsAnything() throws Exception {
         final Path socket = dir.resolve("a.sock");
-        final Node a = runningPair(freePort(), socket);
+        final Node a = runningPair(FreePorts.udp(), socket);
         try (DatagramChannel witness = DatagramChannel.open()) {
             // The second node is configured to dial this witness: had it started its data plane, its msg1 would
             // be addressed here.
             witness.bind(new InetSocketAddress("127.0.0.1", 0)).configureBlocking(false);
             final int witnessPort = ((InetSocketAddress) witness.getLocalAddress()).getPort();
-            final int secondPort = freePort();
+            final int secondPort = FreePorts.udp();
             final NodeStartException e = assertThrows(NodeStartException.class, () -> start(yaml(
                     NodeIdentity.generate(), secondPort, socket, "", new Peer(idB, "w", witnessPort, true))));
             assertFalse(e.isConfigProblem(), "a start failure (exit 1), not a config error");
@@ -99,7 +99,7 @@ class OneNodePerConfigTest {
 
     @Test
     void aBoundUdpAddressRefusesTheSecondNodeNamingTheAddress() throws Exception {
-        final int pa = freePort();
+        final int pa = FreePorts.udp();
         final Node a = runningPair(pa, dir.resolve("a.sock"));
         final Path secondSocket = dir.resolve("second.sock");
         final NodeStartException e = assertThrows(NodeStartException.class,
@@ -118,7 +118,7 @@ class OneNodePerConfigTest {
             leftover.bind(UnixDomainSocketAddress.of(socket));
         }
         assertTrue(Files.exists(socket), "closing a bound Unix socket leaves its file behind, as a crash would");
-        final Node n = start(yaml(idA, freePort(), socket, ""));
+        final Node n = start(yaml(idA, FreePorts.udp(), socket, ""));
         assertEquals(NodeState.RUNNING, n.state());
         assertEquals(socket, n.controlSocketPath().orElseThrow());
     }

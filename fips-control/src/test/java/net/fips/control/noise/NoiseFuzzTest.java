@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import net.fips.control.noise.HandshakeState.Pattern;
 import net.fips.control.noise.HandshakeState.Progress;
 import net.fips.control.noise.NoiseTestKeys.Pair;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * Seeded fuzzing of every message reader and of transport decryption: random bytes of random and exact lengths,
@@ -134,8 +135,8 @@ class NoiseFuzzTest {
     @Test
     void transportDecryptRefusesGarbageWithACheckedError() throws Exception {
         final Random rnd = new Random(0xF1F5_7777L);
-        final byte[] k1 = NoiseTestKeys.secret(rnd);
-        final byte[] k2 = NoiseTestKeys.secret(rnd);
+        final byte[] k1 = TestIdentities.secret(rnd);
+        final byte[] k2 = TestIdentities.secret(rnd);
         final TransportSession tx = new TransportSession(k1, k2);
         final TransportSession rx = new TransportSession(k2, k1);
         final byte[] hdr = new byte[16];

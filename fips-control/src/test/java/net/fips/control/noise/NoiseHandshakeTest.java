@@ -22,6 +22,7 @@ import net.fips.control.noise.HandshakeState.Pattern;
 import net.fips.control.noise.HandshakeState.Progress;
 import net.fips.control.noise.NoiseException.Reason;
 import net.fips.control.noise.NoiseTestKeys.Pair;
+import net.fips.control.identity.TestIdentities;
 
 /** Round trips, tampering, wrong keys, wrong states and wrong lengths for both handshake patterns. */
 class NoiseHandshakeTest {
@@ -81,11 +82,11 @@ class NoiseHandshakeTest {
         final Random rnd = new Random(99 + pattern.ordinal());
         byte[] rs;
         do {
-            rs = NoiseTestKeys.secret(rnd);
+            rs = TestIdentities.secret(rnd);
         } while (Secp256k1.compressed(rs)[0] != 0x03);
         final byte[] lifted = Secp256k1.compressedFromXOnly(Secp256k1.xOnly(rs));
         assertEquals(0x02, lifted[0]);
-        final byte[] is = NoiseTestKeys.secret(rnd);
+        final byte[] is = TestIdentities.secret(rnd);
         final Pair p = new Pair(
                 HandshakeState.initiator(pattern, is, lifted, new byte[8], NoiseTestKeys.ephemerals(rnd)),
                 HandshakeState.responder(pattern, rs, new byte[8], NoiseTestKeys.ephemerals(rnd)), is, rs,
@@ -101,9 +102,9 @@ class NoiseHandshakeTest {
     @EnumSource(Pattern.class)
     void wrongResponderStaticFails(final Pattern pattern) throws Exception {
         final Random rnd = new Random(5);
-        final byte[] is = NoiseTestKeys.secret(rnd);
-        final byte[] realResponder = NoiseTestKeys.secret(rnd);
-        final byte[] someoneElse = NoiseTestKeys.secret(rnd);
+        final byte[] is = TestIdentities.secret(rnd);
+        final byte[] realResponder = TestIdentities.secret(rnd);
+        final byte[] someoneElse = TestIdentities.secret(rnd);
         final HandshakeState init = HandshakeState.initiator(pattern, is, Secp256k1.compressed(someoneElse),
                 new byte[8], NoiseTestKeys.ephemerals(rnd));
         final HandshakeState resp = HandshakeState.responder(pattern, realResponder, new byte[8],
@@ -282,8 +283,8 @@ class NoiseHandshakeTest {
     @EnumSource(Pattern.class)
     void badKeysAndEpochsAreRefusedAtConstruction(final Pattern pattern) {
         final Random rnd = new Random(79);
-        final byte[] good = NoiseTestKeys.secret(rnd);
-        final byte[] goodPub = Secp256k1.compressed(NoiseTestKeys.secret(rnd));
+        final byte[] good = TestIdentities.secret(rnd);
+        final byte[] goodPub = Secp256k1.compressed(TestIdentities.secret(rnd));
         final byte[] e8 = new byte[8];
         final byte[] order = Secp256k1.to32(Secp256k1.N);
         for (final byte[] badSecret : new byte[][] {null, new byte[32], order, new byte[31], new byte[33]}) {
@@ -313,13 +314,13 @@ class NoiseHandshakeTest {
     @EnumSource(Pattern.class)
     void invalidInjectedEphemeralIsRefused(final Pattern pattern) throws Exception {
         final Random rnd = new Random(80);
-        final byte[] rs = NoiseTestKeys.secret(rnd);
-        final HandshakeState init = HandshakeState.initiator(pattern, NoiseTestKeys.secret(rnd),
+        final byte[] rs = TestIdentities.secret(rnd);
+        final HandshakeState init = HandshakeState.initiator(pattern, TestIdentities.secret(rnd),
                 Secp256k1.compressed(rs), new byte[8], EphemeralSource.fixed(new byte[32]));
         assertReason(Reason.INVALID_SECRET_KEY, init::writeMessage1);
         assertEquals(Progress.INITIAL, init.progress());
         assertNull(init.localEphemeral());
-        final HandshakeState init2 = HandshakeState.initiator(pattern, NoiseTestKeys.secret(rnd),
+        final HandshakeState init2 = HandshakeState.initiator(pattern, TestIdentities.secret(rnd),
                 Secp256k1.compressed(rs), new byte[8], () -> null);
         assertReason(Reason.INVALID_SECRET_KEY, init2::writeMessage1);
     }
@@ -344,8 +345,8 @@ class NoiseHandshakeTest {
     @Test
     void defaultEphemeralsDifferPerHandshake() throws Exception {
         final Random rnd = new Random(82);
-        final byte[] rs = NoiseTestKeys.secret(rnd);
-        final byte[] is = NoiseTestKeys.secret(rnd);
+        final byte[] rs = TestIdentities.secret(rnd);
+        final byte[] is = TestIdentities.secret(rnd);
         final byte[] a = HandshakeState.initiator(Pattern.XK, is, Secp256k1.compressed(rs), new byte[8])
                 .writeMessage1();
         final byte[] b = HandshakeState.initiator(Pattern.XK, is, Secp256k1.compressed(rs), new byte[8])

@@ -4,21 +4,13 @@ import java.util.HexFormat;
 import java.util.Random;
 
 import net.fips.control.crypto.Secp256k1;
+import net.fips.control.identity.TestIdentities;
 
 /** Deterministic keys and a complete-handshake driver shared by the Noise tests. */
 final class NoiseTestKeys {
     static final HexFormat HEX = HexFormat.of();
 
     private NoiseTestKeys() {
-    }
-
-    /** @return a valid secret drawn from {@code rnd} */
-    static byte[] secret(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        return sk;
     }
 
     /** @return an 8-byte epoch drawn from {@code rnd} */
@@ -30,7 +22,7 @@ final class NoiseTestKeys {
 
     /** @return a deterministic ephemeral source over {@code rnd} */
     static EphemeralSource ephemerals(final Random rnd) {
-        return () -> secret(rnd);
+        return () -> TestIdentities.secret(rnd);
     }
 
     /** A pair of fresh handshake states plus the inputs that made them. */
@@ -38,8 +30,8 @@ final class NoiseTestKeys {
                 byte[] respEpoch) {
 
         static Pair of(final HandshakeState.Pattern pattern, final Random rnd) throws NoiseException {
-            final byte[] is = secret(rnd);
-            final byte[] rs = secret(rnd);
+            final byte[] is = TestIdentities.secret(rnd);
+            final byte[] rs = TestIdentities.secret(rnd);
             final byte[] ie = epoch(rnd);
             final byte[] re = epoch(rnd);
             return new Pair(

@@ -3,6 +3,7 @@ package net.fips.control.nostr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static net.fips.testing.Await.until;
 
 import java.net.http.HttpClient;
 import java.security.SecureRandom;
@@ -16,8 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,6 +36,7 @@ import net.fips.control.identity.NodeIdentity;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NostrRuntimeTest {
     private static final long WAIT_MS = 10_000;
+    private static final Duration WAIT = Duration.ofMillis(WAIT_MS);
 
     private final AtomicLong wall = new AtomicLong(System.currentTimeMillis());
     private final HttpClient http = HttpClient.newHttpClient();
@@ -110,23 +110,8 @@ class NostrRuntimeTest {
                 new SecureRandom());
         closeables.add(rt);
         rt.start();
-        await(() -> rt.relays().getFirst().connected(), () -> "connected");
+        until(WAIT, () -> rt.relays().getFirst().connected(), () -> "connected");
         return rt;
-    }
-
-    private static void await(final BooleanSupplier condition, final Supplier<String> what) {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what.get());
-            }
-            try {
-                Thread.sleep(1);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
     }
 
     private long advertEventsReceived() {
@@ -147,7 +132,7 @@ class NostrRuntimeTest {
 
         // The relay list: once a relay is connected (the runtime looks every 500 ms on its own timer).
         manual.advance(NostrRuntime.WAIT_FOR_RELAY_MS);
-        await(() -> relay.stored().stream().anyMatch(e -> e.kind() == DiscoveryEvents.RELAY_LIST_KIND),
+        until(WAIT, () -> relay.stored().stream().anyMatch(e -> e.kind() == DiscoveryEvents.RELAY_LIST_KIND),
                 relay.received::toString);
         final NostrEvent list = relay.stored().stream().filter(e -> e.kind() == DiscoveryEvents.RELAY_LIST_KIND)
                 .findFirst().orElseThrow();
@@ -157,7 +142,9 @@ class NostrRuntimeTest {
         // A new advert is published at once, expiring advert_ttl_secs after the injected clock.
         final long t0 = wall.get();
         rt.setLocalAdvert(udp("198.18.0.2:2121"));
-        await(() -> rt.lastPublished() != null && relay.stored().stream().anyMatch(e -> e.kind() == OverlayAdvert.KIND),
+        until(WAIT,
+                () -> rt.lastPublished() != null
+                        && relay.stored().stream().anyMatch(e -> e.kind() == OverlayAdvert.KIND),
                 () -> "first publish");
         final NostrEvent first = storedAdvert(hex);
         assertEquals(rt.lastPublished().eventId(), first.id());
@@ -172,19 +159,21 @@ class NostrRuntimeTest {
         rt.setLocalAdvert(udp("198.18.0.2:2121"));
         wall.addAndGet(1_000);
         rt.setLocalAdvert(udp("198.18.0.3:2121"));
-        await(() -> storedAdvert(hex).content().contains("198.18.0.3")
-                && rt.lastPublished().advert().equals(udp("198.18.0.3:2121")), relay.received::toString);
+        until(WAIT,
+                () -> storedAdvert(hex).content().contains("198.18.0.3")
+                        && rt.lastPublished().advert().equals(udp("198.18.0.3:2121")),
+                relay.received::toString);
         assertEquals(2, advertEventsReceived(), relay.received::toString);
 
         // advert_refresh_secs later (1800 s on the runtime's timer and the wall clock): republished, same content.
         wall.addAndGet(1_800_000);
         final String before = rt.lastPublished().eventId();
         manual.advance(1_800_000);
-        await(() -> !rt.lastPublished().eventId().equals(before), () -> "refresh publish");
+        until(WAIT, () -> !rt.lastPublished().eventId().equals(before), () -> "refresh publish");
         // The relay answers OK before it stores: wait for the stored copy.
-        await(() -> storedAdvert(hex).createdAt() == wall.get() / 1000, relay.received::toString);
+        until(WAIT, () -> storedAdvert(hex).createdAt() == wall.get() / 1000, relay.received::toString);
         final NostrEvent refreshed = storedAdvert(hex);
-        await(() -> rt.lastPublished().eventId().equals(refreshed.id()), relay.received::toString);
+        until(WAIT, () -> rt.lastPublished().eventId().equals(refreshed.id()), relay.received::toString);
         assertTrue(refreshed.content().contains("198.18.0.3:2121"));
         assertEquals(3, advertEventsReceived());
 
@@ -210,10 +199,10 @@ class NostrRuntimeTest {
         final NodeIdentity b = NodeIdentity.generate();
         final NostrRuntime rtB = runtime(b);
         rtB.setLocalAdvert(udp("198.18.0.9:2121"));
-        await(() -> rtB.lastPublished() != null, () -> "B published");
+        until(WAIT, () -> rtB.lastPublished() != null, () -> "B published");
         final NostrRuntime rtA = runtime(a);
         // The live subscription replays stored adverts: B's arrives in A's cache.
-        await(() -> rtA.advert(b.npub()).isPresent(), () -> rtA.counters().toString());
+        until(WAIT, () -> rtA.advert(b.npub()).isPresent(), () -> rtA.counters().toString());
         assertEquals("198.18.0.9:2121", rtA.advert(b.npub()).orElseThrow().advert().endpoints().getFirst().addr());
         // Our own advert echoes back but is never cached as a candidate.
         assertTrue(rtB.adverts().isEmpty(), rtB.adverts()::toString);
@@ -247,7 +236,7 @@ class NostrRuntimeTest {
                 answers.add(answer);
             }
         });
-        await(() -> relay.received.stream().anyMatch(m -> m.startsWith("[\"REQ\"") && m.contains("21059")),
+        until(WAIT, () -> relay.received.stream().anyMatch(m -> m.startsWith("[\"REQ\"") && m.contains("21059")),
                 relay.received::toString);
         final NostrRuntime rtX = runtime(x);
         final long now = wall.get();
@@ -256,23 +245,23 @@ class NostrRuntimeTest {
                 y.npub(), new TraversalAddress("udp", "198.18.0.5", 40000), List.of(), null);
         final SignalChannel.Sent sent = rtX.send(y.publicKey(), offer.toJson(), List.of()).get(5, TimeUnit.SECONDS);
         assertEquals(List.of(relay.url().toString()), sent.acceptedBy());
-        await(() -> offers.size() == 1, rtY.counters()::toString);
+        until(WAIT, () -> offers.size() == 1, rtY.counters()::toString);
         assertEquals(offer, offers.getFirst());
         assertEquals(x.npub(), senders.getFirst());
 
         // The same session again (a new wrap): the replay cache drops it.
         rtX.send(y.publicKey(), offer.toJson(), List.of()).get(5, TimeUnit.SECONDS);
-        await(() -> rtY.counters().get("signals_replayed") == 1, rtY.counters()::toString);
+        until(WAIT, () -> rtY.counters().get("signals_replayed") == 1, rtY.counters()::toString);
         // An offer claiming another sender: identity-mismatch, counted, not passed on.
         final String s2 = now + "-0000000000000100";
         rtX.send(y.publicKey(), new TraversalOffer("offer", s2, now, now + 120_000, s2, y.npub(), y.npub(), null,
                 List.of(), null).toJson(), List.of()).get(5, TimeUnit.SECONDS);
-        await(() -> rtY.counters().get("signals_rejected") == 1, rtY.counters()::toString);
+        until(WAIT, () -> rtY.counters().get("signals_rejected") == 1, rtY.counters()::toString);
         // An answer addressed to Y reaches the listener.
         final TraversalAnswer answer = new TraversalAnswer("answer", session, now, now + 120_000, now + "-1", x.npub(),
                 y.npub(), session, false, null, List.of(), null, null, "no-usable-addresses", now);
         rtX.send(y.publicKey(), answer.toJson(), List.of()).get(5, TimeUnit.SECONDS);
-        await(() -> answers.size() == 1, rtY.counters()::toString);
+        until(WAIT, () -> answers.size() == 1, rtY.counters()::toString);
         assertEquals(answer, answers.getFirst());
         assertEquals(1, offers.size());
         assertEquals(4L, rtY.counters().get("signals_received"));
@@ -295,7 +284,7 @@ class NostrRuntimeTest {
                 udp("198.18.0.1:1").toJson()));
         publishRaw(NostrEvent.sign(NodeIdentity.generate().secretKey(), now,
                 OverlayAdvert.KIND, tags, udp("192.168.1.1:2121").toJson()));
-        await(() -> rt.counters().get("adverts_invalid") == 3, rt.counters()::toString);
+        until(WAIT, () -> rt.counters().get("adverts_invalid") == 3, rt.counters()::toString);
         assertTrue(rt.adverts().isEmpty());
         assertEquals(0L, rt.counters().get("adverts_stored"));
     }
@@ -305,7 +294,7 @@ class NostrRuntimeTest {
         try (RelayClient c = new RelayClient(relay.url(), http, RelayScheduler.of(timers), wall::get,
                 new Backoff(20, 200), Duration.ofSeconds(5))) {
             c.start();
-            await(c::isConnected, () -> "publisher connected");
+            until(WAIT, c::isConnected, () -> "publisher connected");
             assertTrue(c.publish(e, 5_000).get(10, TimeUnit.SECONDS).accepted());
         }
     }

@@ -3,6 +3,7 @@ package net.fips.control.nostr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static net.fips.testing.Await.until;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -20,7 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
@@ -34,6 +34,7 @@ class RelayClientTest {
     private static final HexFormat HEX = HexFormat.of();
     private static final long NOW_MS = 1_700_000_000_000L;
     private static final long WAIT_MS = 10_000;
+    private static final Duration WAIT = Duration.ofMillis(WAIT_MS);
 
     private final HttpClient http = HttpClient.newHttpClient();
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
@@ -68,23 +69,8 @@ class RelayClientTest {
         diagnostics = () -> " (client " + c.stats() + ", relay connections " + relay.connections() + ", received "
                 + relay.received + ")";
         c.start();
-        await(c::isConnected, "client connected");
+        until(WAIT, c::isConnected, () -> "client connected" + diagnostics.get());
         return c;
-    }
-
-    private void await(final BooleanSupplier condition, final String what) {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what + diagnostics.get());
-            }
-            try {
-                Thread.sleep(5);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
     }
 
     private static NostrEvent advert(final byte[] sk, final long createdAt) {
@@ -127,7 +113,8 @@ class RelayClientTest {
         assertTrue(bob.fetch(List.of(Filter.all().authors("00".repeat(32))), WAIT_MS)
                 .get(WAIT_MS, TimeUnit.MILLISECONDS).isEmpty());
         // The fetch closed its REQ: the relay saw a CLOSE for it.
-        await(() -> relay.received.stream().anyMatch(m -> m.startsWith("[\"CLOSE\",\"fetch-")), "CLOSE sent");
+        until(WAIT, () -> relay.received.stream().anyMatch(m -> m.startsWith("[\"CLOSE\",\"fetch-")),
+                () -> "CLOSE sent" + diagnostics.get());
     }
 
     @Test
@@ -143,7 +130,8 @@ class RelayClientTest {
         final RelayClient c = connected();
         final List<NostrEvent> got = new CopyOnWriteArrayList<>();
         final String sub = c.subscribe(List.of(Filter.all()), got::add);
-        await(() -> relay.received.stream().anyMatch(m -> m.contains(sub)), "REQ at relay");
+        until(WAIT, () -> relay.received.stream().anyMatch(m -> m.contains(sub)),
+                () -> "REQ at relay" + diagnostics.get());
         final NostrEvent good = advert(NostrEventTest.SK1, 1);
         final NostrEvent expired = NostrEvent.sign(NostrEventTest.SK1, 1, 1,
                 List.of(List.of("expiration", Long.toString(NOW_MS / 1000))), "old");
@@ -156,7 +144,7 @@ class RelayClientTest {
         relay.sendRaw("[\"EVENT\",\"other-sub\"," + good.toJson() + "]");
         relay.sendRaw("[\"NOTICE\",\"hello\"]");
         relay.sendRaw("[\"EVENT\",\"" + sub + "\"," + good.toJson() + "]");
-        await(() -> got.size() == 1, "the one good event");
+        until(WAIT, () -> got.size() == 1, () -> "the one good event" + diagnostics.get());
         assertEquals(List.of(good), got);
         final RelayClient.Stats s = c.stats();
         assertEquals(1, s.eventsInvalid());
@@ -172,10 +160,12 @@ class RelayClientTest {
         final RelayClient c = connected();
         final BlockingQueue<NostrEvent> got = new LinkedBlockingQueue<>();
         final String sub = c.subscribe(List.of(Filter.all().kinds(OverlayAdvert.KIND)), got::add);
-        await(() -> relay.received.stream().filter(m -> m.contains(sub)).count() == 1, "first REQ");
+        until(WAIT, () -> relay.received.stream().filter(m -> m.contains(sub)).count() == 1,
+                () -> "first REQ" + diagnostics.get());
         relay.dropConnections();
-        await(() -> c.stats().disconnects() == 1, "disconnect noticed");
-        await(() -> relay.received.stream().filter(m -> m.contains(sub)).count() == 2, "REQ re-sent");
+        until(WAIT, () -> c.stats().disconnects() == 1, () -> "disconnect noticed" + diagnostics.get());
+        until(WAIT, () -> relay.received.stream().filter(m -> m.contains(sub)).count() == 2,
+                () -> "REQ re-sent" + diagnostics.get());
         assertEquals(2, c.stats().connects());
         final RelayClient other = connected();
         final NostrEvent e = advert(NostrEventTest.SK2, NOW_MS / 1000);
@@ -203,10 +193,10 @@ class RelayClientTest {
         c.start();
         for (int attempt = 1; attempt <= 5; attempt++) {
             final int n = attempt;
-            await(() -> delays.size() == n, "retry " + n + " scheduled");
+            until(WAIT, () -> delays.size() == n, () -> "retry " + n + " scheduled" + diagnostics.get());
             due.get(n - 1).run();
         }
-        await(() -> delays.size() == 6, "retry 6 scheduled");
+        until(WAIT, () -> delays.size() == 6, () -> "retry 6 scheduled" + diagnostics.get());
         assertEquals(List.of(2_000L, 4_000L, 8_000L, 10_000L, 10_000L, 10_000L), delays);
         assertEquals(6, c.stats().connectFailures());
         assertFalse(c.isConnected());

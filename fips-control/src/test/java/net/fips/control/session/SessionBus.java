@@ -10,18 +10,17 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.Predicate;
 
-import net.fips.control.crypto.Secp256k1;
-import net.fips.control.identity.IdentityCache;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
-import net.fips.control.noise.EphemeralSource;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
+import net.fips.control.identity.TestIdentities;
+import net.fips.testing.MessageBus;
+import net.fips.control.identity.TestNode;
 
 /**
- * Several {@link Sessions} joined by an in-test FIFO datagram bus under a manual clock. Links are declared between
- * node indices; a datagram is routed along the shortest path of links (transit nodes only count it), so a
+ * Several {@link Sessions} joined by the shared in-memory {@link MessageBus} under a manual clock. Links are declared
+ * between node indices; a datagram is routed along the shortest path of links (transit nodes only count it), so a
  * three-node line exercises a forwarded handshake. A drop filter simulates loss.
  */
 final class SessionBus {
@@ -91,11 +90,7 @@ final class SessionBus {
     }
 
     /** One node. */
-    final class Node implements SessionHost {
-        final int index;
-        final NodeIdentity identity;
-        final NodeAddr addr;
-        final IdentityCache identities = new IdentityCache();
+    final class Node extends TestNode implements SessionHost {
         final Map<NodeAddr, Coords> coordCache = new HashMap<>();
         final List<NodeAddr> forgotten = new ArrayList<>();
         final Events events = new Events();
@@ -107,9 +102,7 @@ final class SessionBus {
         NodeAddr spoofAs;
 
         Node(final int index, final NodeIdentity identity) {
-            this.index = index;
-            this.identity = identity;
-            this.addr = identity.nodeAddr();
+            super(index, identity);
             this.coords = Coords.of(addr);
         }
 
@@ -139,7 +132,7 @@ final class SessionBus {
                 return false;
             }
             sent.add(dg);
-            queue.add(new Delivery(index, to, dg, hops));
+            bus.send(new Delivery(index, to, dg, hops));
             return true;
         }
 
@@ -156,56 +149,35 @@ final class SessionBus {
 
         /** Learns {@code other}'s identity (as a DNS lookup would). */
         void knows(final Node other) {
-            identities.register(other.identity.toPeer(), now);
+            register(other, now);
         }
     }
 
     final List<Node> nodes = new ArrayList<>();
     final Map<NodeAddr, Integer> byAddr = new HashMap<>();
     final Map<Integer, Set<Integer>> links = new HashMap<>();
-    final ArrayDeque<Delivery> queue = new ArrayDeque<>();
+    final MessageBus<Delivery> bus = new MessageBus<>(10_000);
     final List<Delivery> delivered = new ArrayList<>();
     Predicate<Delivery> drop = d -> false;
     long now = 1_000 * S;
-    int dropped;
 
     /** Makes {@code n} nodes with deterministic keys from {@code seed}, all with {@code config}. */
     SessionBus(final int n, final long seed, final SessionConfig config) {
+        bus.dropWhen(d -> drop.test(d));
         final Random rnd = new Random(seed);
         for (int i = 0; i < n; i++) {
-            final Node node = new Node(i, identity(rnd));
+            final Node node = new Node(i, TestIdentities.random(rnd));
             nodes.add(node);
             byAddr.put(node.addr, i);
+            final Random ephemerals = new Random(seed * 31 + i);
             node.sessions = new Sessions(config, node.identity, new byte[] {0, 0, 0, 0, 0, 0, 0, (byte) (i + 1)},
-                    node, node.identities, node.events, ephemerals(new Random(seed * 31 + i)),
+                    node, node.identities, node.events, () -> TestIdentities.secret(ephemerals),
                     new Random(seed * 17 + i));
         }
     }
 
     SessionBus(final int n, final long seed) {
         this(n, seed, SessionConfig.defaults());
-    }
-
-    static NodeIdentity identity(final Random rnd) {
-        final byte[] sk = new byte[32];
-        do {
-            rnd.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        try {
-            return NodeIdentity.fromSecret(sk);
-        } catch (final IdentityFormatException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    static EphemeralSource ephemerals(final Random rnd) {
-        return () -> {
-            final byte[] sk = new byte[32];
-            do {
-                rnd.nextBytes(sk);
-            } while (!Secp256k1.isValidSecret(sk));
-            return sk;
-        };
     }
 
     Node node(final int i) {
@@ -251,16 +223,7 @@ final class SessionBus {
 
     /** Delivers queued datagrams (and whatever they cause) until the bus is empty; bounded. */
     int drain() {
-        int n = 0;
-        while (!queue.isEmpty()) {
-            if (++n > 10_000) {
-                throw new AssertionError("bus did not quiesce");
-            }
-            final Delivery d = queue.poll();
-            if (drop.test(d)) {
-                dropped++;
-                continue;
-            }
+        return bus.drain(d -> {
             delivered.add(d);
             // transit nodes on a multi-hop path see it pass (counted only)
             if (d.hops > 1) {
@@ -271,8 +234,7 @@ final class SessionBus {
                 }
             }
             node(d.to).sessions.onFspMessage(d.dg.src(), d.dg.payload(), now);
-        }
-        return n;
+        });
     }
 
     /** Advances the clock, ticks every node and drains the bus. */

@@ -25,6 +25,7 @@ import net.fips.control.noise.EphemeralSource;
 import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
+import net.fips.testing.Hex;
 
 /**
  * The handshake carriers {@link Sessions} puts on the wire, checked byte for byte against the reference's
@@ -79,10 +80,6 @@ final class SessionVectorsTest {
         return d;
     }
 
-    private static byte[] hex(final JsonNode n, final String field) {
-        return HEX.parseHex(n.get(field).asText());
-    }
-
     private static Coords coords(final JsonNode arr) {
         final List<NodeAddr> l = new ArrayList<>();
         arr.forEach(a -> l.add(NodeAddr.ofHex(a.asText())));
@@ -103,7 +100,7 @@ final class SessionVectorsTest {
         while (it.hasNext()) {
             final String f = it.next();
             if (f.startsWith("handshake_payload_hex")) {
-                return hex(v, f);
+                return Hex.field(v, f);
             }
         }
         throw new AssertionError("no handshake payload");
@@ -120,8 +117,8 @@ final class SessionVectorsTest {
         int checked = 0;
         for (final JsonNode v : xk) {
             final boolean basic = v.get("name").asText().equals("xk-basic");
-            final NodeIdentity ini = NodeIdentity.fromSecret(hex(v, "initiator_static_secret_hex"));
-            final NodeIdentity res = NodeIdentity.fromSecret(hex(v, "responder_static_secret_hex"));
+            final NodeIdentity ini = NodeIdentity.fromSecret(Hex.field(v, "initiator_static_secret_hex"));
+            final NodeIdentity res = NodeIdentity.fromSecret(Hex.field(v, "responder_static_secret_hex"));
             // the wire vector's coordinates belong to xk-basic's two nodes
             final Coords iniCoords = basic ? coords(setupV.get("src_coords_hex")) : Coords.of(ini.nodeAddr());
             final Coords resCoords = basic ? coords(setupV.get("dest_coords_hex")) : Coords.of(res.nodeAddr());
@@ -133,49 +130,51 @@ final class SessionVectorsTest {
             final Host rh = new Host(res.nodeAddr(), resCoords, null);
             final IdentityCache iid = new IdentityCache();
             final IdentityCache rid = new IdentityCache();
-            iid.register(PeerIdentity.fromCompressed(hex(v, "initiator_knows_responder_static_as_hex")), 0);
+            iid.register(PeerIdentity.fromCompressed(Hex.field(v, "initiator_knows_responder_static_as_hex")), 0);
             final SessionBus.Events ie = new SessionBus.Events();
             final SessionBus.Events re = new SessionBus.Events();
-            final Sessions is = new Sessions(SessionConfig.defaults(), ini, hex(v, "initiator_epoch_hex"), ih, iid,
-                    ie, EphemeralSource.fixed(hex(v, "initiator_ephemeral_secret_hex")), new Random(1));
-            final Sessions rs = new Sessions(SessionConfig.defaults(), res, hex(v, "responder_epoch_hex"), rh, rid,
-                    re, EphemeralSource.fixed(hex(v, "responder_ephemeral_secret_hex")), new Random(2));
+            final Sessions is = new Sessions(SessionConfig.defaults(), ini, Hex.field(v, "initiator_epoch_hex"), ih,
+                    iid,
+                    ie, EphemeralSource.fixed(Hex.field(v, "initiator_ephemeral_secret_hex")), new Random(1));
+            final Sessions rs = new Sessions(SessionConfig.defaults(), res, Hex.field(v, "responder_epoch_hex"), rh,
+                    rid,
+                    re, EphemeralSource.fixed(Hex.field(v, "responder_ephemeral_secret_hex")), new Random(2));
 
             assertEquals(Sessions.InitiateResult.STARTED, is.initiate(res.nodeAddr(), 0));
             final SessionDatagram setup = ih.routed.getFirst();
             assertEquals(64, setup.ttl());
             assertEquals(ini.nodeAddr(), setup.src());
             assertEquals(res.nodeAddr(), setup.dest());
-            assertArrayEquals(hex(v, "msg1_hex"), Arrays.copyOfRange(setup.payload(),
+            assertArrayEquals(Hex.field(v, "msg1_hex"), Arrays.copyOfRange(setup.payload(),
                     setup.payload().length - 33, setup.payload().length));
 
             assertTrue(rs.onFspMessage(setup.src(), setup.payload(), 0));
             final SessionDatagram ack = rh.routed.getFirst();
-            assertArrayEquals(hex(v, "msg2_hex"), Arrays.copyOfRange(ack.payload(),
+            assertArrayEquals(Hex.field(v, "msg2_hex"), Arrays.copyOfRange(ack.payload(),
                     ack.payload().length - 57, ack.payload().length));
 
             assertTrue(is.onFspMessage(ack.src(), ack.payload(), 0));
             final SessionDatagram msg3 = ih.routed.get(1);
-            assertArrayEquals(hex(v, "msg3_hex"), Arrays.copyOfRange(msg3.payload(),
+            assertArrayEquals(Hex.field(v, "msg3_hex"), Arrays.copyOfRange(msg3.payload(),
                     msg3.payload().length - 73, msg3.payload().length));
             assertTrue(rs.onFspMessage(msg3.src(), msg3.payload(), 0));
 
             if (basic) {
-                assertArrayEquals(hex(setupV, "encoded_hex"), setup.payload());
-                assertArrayEquals(handshakeField(setupV), hex(v, "msg1_hex"));
-                assertArrayEquals(hex(ackV, "encoded_hex"), ack.payload());
-                assertArrayEquals(handshakeField(ackV), hex(v, "msg2_hex"));
-                assertArrayEquals(hex(msg3V, "encoded_hex"), msg3.payload());
+                assertArrayEquals(Hex.field(setupV, "encoded_hex"), setup.payload());
+                assertArrayEquals(handshakeField(setupV), Hex.field(v, "msg1_hex"));
+                assertArrayEquals(Hex.field(ackV, "encoded_hex"), ack.payload());
+                assertArrayEquals(handshakeField(ackV), Hex.field(v, "msg2_hex"));
+                assertArrayEquals(Hex.field(msg3V, "encoded_hex"), msg3.payload());
                 checked += 3;
             }
             final SessionKeys ik = ie.established.getFirst();
             final SessionKeys rk = re.established.getFirst();
-            assertArrayEquals(hex(v, "transport_key_initiator_to_responder_hex"), ik.sendKey());
-            assertArrayEquals(hex(v, "transport_key_responder_to_initiator_hex"), ik.recvKey());
-            assertArrayEquals(hex(v, "transport_key_initiator_to_responder_hex"), rk.recvKey());
-            assertArrayEquals(hex(v, "transport_key_responder_to_initiator_hex"), rk.sendKey());
-            assertArrayEquals(hex(v, "responder_epoch_hex"), ik.remoteEpoch());
-            assertArrayEquals(hex(v, "initiator_epoch_hex"), rk.remoteEpoch());
+            assertArrayEquals(Hex.field(v, "transport_key_initiator_to_responder_hex"), ik.sendKey());
+            assertArrayEquals(Hex.field(v, "transport_key_responder_to_initiator_hex"), ik.recvKey());
+            assertArrayEquals(Hex.field(v, "transport_key_initiator_to_responder_hex"), rk.recvKey());
+            assertArrayEquals(Hex.field(v, "transport_key_responder_to_initiator_hex"), rk.sendKey());
+            assertArrayEquals(Hex.field(v, "responder_epoch_hex"), ik.remoteEpoch());
+            assertArrayEquals(Hex.field(v, "initiator_epoch_hex"), rk.remoteEpoch());
             assertNotNull(rid.lookup(ini.nodeAddr(), 0), "responder registered the initiator's identity");
             checked++;
         }

@@ -28,6 +28,7 @@ import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.PathBroken;
 import net.fips.dataplane.wire.PathMtuNotification;
 import net.fips.dataplane.wire.SessionMessageType;
+import net.fips.control.identity.TestIdentities;
 
 /** The session state machine, ported from the reference's session scenarios, over an in-test bus. */
 final class SessionsTest {
@@ -443,7 +444,7 @@ final class SessionsTest {
         final Random rnd = new Random(99);
         final List<NodeAddr> dests = new ArrayList<>();
         for (int i = 0; i < 257; i++) {
-            final var id = SessionBus.identity(rnd);
+            final var id = TestIdentities.random(rnd);
             a.identities.register(id.toPeer(), bus.now);
             dests.add(id.nodeAddr());
         }

@@ -7,12 +7,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
 import java.nio.file.InvalidPathException;
 
 import org.junit.jupiter.api.Test;
+
+import net.fips.testing.Mutate;
 
 /**
  * Seeded, bounded fuzzing of the control-port decoders: random and mutated reply bytes in random fragments into
@@ -21,6 +22,11 @@ import org.junit.jupiter.api.Test;
  */
 class ControlFuzzTest {
     private static final int ITERATIONS = 20_000;
+    /** Up to four edits: a flipped bit, a random byte, a cut, 1-8 bytes of control-port syntax appended, or none. */
+    private static final Mutate.Edit[] EDITS = {
+        Mutate.FLIP_BIT, Mutate.RANDOM_BYTE, Mutate.CUT_AT, Mutate.extend(8, r -> "\r\n.+- 250".charAt(r.nextInt(9))),
+        Mutate.KEEP,
+    };
     static final String[] SEEDS = {
         "250 OK\r\n",
         "250-status/bootstrap-phase=NOTICE BOOTSTRAP PROGRESS=0 TAG=starting SUMMARY=\"Starting\"\r\n250 OK\r\n",
@@ -111,26 +117,6 @@ class ControlFuzzTest {
     }
 
     private static byte[] mutate(final byte[] seed, final Random rnd) {
-        byte[] b = seed.clone();
-        final int edits = 1 + rnd.nextInt(4);
-        for (int i = 0; i < edits && b.length > 0; i++) {
-            final int pos = rnd.nextInt(b.length);
-            switch (rnd.nextInt(5)) {
-                case 0 -> b[pos] ^= (byte) (1 << rnd.nextInt(8));
-                case 1 -> b[pos] = (byte) rnd.nextInt(256);
-                case 2 -> b = Arrays.copyOf(b, pos);
-                case 3 -> {
-                    final byte[] longer = Arrays.copyOf(b, b.length + 1 + rnd.nextInt(8));
-                    for (int j = b.length; j < longer.length; j++) {
-                        longer[j] = (byte) "\r\n.+- 250".charAt(rnd.nextInt(9));
-                    }
-                    b = longer;
-                }
-                default -> {
-                    // the seed unchanged
-                }
-            }
-        }
-        return b;
+        return Mutate.edits(seed, rnd, 4, EDITS);
     }
 }

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import net.fips.dataplane.tor.TorAddress;
+import net.fips.testing.FreePorts;
 
 /**
  * The control-port client and directory mode against a real, offline {@code tor} (transports.md §8.5): a private
@@ -62,7 +62,7 @@ class RealTorTest {
         controlSocket = ctl.resolve("control");
         cookie = dir.resolve("control.authcookie");
         hostname = hs.resolve("hostname");
-        final int controlPort = freePort();
+        final int controlPort = FreePorts.tcp();
         controlAddr = "127.0.0.1:" + controlPort;
         final String hash = hashPassword();
         if (hash == null) {
@@ -79,7 +79,7 @@ class RealTorTest {
                 "CookieAuthFile " + cookie,
                 "HashedControlPassword " + hash,
                 "HiddenServiceDir " + hs,
-                "HiddenServicePort 443 127.0.0.1:" + freePort(),
+                "HiddenServicePort 443 127.0.0.1:" + FreePorts.tcp(),
                 "Log notice stdout")) + "\n");
         final Path log = dir.resolve("tor.log");
         tor = new ProcessBuilder(TOR.toString(), "-f", torrc.toString(), "--defaults-torrc", "/dev/null")
@@ -169,12 +169,6 @@ class RealTorTest {
         final TorAddress a = TorAddress.parse(onion + ":443");
         assertEquals(TorAddress.Kind.ONION, a.kind());
         assertEquals(onion, a.host());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return ss.getLocalPort();
-        }
     }
 
     private static boolean accepts(final int port) {

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -21,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import net.fips.testing.FreePorts;
 
 /** The control-port client's bytes on the wire and its error kinds, against a scripted fake control port. */
 class TorControlClientTest {
@@ -136,10 +136,7 @@ class TorControlClientTest {
 
     @Test
     void unreachableOrMalformedAddressesAreConnectFailed() throws Exception {
-        final int closed;
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = ss.getLocalPort();
-        }
+        final int closed = FreePorts.tcp();
         for (final String addr : new String[] {"127.0.0.1:" + closed, dir.resolve("no.sock").toString(),
             "127.0.0.1", "127.0.0.1:0", "127.0.0.1:x", ":9051"}) {
             final TorControlException e = assertThrows(TorControlException.class,

@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import net.fips.dataplane.tor.TorCounters;
+import net.fips.testing.FreePorts;
 
 /** The monitoring loop's polls against scripted control ports: snapshot, milestones, control_errors. */
 class TorMonitorTaskTest {
@@ -47,10 +46,7 @@ class TorMonitorTaskTest {
     @Test
     void connectAuthAndSnapshotFailuresCountControlErrorsAndKeepTheLastSnapshot() throws Exception {
         final TorCounters counters = new TorCounters();
-        final int closed;
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = ss.getLocalPort();
-        }
+        final int closed = FreePorts.tcp();
         try (TorMonitorTask task = new TorMonitorTask("tor", "127.0.0.1:" + closed, new ControlAuth.Password("x"),
                 counters, System::nanoTime)) {
             assertEquals(TorControlException.Kind.CONNECT_FAILED,

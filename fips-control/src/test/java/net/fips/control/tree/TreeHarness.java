@@ -10,6 +10,7 @@ import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.CoordEntry;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
+import net.fips.control.identity.TestIdentities;
 
 /**
  * One {@link SpanningTree} under test with scripted peers: identities sorted by address (rank 0 is the smallest), the
@@ -38,7 +39,7 @@ final class TreeHarness {
         final Random r = new Random(seed);
         final List<NodeIdentity> l = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            l.add(TreeMesh.identity(r));
+            l.add(TestIdentities.random(r));
         }
         l.sort(Comparator.comparing(NodeIdentity::nodeAddr));
         this.ids = List.copyOf(l);

@@ -3,7 +3,6 @@ package net.fips.control.tree;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,19 +21,19 @@ import java.util.function.Predicate;
 
 import net.fips.control.bloom.BloomConfig;
 import net.fips.control.bloom.BloomRouting;
-import net.fips.control.crypto.Secp256k1;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.dataplane.wire.LinkMessageType;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.TreeAnnounce;
+import net.fips.control.identity.TestIdentities;
+import net.fips.testing.MessageBus;
 
 /**
  * Test fixture: n nodes, each a {@link SpanningTree} plus {@link BloomRouting} wired as the node will wire them, over
- * an in-memory message bus with a manual clock. Messages travel encoded (so the codecs are exercised) and are
- * delivered FIFO and instantly by {@link #deliver()}; {@link #tick()} advances the clock by one second and runs every
- * node's tree tick then bloom tick, as the reference's 1 s tick does. Nodes are indexed in creation order; {@link
- * #sortedByAddr} makes index 0 the smallest address. Deterministic for a given seed.
+ * the shared in-memory {@link MessageBus} with a manual clock. Messages travel encoded (so the codecs are exercised)
+ * and are delivered FIFO and instantly by {@link #deliver()}; {@link #tick()} advances the clock by one second and
+ * runs every node's tree tick then bloom tick, as the reference's 1 s tick does. Nodes are indexed in creation
+ * order; {@link #sortedByAddr} makes index 0 the smallest address. Deterministic for a given seed.
  */
 public final class TreeMesh {
     /** One control tick. */
@@ -139,10 +138,9 @@ public final class TreeMesh {
     private final List<Node> nodes = new ArrayList<>();
     private final Map<NodeAddr, Node> byAddr = new HashMap<>();
     private final Set<Long> links = new HashSet<>();
-    private final ArrayDeque<Msg> queue = new ArrayDeque<>();
+    private final MessageBus<Msg> bus = new MessageBus<>(MAX_DELIVERIES);
     private Predicate<Msg> dropFilter = m -> false;
     private long now;
-    private long delivered;
 
     /**
      * @param n           number of nodes
@@ -157,9 +155,11 @@ public final class TreeMesh {
         this.treeConfig = treeConfig;
         this.bloomConfig = bloomConfig;
         this.random = new Random(seed);
+        // a message on a link that went down while it was in flight is lost, as one the test drops
+        bus.dropWhen(m -> !linked(m.from, m.to) || dropFilter.test(m));
         final List<NodeIdentity> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ids.add(identity(random));
+            ids.add(TestIdentities.random(random));
         }
         for (int i = 0; i < n; i++) {
             final Node node = new Node(i, ids.get(i));
@@ -194,19 +194,6 @@ public final class TreeMesh {
         nodes.clear();
         nodes.addAll(re);
         return this;
-    }
-
-    /** A deterministic valid identity. */
-    public static NodeIdentity identity(final Random random) {
-        final byte[] sk = new byte[32];
-        do {
-            random.nextBytes(sk);
-        } while (!Secp256k1.isValidSecret(sk));
-        try {
-            return NodeIdentity.fromSecret(sk);
-        } catch (final IdentityFormatException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -356,7 +343,7 @@ public final class TreeMesh {
         if (dest == null || !linked(from.index, dest.index)) {
             return false;
         }
-        queue.add(new Msg(from.index, dest.index, bytes));
+        bus.send(new Msg(from.index, dest.index, bytes));
         return true;
     }
 
@@ -367,14 +354,7 @@ public final class TreeMesh {
 
     /** Delivers queued messages (and what they trigger) until the bus is empty. */
     public void deliver() {
-        Msg m;
-        while ((m = queue.poll()) != null) {
-            if (++delivered > MAX_DELIVERIES) {
-                fail("message storm: more than " + MAX_DELIVERIES + " deliveries");
-            }
-            if (!linked(m.from, m.to) || dropFilter.test(m)) {
-                continue;
-            }
+        bus.drain(m -> {
             final Node to = node(m.to);
             final NodeAddr from = node(m.from).addr;
             if (m.isTree()) {
@@ -382,7 +362,7 @@ public final class TreeMesh {
             } else {
                 to.bloom.onFilterAnnounce(from, m.bytes, now);
             }
-        }
+        });
     }
 
     /** Advances one tick: every node's tree tick then bloom tick, then delivery. */

@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
  * <p>An instance is one thread's engine: it holds native or JDK cipher state and is <b>not</b> thread-safe.
  * Each worker thread owns its own instance. The key and nonce are given per call, so one engine serves every
  * peer the worker is pinned to. All offsets and lengths are in bytes; nothing is allocated per call by the
- * default (libcrypto) backend.
+ * native (boringssl, libcrypto) backends.
  *
  * <pre>
  *   buf: ... | plaintext (len) | tag (16) | ...        seal: plaintext -> ciphertext, tag written after it
@@ -50,7 +50,7 @@ public interface AeadCipher extends AutoCloseable {
     int open(MemorySegment key, MemorySegment nonce, MemorySegment aad, long aadOff, int aadLen,
              MemorySegment buf, long off, int lenWithTag);
 
-    /** @return the backend's name as logged, e.g. {@code "libcrypto"} or {@code "jdk"} */
+    /** @return the backend's name as logged, e.g. {@code "boringssl"}, {@code "libcrypto"} or {@code "jdk"} */
     String backend();
 
     /** Releases native state. */

@@ -10,9 +10,9 @@ import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The fallback backend: the JDK's {@code ChaCha20-Poly1305} {@link Cipher}. Correct everywhere, but it leaves
- * about 2 KB of garbage per packet (key spec, IV spec, internal buffers), so it is chosen only where libcrypto
- * cannot be loaded. One instance per thread.
+ * The last fallback backend: the JDK's {@code ChaCha20-Poly1305} {@link Cipher}. Correct everywhere, but it leaves
+ * about 2 KB of garbage per packet (key spec, IV spec, internal buffers), so it is chosen only where neither
+ * BoringSSL nor libcrypto can be loaded. One instance per thread.
  */
 public final class JdkAeadCipher implements AeadCipher {
     private final Cipher cipher;

@@ -5,11 +5,11 @@ import java.lang.foreign.MemorySegment;
 import net.fips.ffm.openssl.ChaCha20Poly1305;
 
 /**
- * The default backend: OpenSSL libcrypto's ChaCha20-Poly1305 called through FFM. Within about 10% of the same EVP
- * steps written in C (docs/benchmarks.md), and allocation-free per packet when the key, nonce, AAD and buffer are
- * native segments, as the data plane's are: those are passed to libcrypto as raw addresses after explicit checks,
- * so nothing depends on the JIT eliminating temporary slices. One instance per thread; it owns a native
- * {@code EVP_CIPHER_CTX} until {@link #close()}.
+ * The first fallback backend (after {@link BoringsslAeadCipher}, ADR 0054): OpenSSL libcrypto's ChaCha20-Poly1305
+ * called through FFM. Within about 10% of the same EVP steps written in C (docs/benchmarks.md), and allocation-free
+ * per packet when the key, nonce, AAD and buffer are native segments, as the data plane's are: those are passed to
+ * libcrypto as raw addresses after explicit checks, so nothing depends on the JIT eliminating temporary slices. One
+ * instance per thread; it owns a native {@code EVP_CIPHER_CTX} until {@link #close()}.
  */
 public final class LibcryptoAeadCipher implements AeadCipher {
     private final ChaCha20Poly1305 engine;

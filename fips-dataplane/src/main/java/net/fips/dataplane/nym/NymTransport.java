@@ -1,22 +1,13 @@
 package net.fips.dataplane.nym;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalLong;
 
+import net.fips.dataplane.tcp.ProxiedStreamTransport;
 import net.fips.dataplane.tcp.TcpTransport;
 import net.fips.dataplane.tcp.TcpTransportConfig;
 import net.fips.dataplane.tor.Socks5Connector;
-import net.fips.dataplane.transport.ConnectionState;
-import net.fips.dataplane.transport.DiscoveredPeer;
-import net.fips.dataplane.transport.Transport;
-import net.fips.dataplane.transport.TransportAddr;
-import net.fips.dataplane.transport.TransportDestination;
-import net.fips.dataplane.transport.TransportException;
-import net.fips.dataplane.transport.TransportPort;
 
 /**
  * A Nym transport instance (transports.md §6.7): the TCP transport's event loop, framing, pool and send path with
@@ -26,13 +17,12 @@ import net.fips.dataplane.transport.TransportPort;
  * Nym stats ({@link NymCounters}). A connection the proxy closes counts {@code recv_errors}, as the reference's
  * reader does; the link layer redials by its own schedule.
  */
-public final class NymTransport implements Transport {
-    private final TcpTransport tcp;
+public final class NymTransport extends ProxiedStreamTransport {
     private final NymCounters counters;
     private final String socks5Addr;
 
     private NymTransport(final TcpTransport tcp, final NymCounters counters, final String socks5Addr) {
-        this.tcp = tcp;
+        super(tcp);
         this.counters = counters;
         this.socks5Addr = socks5Addr;
     }
@@ -68,98 +58,13 @@ public final class NymTransport implements Transport {
     }
 
     @Override
-    public String typeName() {
-        return tcp.typeName();
-    }
-
-    @Override
-    public String instanceName() {
-        return tcp.instanceName();
-    }
-
-    @Override
-    public State state() {
-        return tcp.state();
-    }
-
-    @Override
-    public int mtu() {
-        return tcp.mtu();
-    }
-
-    @Override
-    public int linkMtu(final TransportAddr address) {
-        return tcp.mtu();
-    }
-
-    @Override
-    public TransportDestination destination(final TransportAddr address) throws TransportException {
-        return tcp.destination(address);
-    }
-
-    @Override
-    public TransportAddr sourceAddress(final MemorySegment source, final long offset, final int length) {
-        return tcp.sourceAddress(source, offset, length);
-    }
-
-    @Override
-    public void connect(final TransportAddr address) {
-        tcp.connect(address);
-    }
-
-    @Override
-    public ConnectionState connectionState(final TransportAddr address) {
-        return tcp.connectionState(address);
-    }
-
-    @Override
-    public void closeConnection(final TransportAddr address) {
-        tcp.closeConnection(address);
-    }
-
-    @Override
-    public List<DiscoveredPeer> drainDiscovered() {
-        return List.of();
-    }
-
-    @Override
     public boolean acceptConnections() {
         return false;
     }
 
     @Override
-    public OptionalLong kernelDrops() {
-        return OptionalLong.empty();
-    }
-
-    @Override
     public Map<String, Long> stats() {
         return counters.merge(tcp.stats());
-    }
-
-    @Override
-    public TransportAddr localAddr() {
-        return tcp.localAddr();
-    }
-
-    @Override
-    public void start(final TransportPort port) throws IOException {
-        tcp.start(port);
-    }
-
-    @Override
-    public void wakeup() {
-        tcp.wakeup();
-    }
-
-    @Override
-    public void stop() {
-        tcp.stop();
-    }
-
-    @Override
-    public void close() {
-        tcp.close();
     }
 
     @Override

@@ -1,21 +1,12 @@
 package net.fips.dataplane.tor;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalLong;
 
+import net.fips.dataplane.tcp.ProxiedStreamTransport;
 import net.fips.dataplane.tcp.TcpTransport;
 import net.fips.dataplane.tcp.TcpTransportConfig;
-import net.fips.dataplane.transport.ConnectionState;
-import net.fips.dataplane.transport.DiscoveredPeer;
-import net.fips.dataplane.transport.Transport;
-import net.fips.dataplane.transport.TransportAddr;
-import net.fips.dataplane.transport.TransportDestination;
-import net.fips.dataplane.transport.TransportException;
-import net.fips.dataplane.transport.TransportPort;
 
 /**
  * A Tor transport instance (transports.md §6): the TCP transport's event loop, framing, pool and stats with the
@@ -25,15 +16,14 @@ import net.fips.dataplane.transport.TransportPort;
  * and onion address for {@code show_transports}; inbound connections are admitted exactly when an onion address
  * is active.
  */
-public final class TorTransport implements Transport {
-    private final TcpTransport tcp;
+public final class TorTransport extends ProxiedStreamTransport {
     private final TorCounters counters;
     private final String mode;
     private final String onionAddress;
 
     private TorTransport(final TcpTransport tcp, final TorCounters counters, final String mode,
                          final String onionAddress) {
-        this.tcp = tcp;
+        super(tcp);
         this.counters = counters;
         this.mode = mode;
         this.onionAddress = onionAddress;
@@ -75,98 +65,13 @@ public final class TorTransport implements Transport {
     }
 
     @Override
-    public String typeName() {
-        return tcp.typeName();
-    }
-
-    @Override
-    public String instanceName() {
-        return tcp.instanceName();
-    }
-
-    @Override
-    public State state() {
-        return tcp.state();
-    }
-
-    @Override
-    public int mtu() {
-        return tcp.mtu();
-    }
-
-    @Override
-    public int linkMtu(final TransportAddr address) {
-        return tcp.mtu();
-    }
-
-    @Override
-    public TransportDestination destination(final TransportAddr address) throws TransportException {
-        return tcp.destination(address);
-    }
-
-    @Override
-    public TransportAddr sourceAddress(final MemorySegment source, final long offset, final int length) {
-        return tcp.sourceAddress(source, offset, length);
-    }
-
-    @Override
-    public void connect(final TransportAddr address) {
-        tcp.connect(address);
-    }
-
-    @Override
-    public ConnectionState connectionState(final TransportAddr address) {
-        return tcp.connectionState(address);
-    }
-
-    @Override
-    public void closeConnection(final TransportAddr address) {
-        tcp.closeConnection(address);
-    }
-
-    @Override
-    public List<DiscoveredPeer> drainDiscovered() {
-        return List.of();
-    }
-
-    @Override
     public boolean acceptConnections() {
         return onionAddress != null && tcp.acceptConnections();
     }
 
     @Override
-    public OptionalLong kernelDrops() {
-        return OptionalLong.empty();
-    }
-
-    @Override
     public Map<String, Long> stats() {
         return counters.merge(tcp.stats());
-    }
-
-    @Override
-    public TransportAddr localAddr() {
-        return tcp.localAddr();
-    }
-
-    @Override
-    public void start(final TransportPort port) throws IOException {
-        tcp.start(port);
-    }
-
-    @Override
-    public void wakeup() {
-        tcp.wakeup();
-    }
-
-    @Override
-    public void stop() {
-        tcp.stop();
-    }
-
-    @Override
-    public void close() {
-        tcp.close();
     }
 
     @Override

@@ -10,7 +10,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Random;
 
 import org.junit.jupiter.api.AfterEach;
@@ -19,30 +18,30 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import net.fips.testing.Hex;
+
 /**
  * What every {@link AeadCipher} backend must do: the RFC 8439 known answers, round trips, rejection of any
  * tampering, and in-place operation at arbitrary offsets without touching neighbouring bytes.
  */
 abstract class AeadCipherContractTest {
     /** RFC 8439 §2.8.2: key 80..9f, nonce = constant 07000000 ‖ IV 4041424344454647. */
-    static final byte[] S282_KEY = hex("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f");
-    static final byte[] S282_NONCE = hex("070000004041424344454647");
-    static final byte[] S282_AAD = hex("50515253c0c1c2c3c4c5c6c7");
+    static final byte[] S282_KEY = Hex.bytes("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f");
+    static final byte[] S282_NONCE = Hex.bytes("070000004041424344454647");
+    static final byte[] S282_AAD = Hex.bytes("50515253c0c1c2c3c4c5c6c7");
     static final byte[] S282_PLAINTEXT = ("Ladies and Gentlemen of the class of '99: If I could offer you only one tip "
             + "for the future, sunscreen would be it.").getBytes(StandardCharsets.US_ASCII);
-    static final byte[] S282_CIPHERTEXT = hex(
-            "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d6"
+    static final byte[] S282_CIPHERTEXT = Hex.bytes("d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d6"
             + "3dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b36"
             + "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
             + "3ff4def08e4b7a9de576d26586cec64b6116");
-    static final byte[] S282_TAG = hex("1ae10b594f09e26a7e902ecbd0600691");
+    static final byte[] S282_TAG = Hex.bytes("1ae10b594f09e26a7e902ecbd0600691");
 
     /** RFC 8439 Appendix A.5: the decryption example. */
-    static final byte[] A5_KEY = hex("1c9240a5eb55d38af333888604f6b5f0473917c1402b80099dca5cbc207075c0");
-    static final byte[] A5_NONCE = hex("000000000102030405060708");
-    static final byte[] A5_AAD = hex("f33388860000000000004e91");
-    static final byte[] A5_CIPHERTEXT = hex(
-            "64a0861575861af460f062c79be643bd5e805cfd345cf389f108670ac76c8cb2"
+    static final byte[] A5_KEY = Hex.bytes("1c9240a5eb55d38af333888604f6b5f0473917c1402b80099dca5cbc207075c0");
+    static final byte[] A5_NONCE = Hex.bytes("000000000102030405060708");
+    static final byte[] A5_AAD = Hex.bytes("f33388860000000000004e91");
+    static final byte[] A5_CIPHERTEXT = Hex.bytes("64a0861575861af460f062c79be643bd5e805cfd345cf389f108670ac76c8cb2"
             + "4c6cfc18755d43eea09ee94e382d26b0bdb7b73c321b0100d4f03b7f355894cf"
             + "332f830e710b97ce98c8a84abd0b948114ad176e008d33bd60f982b1ff37c855"
             + "9797a06ef4f0ef61c186324e2b3506383606907b6a7c02b0f9f6157b53c867e4"
@@ -51,7 +50,7 @@ abstract class AeadCipherContractTest {
             + "0bb2316053fa76991955ebd63159434ecebb4e466dae5a1073a6727627097a10"
             + "49e617d91d361094fa68f0ff77987130305beaba2eda04df997b714d6c6f2c29"
             + "a6ad5cb4022b02709b");
-    static final byte[] A5_TAG = hex("eead9d67890cbb22392336fea1851f38");
+    static final byte[] A5_TAG = Hex.bytes("eead9d67890cbb22392336fea1851f38");
     static final String A5_PLAINTEXT = "Internet-Drafts are draft documents valid for a maximum of six months and may "
             + "be updated, replaced, or obsoleted by other documents at any time. It is inappropriate to use "
             + "Internet-Drafts as reference material or to cite them other than as /\u201cwork in progress./\u201d";
@@ -325,10 +324,6 @@ abstract class AeadCipherContractTest {
         final byte[] b = new byte[n];
         rnd.nextBytes(b);
         return b;
-    }
-
-    static byte[] hex(final String s) {
-        return HexFormat.of().parseHex(s);
     }
 
     static byte[] concat(final byte[] a, final byte[] b) {

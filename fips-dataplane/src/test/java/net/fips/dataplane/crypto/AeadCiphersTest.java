@@ -10,26 +10,62 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HexFormat;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import net.fips.ffm.boringssl.Boringssl;
 import net.fips.ffm.openssl.Libcrypto;
 
 /** The backend choice and the FIPS nonce layout. */
 class AeadCiphersTest {
     @Test
-    void defaultFollowsLibcryptoAvailability() {
-        if (Libcrypto.isAvailable() && System.getProperty(AeadCiphers.BACKEND_PROPERTY) == null) {
-            assertEquals(AeadCiphers.LIBCRYPTO, AeadCiphers.defaultBackend());
-            assertTrue(AeadCiphers.fallbackReason().isEmpty());
-            try (AeadCipher c = AeadCiphers.create()) {
-                assertInstanceOf(LibcryptoAeadCipher.class, c);
-            }
-        } else {
-            assertEquals(AeadCiphers.JDK, AeadCiphers.defaultBackend());
-            assertTrue(AeadCiphers.fallbackReason().isPresent());
-            try (AeadCipher c = AeadCiphers.create()) {
-                assertInstanceOf(JdkAeadCipher.class, c);
+    void defaultIsTheFirstAvailableOfTheOrder() {
+        final String first = AeadCiphers.available().getFirst();
+        if (System.getProperty(AeadCiphers.BACKEND_PROPERTY) == null) {
+            assertEquals(first, AeadCiphers.defaultBackend());
+            assertEquals(first.equals(AeadCiphers.DEFAULT_ORDER.getFirst()), AeadCiphers.fallbackReason().isEmpty(),
+                    AeadCiphers.fallbackReason().toString());
+        }
+        try (AeadCipher c = AeadCiphers.create()) {
+            assertEquals(AeadCiphers.defaultBackend(), c.backend());
+            final Class<? extends AeadCipher> type = switch (c.backend()) {
+                case AeadCiphers.LIBCRYPTO -> LibcryptoAeadCipher.class;
+                case AeadCiphers.BORINGSSL -> BoringsslAeadCipher.class;
+                default -> JdkAeadCipher.class;
+            };
+            assertInstanceOf(type, c);
+        }
+    }
+
+    @Test
+    void fallbacksFollowTheOrderAndNameEveryReason() {
+        final Map<String, String> none = Map.of();
+        assertArrayEquals(new String[] {AeadCiphers.BORINGSSL, null}, AeadCiphers.choose(null, none::get));
+        final Map<String, String> noBoring = Map.of(AeadCiphers.BORINGSSL, "not installed");
+        assertArrayEquals(new String[] {AeadCiphers.LIBCRYPTO, "boringssl unavailable: not installed"},
+                AeadCiphers.choose(null, noBoring::get));
+        final Map<String, String> neither = Map.of(AeadCiphers.BORINGSSL, "b gone", AeadCiphers.LIBCRYPTO, "l gone");
+        assertArrayEquals(new String[] {AeadCiphers.JDK,
+            "boringssl unavailable: b gone; libcrypto unavailable: l gone"}, AeadCiphers.choose(null, neither::get));
+        assertArrayEquals(new String[] {AeadCiphers.LIBCRYPTO, "forced by -Dfips.aead.backend=libcrypto"},
+                AeadCiphers.choose(AeadCiphers.LIBCRYPTO, none::get));
+        assertArrayEquals(new String[] {AeadCiphers.BORINGSSL, null}, AeadCiphers.choose(AeadCiphers.BORINGSSL,
+                none::get));
+        // A forced backend that cannot load falls back along the order, saying so once.
+        assertArrayEquals(new String[] {AeadCiphers.LIBCRYPTO,
+            "-Dfips.aead.backend=boringssl unavailable: not installed"},
+                AeadCiphers.choose(AeadCiphers.BORINGSSL, noBoring::get));
+    }
+
+    @Test
+    void availableFollowsTheProbes() {
+        assertEquals(Libcrypto.isAvailable(), AeadCiphers.available().contains(AeadCiphers.LIBCRYPTO));
+        assertEquals(Boringssl.isAvailable(), AeadCiphers.available().contains(AeadCiphers.BORINGSSL));
+        assertTrue(AeadCiphers.available().contains(AeadCiphers.JDK));
+        for (final String b : AeadCiphers.available()) {
+            try (AeadCipher c = AeadCiphers.create(b)) {
+                assertEquals(b, c.backend());
             }
         }
     }

@@ -1,6 +1,7 @@
 package net.fips.dataplane.engine;
 
-import static net.fips.dataplane.engine.DataPlaneWakeUpTest.await;
+import static net.fips.dataplane.engine.DataPlaneWakeUpTest.STALL;
+import static net.fips.testing.Await.spinUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -118,16 +119,16 @@ class DataPlaneCompactTest {
     void aCommandFromTheControlThreadWakesTheIdleThread() {
         final LoopPortTest.FakeTransport t = new LoopPortTest.FakeTransport();
         final DataPlane dp = loopPlane(t, context(new Deliveries(), 1));
-        await(() -> inPoll(dp), () -> "never blocked in poll: " + dump(dp));
+        spinUntil(STALL, () -> inPoll(dp), () -> "never blocked in poll: " + dump(dp));
         final long polls = dp.compactRunner().polls();
         // a command queued by this (control) thread: only the eventfd can get the idle thread to apply it
         dp.sendLinkMessage(LINK_A, new byte[] {0x50, 1, 2, 3});
-        await(() -> t.port.hasOutbound(), () -> "the command was not applied: " + dump(dp));
+        spinUntil(STALL, () -> t.port.hasOutbound(), () -> "the command was not applied: " + dump(dp));
         assertEquals(1, drain(t));
         assertEquals(1, dp.linkStats(LINK_A).packetsOut());
         assertTrue(dp.compactRunner().polls() >= polls);
         assertNull(dp.agentFailure());
-        await(() -> inPoll(dp), () -> "did not go back to poll: " + dump(dp));
+        spinUntil(STALL, () -> inPoll(dp), () -> "did not go back to poll: " + dump(dp));
     }
 
     @Test
@@ -138,7 +139,7 @@ class DataPlaneCompactTest {
         final FrameCodec codec = new FrameCodec();
         for (int i = 0; i < 50; i++) {
             final long seq = i;
-            await(() -> inPoll(dp), () -> "never blocked in poll: " + dump(dp));
+            spinUntil(STALL, () -> inPoll(dp), () -> "never blocked in poll: " + dump(dp));
             final byte[] frame = codec.seal(FrameCodec.key(2), 0, 0x1111, i, 0, Deliveries.bytes(i, 64));
             final int slot = t.port.acquire();
             MemorySegment.copy(frame, 0, t.port.pool().slotSegment(slot), ValueLayout.JAVA_BYTE,
@@ -146,7 +147,7 @@ class DataPlaneCompactTest {
             final byte[] src = PEER.bytes();
             assertTrue(t.port.deliver(slot, frame.length, MemorySegment.ofArray(src), 0, src.length));
             t.port.flush();
-            await(() -> d.delivered.get() == seq + 1, () -> "frame " + seq + " not delivered: " + dump(dp));
+            spinUntil(STALL, () -> d.delivered.get() == seq + 1, () -> "frame " + seq + " not delivered: " + dump(dp));
         }
         assertEquals(0, d.corrupt.get() + d.outOfOrder.get());
     }
@@ -171,7 +172,7 @@ class DataPlaneCompactTest {
             final DataPlane from = ab ? a : b;
             final DataPlane to = ab ? b : a;
             if (random.nextInt(4) == 0) {
-                await(() -> inPoll(from) && inPoll(to), state);
+                spinUntil(STALL, () -> inPoll(from) && inPoll(to), state);
             }
             final long seq = i >>> 1;
             Deliveries.write(buf, seq, 64);
@@ -179,7 +180,7 @@ class DataPlaneCompactTest {
                 Thread.onSpinWait();
             }
             final Deliveries at = ab ? atB : atA;
-            await(() -> at.delivered.get() == seq + 1, state);
+            spinUntil(STALL, () -> at.delivered.get() == seq + 1, state);
         }
         assertEquals(total / 2, atA.delivered.get());
         assertEquals(total / 2, atB.delivered.get());
@@ -192,7 +193,7 @@ class DataPlaneCompactTest {
     void closeWakesTheIdleThreadAndJoinsIt() throws Exception {
         final DataPlane dp = udpPlane(new Deliveries(), 1);
         final Thread thread = dp.compactRunner().thread();
-        await(() -> inPoll(dp), () -> "never blocked in poll: " + dump(dp));
+        spinUntil(STALL, () -> inPoll(dp), () -> "never blocked in poll: " + dump(dp));
         dp.close();   // bounded by the class timeout: the poll is unbounded, only the eventfd ends it
         assertFalse(thread.isAlive(), "close() returned before the thread ended");
     }
@@ -206,11 +207,11 @@ class DataPlaneCompactTest {
         for (int i = 0; i < total; i++) {
             Deliveries.write(buf, i, 64);
             // the caller ring holds 64: wait while the thread has not yet moved earlier ones on
-            await(() -> dp.sendDatagram(LINK_A, buf, 0, 64), () -> "caller ring stays full: " + dump(dp));
+            spinUntil(STALL, () -> dp.sendDatagram(LINK_A, buf, 0, 64), () -> "caller ring stays full: " + dump(dp));
         }
         // The loop transport drains nothing: 64 sealed frames fill its ring, the rest wait in the caller ring.
         final CompactRunner r = dp.compactRunner();
-        await(() -> dp.linkStats(LINK_A).packetsOut() == 64, () -> "ring not filled: " + dump(dp));
+        spinUntil(STALL, () -> dp.linkStats(LINK_A).packetsOut() == 64, () -> "ring not filled: " + dump(dp));
         final long cycles0 = r.cycles();
         final long t0 = System.nanoTime();
         // Watch the stalled thread for a while (an observation window, not a synchronisation).
@@ -227,7 +228,7 @@ class DataPlaneCompactTest {
         assertEquals(64, dp.linkStats(LINK_A).packetsOut());
         // The loop frees the ring; nobody signals the data-plane thread, its paced retry picks the rest up.
         final int[] got = {drain(t)};
-        await(() -> {
+        spinUntil(STALL, () -> {
             got[0] += drain(t);
             return got[0] == total;
         }, () -> got[0] + " of " + total + " frames out: " + dump(dp));
@@ -260,7 +261,8 @@ class DataPlaneCompactTest {
                         Deliveries.bytes(i, 64))), dp.udpTransport(0).localAddress());
             }
             final CompactRunner r = dp.compactRunner();
-            await(() -> dp.counter(DataPlaneCounter.DROP_POOL_EXHAUSTED) > 0, () -> "no exhaustion seen: " + dump(dp));
+            spinUntil(STALL, () -> dp.counter(DataPlaneCounter.DROP_POOL_EXHAUSTED) > 0,
+                    () -> "no exhaustion seen: " + dump(dp));
             final long cycles0 = r.cycles();
             final long t0 = System.nanoTime();
             // The socket stays readable and no cycle can take a datagram: watch for a while (not a synchronisation).
@@ -273,7 +275,8 @@ class DataPlaneCompactTest {
             assertEquals(0, d.delivered.get());
             // Slots come back without a signal to the data-plane thread: its paced retry receives everything.
             held.forEach(dp.pool()::release);
-            await(() -> d.delivered.get() == total, () -> d.delivered.get() + " of " + total + ": " + dump(dp));
+            spinUntil(STALL, () -> d.delivered.get() == total,
+                    () -> d.delivered.get() + " of " + total + ": " + dump(dp));
             assertEquals(0, d.corrupt.get() + d.outOfOrder.get());
             assertNull(dp.agentFailure());
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static net.fips.testing.Await.spinUntil;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,7 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,6 +37,7 @@ class DataPlaneLoopbackTest {
     /** Datagrams in flight per direction: well below what the granted socket buffers hold, so nothing is lost. */
     private static final int WINDOW = 128;
     private static final long STALL_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final Duration STALL = Duration.ofNanos(STALL_NS);
     private static final long LINK_A = 1;
     private static final long LINK_B = 8;
 
@@ -97,20 +99,13 @@ class DataPlaneLoopbackTest {
                 Thread.onSpinWait();
             }
         }
-        awaitTrue(() -> atA.delivered.get() == total && atB.delivered.get() == total, a, b);
+        spinUntil(STALL, () -> atA.delivered.get() == total && atB.delivered.get() == total,
+                () -> "progress; A: " + dump(a) + " B: " + dump(b));
     }
 
     private static void stallCheck(final long since, final DataPlane a, final DataPlane b) {
         if (System.nanoTime() - since > STALL_NS) {
             fail("no progress for 10 s; A: " + dump(a) + " B: " + dump(b));
-        }
-    }
-
-    private static void awaitTrue(final BooleanSupplier condition, final DataPlane a, final DataPlane b) {
-        final long start = System.nanoTime();
-        while (!condition.getAsBoolean()) {
-            stallCheck(start, a, b);
-            Thread.onSpinWait();
         }
     }
 
@@ -178,18 +173,21 @@ class DataPlaneLoopbackTest {
 
             a.dropPrevious(LINK_A);
             b.dropPrevious(LINK_B);
-            awaitTrue(() -> a.registeredIndices() == 1 && b.registeredIndices() == 1, a, b);
+            spinUntil(STALL, () -> a.registeredIndices() == 1 && b.registeredIndices() == 1,
+                    () -> "progress; A: " + dump(a) + " B: " + dump(b));
             // A frame for B's old index is now unknown: dropped before any crypto.
             final byte[] stale = new FrameCodec().seal(FrameCodec.key(1), 0, 0x2222, total * 2L, 0,
                     Deliveries.bytes(0, 64));
             raw.send(ByteBuffer.wrap(stale), address(b));
-            awaitTrue(() -> b.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX) == 1, a, b);
+            spinUntil(STALL, () -> b.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX) == 1,
+                    () -> "progress; A: " + dump(a) + " B: " + dump(b));
             // Traffic still flows on the new sessions.
             assertEquals(total, atB.delivered.get());
             final MemorySegment buf = Arena.ofAuto().allocate(SIZE);
             Deliveries.write(buf, total, SIZE);
             assertTrue(a.sendDatagram(LINK_A, buf, 0, SIZE));
-            awaitTrue(() -> atB.delivered.get() == total + 1, a, b);
+            spinUntil(STALL, () -> atB.delivered.get() == total + 1,
+                    () -> "progress; A: " + dump(a) + " B: " + dump(b));
             assertEquals(0, atB.corrupt.get() + atB.outOfOrder.get());
         }
     }

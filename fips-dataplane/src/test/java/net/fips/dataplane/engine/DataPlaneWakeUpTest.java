@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
+import static net.fips.testing.Await.spinUntil;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,8 +13,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,7 +38,8 @@ import net.fips.dataplane.udp.UdpTransportConfig;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class DataPlaneWakeUpTest {
     private static final int SIZE = 64;
-    private static final long STALL_NS = TimeUnit.SECONDS.toNanos(10);
+    /** How long a wait may see no progress before the test fails (a lost wake-up?). */
+    static final Duration STALL = Duration.ofSeconds(10);
     private static final long LINK_A = 1;
     private static final long LINK_B = 8;
 
@@ -65,25 +67,6 @@ class DataPlaneWakeUpTest {
         final long until = System.nanoTime() + nanos;
         while (System.nanoTime() < until) {
             Thread.onSpinWait();
-        }
-    }
-
-    /**
-     * Waits for {@code condition}: spins briefly (to act at a precise moment), then yields, so that the test
-     * thread does not keep a core from the data-plane threads it waits for (the build machine may have only two).
-     */
-    static void await(final BooleanSupplier condition, final Supplier<String> state) {
-        final long start = System.nanoTime();
-        int spins = 0;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - start > STALL_NS) {
-                fail("no progress for 10 s (a lost wake-up?): " + state.get());
-            }
-            if (++spins < 200) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
         }
     }
 
@@ -125,7 +108,7 @@ class DataPlaneWakeUpTest {
                 while (!from.sendDatagram(ab ? LINK_A : LINK_B, buf, 0, SIZE)) {
                     Thread.onSpinWait();
                 }
-                await(() -> to.delivered.get() == seq + 1, state);
+                spinUntil(STALL, () -> to.delivered.get() == seq + 1, state);
             }
             assertEquals(total / 2, atA.delivered.get());
             assertEquals(total / 2, atB.delivered.get());
@@ -133,7 +116,8 @@ class DataPlaneWakeUpTest {
             assertNull(a.agentFailure());
             assertNull(b.agentFailure());
             // Gone quiet, every worker and tx thread ends up parked on its wake signal.
-            await(DataPlaneWakeUpTest::allConsumersParkedOnTheirSignal, () -> "threads not parked: " + consumers());
+            spinUntil(STALL, DataPlaneWakeUpTest::allConsumersParkedOnTheirSignal,
+                    () -> "threads not parked: " + consumers());
         }
     }
 
@@ -213,16 +197,17 @@ class DataPlaneWakeUpTest {
                 // Offer at a random point of the consumer's way to sleep, most often just as it gets there.
                 final int phase = random.nextInt(2 * (spins + yields + 1) + 1);
                 if (phase <= spins + yields + 1) {
-                    await(() -> emptyCycles.get() >= phase, () -> "consumer stopped cycling");
+                    spinUntil(STALL, () -> emptyCycles.get() >= phase, () -> "consumer stopped cycling");
                 } else {
-                    await(() -> emptyCycles.get() >= spins + yields + 1, () -> "consumer stopped cycling");
+                    spinUntil(STALL, () -> emptyCycles.get() >= spins + yields + 1, () -> "consumer stopped cycling");
                     gap(random.nextLong(2_000));
                 }
                 while (!ring.offer(i & 0xFFFF)) {
                     Thread.onSpinWait();
                 }
                 signal.wake();
-                await(() -> consumed.get() == expected, () -> "consumed " + consumed.get() + " of " + expected);
+                spinUntil(STALL, () -> consumed.get() == expected,
+                        () -> "consumed " + consumed.get() + " of " + expected);
             }
         }
         assertEquals(total, consumed.get());

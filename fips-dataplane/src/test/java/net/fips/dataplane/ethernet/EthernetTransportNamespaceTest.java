@@ -1,11 +1,11 @@
 package net.fips.dataplane.ethernet;
 
-import static net.fips.dataplane.NamespaceProbes.LINE_WAIT_S;
-import static net.fips.dataplane.NamespaceProbes.expect;
-import static net.fips.dataplane.NamespaceProbes.isRoot;
-import static net.fips.dataplane.NamespaceProbes.lines;
-import static net.fips.dataplane.NamespaceProbes.run;
-import static net.fips.dataplane.NamespaceProbes.send;
+import static net.fips.testing.NamespaceProbes.LINE_WAIT_S;
+import static net.fips.testing.NamespaceProbes.expect;
+import static net.fips.testing.NamespaceProbes.isRoot;
+import static net.fips.testing.NamespaceProbes.lines;
+import static net.fips.testing.NamespaceProbes.run;
+import static net.fips.testing.NamespaceProbes.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -29,8 +29,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import net.fips.dataplane.NamespaceProbes;
-import net.fips.dataplane.NamespaceProbes.Run;
+import net.fips.testing.NamespaceProbes;
+import net.fips.testing.NamespaceProbes.Run;
 import net.fips.ffm.linux.Syscalls;
 
 /**

@@ -7,18 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static net.fips.testing.Await.spinUntil;
+import static net.fips.dataplane.tcp.StreamTestFrames.awaitHandshake;
+import static net.fips.dataplane.tcp.StreamTestFrames.key;
+import static net.fips.dataplane.tcp.StreamTestFrames.msg;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,6 +39,7 @@ import net.fips.dataplane.tcp.TcpTransportConfig;
 import net.fips.dataplane.transport.ConnectionState;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
+import net.fips.testing.FreePorts;
 
 /**
  * The Nym transport through {@link MockSocks5Proxy} (no-auth SOCKS5, as {@code nym-socks5-client} speaks it) to a
@@ -47,6 +51,7 @@ import net.fips.dataplane.transport.TransportAddr;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NymTransportTest {
     private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final Duration DEADLINE = Duration.ofNanos(DEADLINE_NS);
     private final List<DataPlane> planes = new ArrayList<>();
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -88,57 +93,9 @@ class NymTransportTest {
                 socks5Addr);
     }
 
-    static void await(final String what, final BooleanSupplier condition) {
-        final long start = System.nanoTime();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - start > DEADLINE_NS) {
-                fail("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-    }
-
-    static byte[] msg(final int phase) {
-        final int total = phase == 1 ? 114 : 69;
-        final byte[] p = new byte[total];
-        p[0] = (byte) phase;
-        p[2] = (byte) (total - 4);
-        p[10] = (byte) phase;
-        return p;
-    }
-
-    private static DataPlaneEvent.HandshakeReceived awaitHandshake(final DataPlane dp) {
-        final DataPlaneEvent.HandshakeReceived[] got = {null};
-        await("a handshake event", () -> {
-            DataPlaneEvent e;
-            while ((e = dp.pollEvent()) != null) {
-                if (e instanceof DataPlaneEvent.HandshakeReceived h) {
-                    got[0] = h;
-                }
-            }
-            return got[0] != null;
-        });
-        return got[0];
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private static int port(final TransportAddr a) {
         final String t = a.toString();
         return Integer.parseInt(t.substring(t.lastIndexOf(':') + 1));
-    }
-
-    private static byte[] key(final int seed) {
-        final byte[] k = new byte[32];
-        for (int i = 0; i < 32; i++) {
-            k[i] = (byte) (seed * 31 + i);
-        }
-        return k;
     }
 
     @Test
@@ -159,15 +116,16 @@ class NymTransportTest {
         assertEquals(1400, ta.linkMtu(bAddr));
 
         a.sendHandshake(0, bAddr, msg(1));
-        await("the proxied connection", () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED,
+                () -> "the proxied connection");
         assertEquals(List.of("050100"), proxy.greetings, "no-auth only (transports.md §6.7)");
         assertEquals(List.of("05010001" + "7f000001" + String.format("%04x", port(bAddr))), proxy.requests,
                 "CONNECT by IPv4 address");
         a.sendHandshake(0, bAddr, msg(1));
-        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b);
+        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b, DEADLINE);
         assertArrayEquals(msg(1), h1.packet());
         b.sendHandshake(0, h1.from(), msg(2));
-        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a);
+        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a, DEADLINE);
         assertArrayEquals(msg(2), h2.packet());
         assertEquals(bAddr, h2.from());
 
@@ -189,7 +147,7 @@ class NymTransportTest {
                 fail("stalled at " + ab + "/" + ba + " A " + ta.stats() + " B " + tb.stats());
             }
         }
-        await("every datagram", () -> atA.delivered.get() == total && atB.delivered.get() == total);
+        spinUntil(DEADLINE, () -> atA.delivered.get() == total && atB.delivered.get() == total, () -> "every datagram");
         final Map<String, Long> s = ta.stats();
         assertEquals(NymCounters.NYM_STATS_ORDER, List.copyOf(s.keySet()), "the reference's NymStats keys");
         assertEquals(1L, s.get("connections_established"));
@@ -211,9 +169,10 @@ class NymTransportTest {
         final DataPlane b = plane(tb, new Sink());
         final TransportAddr peer = TransportAddr.ofText("peer:8443");
         a.sendHandshake(0, peer, msg(1));
-        await("the proxied connection", () -> ta.connectionState(peer) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ta.connectionState(peer) == ConnectionState.CONNECTED,
+                () -> "the proxied connection");
         a.sendHandshake(0, peer, msg(1));
-        assertArrayEquals(msg(1), awaitHandshake(b).packet());
+        assertArrayEquals(msg(1), awaitHandshake(b, DEADLINE).packet());
         assertEquals(List.of("0501000304" + "70656572" + "20fb (peer)"), proxy.requests);
     }
 
@@ -228,8 +187,10 @@ class NymTransportTest {
             proxy.replyCode = code;
             final long before = ta.stats().get("socks5_errors");
             ta.connect(dest);
-            await("failed connect (reply " + code + ")", () -> ta.connectionState(dest) == ConnectionState.FAILED
-                    && ta.stats().get("socks5_errors") == before + 1);
+            spinUntil(DEADLINE,
+                    () -> ta.connectionState(dest) == ConnectionState.FAILED
+                            && ta.stats().get("socks5_errors") == before + 1,
+                    () -> "failed connect (reply " + code + ")");
         }
         assertEquals(2L, ta.stats().get("socks5_errors"), "reply 05 too: Nym has no connect_refused");
         assertFalse(ta.stats().containsKey("connect_refused"));
@@ -238,14 +199,15 @@ class NymTransportTest {
 
     @Test
     void aProxyPortWithNothingListeningIsOneSocks5ErrorPerAttempt() throws Exception {
-        final NymTransport ta = nym("127.0.0.1:" + freePort(), 5000);
+        final NymTransport ta = nym("127.0.0.1:" + FreePorts.tcp(), 5000);
         plane(ta, new Sink());
         final TransportAddr dest = TransportAddr.ofText("127.0.0.1:9");
         for (int i = 1; i <= 2; i++) {
             final long want = i;
             ta.connect(dest);
-            await("refused connect " + i, () -> ta.connectionState(dest) == ConnectionState.FAILED
-                    && ta.stats().get("socks5_errors") >= want);
+            spinUntil(DEADLINE,
+                    () -> ta.connectionState(dest) == ConnectionState.FAILED && ta.stats().get("socks5_errors") >= want,
+                    () -> "refused connect " + want);
         }
         assertEquals(2L, ta.stats().get("socks5_errors"));
     }
@@ -258,7 +220,7 @@ class NymTransportTest {
         plane(ta, new Sink());
         final TransportAddr dest = TransportAddr.ofText("127.0.0.1:9");
         ta.connect(dest);
-        await("the connect timeout", () -> ta.connectionState(dest) == ConnectionState.FAILED);
+        spinUntil(DEADLINE, () -> ta.connectionState(dest) == ConnectionState.FAILED, () -> "the connect timeout");
         assertEquals(1L, ta.stats().get("connect_timeouts"));
         assertEquals(0L, ta.stats().get("socks5_errors"));
     }
@@ -273,15 +235,16 @@ class NymTransportTest {
         final DataPlane b = plane(tb, new Sink());
         final TransportAddr bAddr = tb.localAddr();
         ta.connect(bAddr);
-        await("the proxied connection", () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED,
+                () -> "the proxied connection");
         proxy.killConnections();
-        await("the drop noticed", () -> ta.connectionState(bAddr) == ConnectionState.NONE);
+        spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.NONE, () -> "the drop noticed");
         assertEquals(1L, ta.stats().get("recv_errors"));
 
         a.sendHandshake(0, bAddr, msg(1));
-        await("the redial", () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED, () -> "the redial");
         a.sendHandshake(0, bAddr, msg(1));
-        assertArrayEquals(msg(1), awaitHandshake(b).packet());
+        assertArrayEquals(msg(1), awaitHandshake(b, DEADLINE).packet());
         assertEquals(2L, ta.stats().get("connections_established"));
         assertEquals(2, proxy.requests.size());
     }
@@ -301,17 +264,18 @@ class NymTransportTest {
         final DataPlane b = plane(tb, atB);
         final TransportAddr bAddr = tb.localAddr();
         a.sendHandshake(0, bAddr, msg(1));
-        await("the proxied connection", () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.CONNECTED,
+                () -> "the proxied connection");
         a.sendHandshake(0, bAddr, msg(1));
-        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b);
+        final DataPlaneEvent.HandshakeReceived h1 = awaitHandshake(b, DEADLINE);
         a.addLink(new LinkSpec(1, 0, bAddr, 0x1111, 0x2222, key(1), key(2), System.nanoTime()));
         b.addLink(new LinkSpec(2, 0, h1.from(), 0x2222, 0x1111, key(2), key(1), System.nanoTime()));
         final MemorySegment buf = MemorySegment.ofArray(new byte[1400]);
         final long sent = ta.stats().get("packets_sent");
         assertTrue(a.sendDatagram(1, buf, 0, 1300));
-        await("the refusal", () -> a.counter(DataPlaneCounter.DROP_MTU) == 1);
+        spinUntil(DEADLINE, () -> a.counter(DataPlaneCounter.DROP_MTU) == 1, () -> "the refusal");
         assertTrue(a.sendDatagram(1, buf, 0, 1000));
-        await("the datagram that fits", () -> atB.delivered.get() == 1);
+        spinUntil(DEADLINE, () -> atB.delivered.get() == 1, () -> "the datagram that fits");
         assertEquals(sent + 1, ta.stats().get("packets_sent"), "only the one that fits went on the stream");
         assertEquals(0L, ta.stats().get("mtu_exceeded"));
     }

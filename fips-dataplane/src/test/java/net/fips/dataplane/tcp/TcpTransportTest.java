@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static net.fips.testing.Await.spinUntil;
+import static net.fips.dataplane.tcp.StreamTestFrames.awaitHandshake;
+import static net.fips.dataplane.tcp.StreamTestFrames.key;
+import static net.fips.dataplane.tcp.StreamTestFrames.msg;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -22,9 +25,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
+import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +43,7 @@ import net.fips.dataplane.transport.ConnectionState;
 import net.fips.dataplane.transport.Transport;
 import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.engine.DataPlaneCounter;
+import net.fips.testing.FreePorts;
 
 /**
  * The TCP transport on loopback under two real data planes: handshakes and sealed frames both ways over one
@@ -49,6 +53,7 @@ import net.fips.dataplane.engine.DataPlaneCounter;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TcpTransportTest {
     private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final Duration DEADLINE = Duration.ofNanos(DEADLINE_NS);
     private final List<DataPlane> planes = new ArrayList<>();
 
     /** Counts delivered datagrams and keeps their sizes. */
@@ -87,47 +92,14 @@ class TcpTransportTest {
         return TcpTransport.open(new TcpTransportConfig().connectTimeoutMs(2000));
     }
 
-    static void await(final String what, final BooleanSupplier condition) {
-        final long start = System.nanoTime();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - start > DEADLINE_NS) {
-                fail("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-    }
-
-    static byte[] msg(final int phase) {
-        final int total = phase == 1 ? 114 : 69;
-        final byte[] p = new byte[total];
-        p[0] = (byte) phase;
-        p[2] = (byte) (total - 4);
-        p[10] = (byte) phase;
-        return p;
-    }
-
-    private static DataPlaneEvent.HandshakeReceived awaitHandshake(final DataPlane dp) {
-        final DataPlaneEvent.HandshakeReceived[] got = {null};
-        await("a handshake event", () -> {
-            DataPlaneEvent e;
-            while ((e = dp.pollEvent()) != null) {
-                if (e instanceof DataPlaneEvent.HandshakeReceived h) {
-                    got[0] = h;
-                }
-            }
-            return got[0] != null;
-        });
-        return got[0];
-    }
-
     /** Sends msg1 until the connect the first (failed) send started is up and the packet arrives. */
     private static DataPlaneEvent.HandshakeReceived dialAndHandshake(final DataPlane from, final TcpTransport ft,
                                                                      final DataPlane to, final TransportAddr toAddr) {
         from.sendHandshake(0, toAddr, msg(1));
-        await("the connection to " + toAddr, () -> ft.connectionState(toAddr) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ft.connectionState(toAddr) == ConnectionState.CONNECTED,
+                () -> "the connection to " + toAddr);
         from.sendHandshake(0, toAddr, msg(1));
-        return awaitHandshake(to);
+        return awaitHandshake(to, DEADLINE);
     }
 
     @Test
@@ -156,7 +128,7 @@ class TcpTransportTest {
         final TransportAddr aAddr = h1.from();
         assertEquals(ConnectionState.CONNECTED, tb.connectionState(aAddr));
         b.sendHandshake(0, aAddr, msg(2));
-        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a);
+        final DataPlaneEvent.HandshakeReceived h2 = awaitHandshake(a, DEADLINE);
         assertArrayEquals(msg(2), h2.packet());
         assertEquals(bAddr, h2.from());
 
@@ -178,14 +150,15 @@ class TcpTransportTest {
                 fail("stalled at " + ab + "/" + ba + " A " + ta.stats() + " B " + tb.stats());
             }
         }
-        await("all datagrams", () -> atA.delivered.get() == total && atB.delivered.get() == total);
+        spinUntil(DEADLINE, () -> atA.delivered.get() == total && atB.delivered.get() == total, () -> "all datagrams");
         assertEquals(0L, ta.stats().get("recv_errors"));
         assertEquals(0L, tb.stats().get("recv_errors"));
         assertEquals(1L, tb.stats().get("connections_accepted"), "one connection carried everything");
         assertTrue(ta.stats().get("packets_sent") >= total);
         assertTrue(tb.stats().get("packets_recv") >= total);
         // The sender counts a write after it returns, the receiver may have delivered it before that.
-        await("bytes sent = bytes received", () -> ta.stats().get("bytes_sent").equals(tb.stats().get("bytes_recv")));
+        spinUntil(DEADLINE, () -> ta.stats().get("bytes_sent").equals(tb.stats().get("bytes_recv")),
+                () -> "bytes sent = bytes received");
     }
 
     /**
@@ -240,7 +213,7 @@ class TcpTransportTest {
         lookups.answers.put(named.text(), tc.localAddr());
 
         ta.connect(named);
-        await("the look-up to start", () -> lookups.started.get() == 1);
+        spinUntil(DEADLINE, () -> lookups.started.get() == 1, () -> "the look-up to start");
         assertEquals(ConnectionState.CONNECTING, ta.connectionState(named));
         assertTrue(lookups.lookupThread.getName().startsWith("fips-tcp-"), lookups.lookupThread.getName());
         ta.connect(named);      // asked again while the look-up runs: no second look-up
@@ -251,9 +224,10 @@ class TcpTransportTest {
         assertEquals(1, lookups.started.get());
 
         lookups.release.countDown();
-        await("the connection by name", () -> ta.connectionState(named) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ta.connectionState(named) == ConnectionState.CONNECTED,
+                () -> "the connection by name");
         a.sendHandshake(0, named, msg(1));
-        final DataPlaneEvent.HandshakeReceived hc = awaitHandshake(c);
+        final DataPlaneEvent.HandshakeReceived hc = awaitHandshake(c, DEADLINE);
         assertArrayEquals(msg(1), hc.packet());
         assertEquals(2L, ta.stats().get("connections_established"));
         assertEquals(1L, tc.stats().get("connections_accepted"));
@@ -267,12 +241,12 @@ class TcpTransportTest {
         plane(ta, new Sink());
         final TransportAddr named = TransportAddr.ofText("nowhere.test:2121");
         ta.connect(named);
-        await("the failed look-up", () -> ta.connectionState(named) == ConnectionState.FAILED);
+        spinUntil(DEADLINE, () -> ta.connectionState(named) == ConnectionState.FAILED, () -> "the failed look-up");
         assertEquals(0L, ta.stats().get("connections_established"));
         assertEquals(0L, ta.stats().get("connect_timeouts"));
         // asked again: a new look-up
         ta.connect(named);
-        await("a second look-up", () -> lookups.started.get() == 2);
+        spinUntil(DEADLINE, () -> lookups.started.get() == 2, () -> "a second look-up");
     }
 
     @Test
@@ -287,10 +261,10 @@ class TcpTransportTest {
         final TransportAddr named = TransportAddr.ofText("late.test:" + parse(tc.localAddr()).getPort());
         lookups.answers.put(named.text(), tc.localAddr());
         ta.connect(named);
-        await("the look-up to start", () -> lookups.started.get() == 1);
+        spinUntil(DEADLINE, () -> lookups.started.get() == 1, () -> "the look-up to start");
         now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1001));
         ta.wakeup();
-        await("the timeout", () -> ta.connectionState(named) == ConnectionState.FAILED);
+        spinUntil(DEADLINE, () -> ta.connectionState(named) == ConnectionState.FAILED, () -> "the timeout");
         assertEquals(1L, ta.stats().get("connect_timeouts"));
         lookups.release.countDown();
         final Thread t = lookups.lookupThread;
@@ -299,7 +273,8 @@ class TcpTransportTest {
         // The late answer is queued before this connect, which the loop takes in order: once this one is up, the
         // answer has been seen and dropped (a dial would have made the name CONNECTING on the loop at once).
         ta.connect(tc.localAddr());
-        await("the marker connection", () -> ta.connectionState(tc.localAddr()) == ConnectionState.CONNECTED);
+        spinUntil(DEADLINE, () -> ta.connectionState(tc.localAddr()) == ConnectionState.CONNECTED,
+                () -> "the marker connection");
         assertEquals(ConnectionState.FAILED, ta.connectionState(named));
         assertEquals(1L, ta.stats().get("connections_established"), "the marker only");
         assertEquals(1L, ta.stats().get("pool_outbound"));
@@ -307,22 +282,19 @@ class TcpTransportTest {
 
     @Test
     void refusedConnectIsCountedAndFails() throws Exception {
-        final int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        final int port = FreePorts.tcp();
         final TcpTransport ta = dialer();
         final DataPlane a = plane(ta, new Sink());
         final TransportAddr nobody = TransportAddr.ofText("127.0.0.1:" + port);
         ta.connect(nobody);
-        await("the refusal", () -> ta.connectionState(nobody) == ConnectionState.FAILED);
+        spinUntil(DEADLINE, () -> ta.connectionState(nobody) == ConnectionState.FAILED, () -> "the refusal");
         assertEquals(1L, ta.stats().get("connect_refused"));
         assertEquals(0L, ta.stats().get("connections_established"));
         assertEquals(Transport.Drive.OWN_LOOP, ta.drive(), "a loop of its own, not the data plane's agents");
         assertFalse(ta.datagramReaches(new InetSocketAddress("127.0.0.1", port)), "no datagram socket");
         // A later send starts over.
         a.sendHandshake(0, nobody, msg(1));
-        await("a second refusal", () -> ta.stats().get("connect_refused") == 2L);
+        spinUntil(DEADLINE, () -> ta.stats().get("connect_refused") == 2L, () -> "a second refusal");
     }
 
     @Test
@@ -344,12 +316,12 @@ class TcpTransportTest {
                 c.write(ByteBuffer.wrap(b));
                 expected++;
                 final int want = expected;
-                await("the close", () -> tb.framingErrors() == want);
+                spinUntil(DEADLINE, () -> tb.framingErrors() == want, () -> "the close");
                 assertEquals(-1, readUntilClosed(c), "the transport closed the connection");
             }
         }
         assertEquals(4L, tb.stats().get("recv_errors"));
-        await("pool_inbound back to 0", () -> tb.stats().get("pool_inbound") == 0L);
+        spinUntil(DEADLINE, () -> tb.stats().get("pool_inbound") == 0L, () -> "pool_inbound back to 0");
     }
 
     @Test
@@ -359,9 +331,9 @@ class TcpTransportTest {
         plane(tb, new Sink());
         final InetSocketAddress at = parse(tb.localAddr());
         try (SocketChannel _ = SocketChannel.open(at); SocketChannel _ = SocketChannel.open(at)) {
-            await("two accepted", () -> tb.stats().get("connections_accepted") == 2L);
+            spinUntil(DEADLINE, () -> tb.stats().get("connections_accepted") == 2L, () -> "two accepted");
             try (SocketChannel c3 = SocketChannel.open(at)) {
-                await("one rejected", () -> tb.stats().get("connections_rejected") == 1L);
+                spinUntil(DEADLINE, () -> tb.stats().get("connections_rejected") == 1L, () -> "one rejected");
                 assertEquals(-1, readUntilClosed(c3));
             }
             assertEquals(2L, tb.stats().get("pool_inbound"));
@@ -377,7 +349,7 @@ class TcpTransportTest {
         final TransportAddr bAddr = tb.localAddr();
         dialAndHandshake(a, ta, b, bAddr);
         b.close();
-        await("the drop", () -> ta.connectionState(bAddr) == ConnectionState.NONE);
+        spinUntil(DEADLINE, () -> ta.connectionState(bAddr) == ConnectionState.NONE, () -> "the drop");
         assertEquals(0L, ta.stats().get("pool_outbound"));
 
         final TcpTransport tb2 = listener(bAddr.toString());
@@ -400,7 +372,7 @@ class TcpTransportTest {
             final DataPlane a = plane(ta, new Sink());
             ta.connect(peer);
             try (SocketChannel raw = server.accept()) {
-                await("connected", () -> ta.connectionState(peer) == ConnectionState.CONNECTED);
+                spinUntil(DEADLINE, () -> ta.connectionState(peer) == ConnectionState.CONNECTED, () -> "connected");
                 a.addLink(new LinkSpec(1, 0, peer, 0x1111, 0x2222, key(1), key(2), System.nanoTime()));
                 final MemorySegment buf = MemorySegment.ofArray(new byte[1300]);
                 final int total = 4000;
@@ -470,11 +442,12 @@ class TcpTransportTest {
         final InetSocketAddress at = parse(tb.localAddr());
         try (SocketChannel talker = SocketChannel.open(at); SocketChannel silent = SocketChannel.open(at)) {
             talker.write(ByteBuffer.wrap(msg(1)));
-            await("both accepted", () -> tb.stats().get("pool_inbound") == 2L && tb.stats().get("packets_recv") == 1L);
+            spinUntil(DEADLINE, () -> tb.stats().get("pool_inbound") == 2L && tb.stats().get("packets_recv") == 1L,
+                    () -> "both accepted");
             clock.addAndGet(29_000_000_000L);
             tb.wakeup();
             clock.addAndGet(2_000_000_000L);
-            await("the silent one closed", () -> tb.stats().get("pool_inbound") == 1L);
+            spinUntil(DEADLINE, () -> tb.stats().get("pool_inbound") == 1L, () -> "the silent one closed");
             assertEquals(-1, readUntilClosed(silent));
             assertEquals(1L, tb.stats().get("recv_errors"));
             talker.configureBlocking(false);
@@ -495,13 +468,5 @@ class TcpTransportTest {
         final String t = a.toString();
         final int colon = t.lastIndexOf(':');
         return new InetSocketAddress(t.substring(0, colon), Integer.parseInt(t.substring(colon + 1)));
-    }
-
-    static byte[] key(final int seed) {
-        final byte[] k = new byte[32];
-        for (int i = 0; i < 32; i++) {
-            k[i] = (byte) (seed * 31 + i);
-        }
-        return k;
     }
 }

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
 import jdk.net.ExtendedSocketOptions;
 import org.junit.jupiter.api.Assertions;
 
+import net.fips.testing.FreePorts;
+
 /**
  * The dial through a real SOCKS5 server: Debian's {@code microsocks} on a free loopback port, relaying to a TCP
  * echo listener in this test (transports.md §8.5). Skipped when microsocks is not installed.
@@ -77,10 +79,7 @@ class MicrosocksTest {
     @Test
     void aClosedDestinationPortIsConnectRefused() throws Exception {
         final InetSocketAddress proxy = startMicrosocks();
-        final int closed;
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = ss.getLocalPort();
-        }
+        final int closed = FreePorts.tcp();
         final Socks5Dialer.Failed f = assertInstanceOf(Socks5Dialer.Failed.class, Socks5Dialer.dial(proxy,
                 Socks5Handshake.tor(TorAddress.parse("127.0.0.1:" + closed)), TIMEOUT, System::nanoTime));
         assertEquals(Socks5Failure.CONNECTION_REFUSED, f.failure());
@@ -102,10 +101,7 @@ class MicrosocksTest {
             assertEquals(Boolean.TRUE, ch.getOption(StandardSocketOptions.SO_KEEPALIVE));
             assertEquals(TorConnector.KEEPIDLE_SECS, ch.getOption(ExtendedSocketOptions.TCP_KEEPIDLE));
         }
-        final int closed;
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = ss.getLocalPort();
-        }
+        final int closed = FreePorts.tcp();
         connector.connect(("127.0.0.1:" + closed).getBytes(StandardCharsets.UTF_8));
         assertEquals(1, counters.connectRefused());
         new TorConnector("127.0.0.1:" + closed, TIMEOUT, true, counters, System::nanoTime)
@@ -158,10 +154,7 @@ class MicrosocksTest {
     private InetSocketAddress startMicrosocks(final String... extra) throws Exception {
         assumeTrue(Files.isExecutable(MICROSOCKS), "microsocks is not installed (apt-get install microsocks)");
         for (int attempt = 0; attempt < 5; attempt++) {
-            final int port;
-            try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                port = ss.getLocalPort();
-            }
+            final int port = FreePorts.tcp();
             final List<String> cmd = new ArrayList<>(List.of(MICROSOCKS.toString(), "-i", "127.0.0.1", "-p",
                     Integer.toString(port)));
             cmd.addAll(List.of(extra));

@@ -11,9 +11,10 @@ import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Random;
-import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
+
+import net.fips.testing.Mutate;
 
 /**
  * Seeded, bounded fuzzing of the two decoders of this package: the SOCKS5 client fed random and mutated proxy
@@ -22,6 +23,10 @@ import org.junit.jupiter.api.Test;
  */
 class Socks5FuzzTest {
     private static final int ITERATIONS = 20_000;
+    /** Up to four edits: a flipped bit, a random byte, a cut, 1-8 random bytes appended, or none. */
+    private static final Mutate.Edit[] EDITS = {
+        Mutate.FLIP_BIT, Mutate.RANDOM_BYTE, Mutate.CUT_AT, Mutate.extendRandom(8), Mutate.KEEP,
+    };
     private static final HexFormat HEX = HexFormat.of();
     static final byte[][] REPLY_SEEDS = {
         HEX.parseHex("0502" + "0100" + "05000001 7f000001 1f90".replace(" ", "")),
@@ -48,7 +53,7 @@ class Socks5FuzzTest {
                 b = new byte[rnd.nextInt(300)];
                 rnd.nextBytes(b);
             } else {
-                b = mutate(REPLY_SEEDS[rnd.nextInt(REPLY_SEEDS.length)], rnd);
+                b = Mutate.edits(REPLY_SEEDS[rnd.nextInt(REPLY_SEEDS.length)], rnd, 4, EDITS);
             }
             final TorAddress t = targets[rnd.nextInt(targets.length)];
             final Socks5Handshake hs = rnd.nextBoolean() ? Socks5Handshake.tor(t) : Socks5Handshake.noAuth(t);
@@ -112,7 +117,8 @@ class Socks5FuzzTest {
                     b[j] = (byte) alphabet.charAt(rnd.nextInt(alphabet.length()));
                 }
             } else {
-                b = mutate(ADDRESS_SEEDS[rnd.nextInt(ADDRESS_SEEDS.length)].getBytes(StandardCharsets.UTF_8), rnd);
+                b = Mutate.edits(ADDRESS_SEEDS[rnd.nextInt(ADDRESS_SEEDS.length)].getBytes(StandardCharsets.UTF_8), rnd,
+                        4, EDITS);
             }
             final TorAddress a;
             try {
@@ -148,29 +154,5 @@ class Socks5FuzzTest {
             }
         }
         assertTrue(ok > 100, "some mutations stay valid: " + ok);
-    }
-
-    private static byte[] mutate(final byte[] seed, final Random rnd) {
-        byte[] b = seed.clone();
-        final int edits = 1 + rnd.nextInt(4);
-        for (int i = 0; i < edits && b.length > 0; i++) {
-            final int pos = rnd.nextInt(b.length);
-            switch (rnd.nextInt(5)) {
-                case 0 -> b[pos] ^= (byte) (1 << rnd.nextInt(8));
-                case 1 -> b[pos] = (byte) rnd.nextInt(256);
-                case 2 -> b = Arrays.copyOf(b, pos);
-                case 3 -> {
-                    final byte[] longer = Arrays.copyOf(b, b.length + 1 + rnd.nextInt(8));
-                    for (int j = b.length; j < longer.length; j++) {
-                        longer[j] = (byte) rnd.nextInt(256);
-                    }
-                    b = longer;
-                }
-                default -> {
-                    // unchanged: the seed itself must still work
-                }
-            }
-        }
-        return b;
     }
 }

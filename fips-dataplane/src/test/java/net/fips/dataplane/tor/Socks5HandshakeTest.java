@@ -19,6 +19,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import net.fips.testing.Hex;
+
 /**
  * The SOCKS5 exchange byte for byte (transports.md §6.3) against a scripted fake proxy on loopback, every failure
  * as its typed value and counter, and the state machine alone fed in fragments.
@@ -28,10 +30,6 @@ class Socks5HandshakeTest {
     private static final long TIMEOUT = TimeUnit.SECONDS.toNanos(10);
     private static final String ONION_ADDR = TorAddressTest.ONION + ":443";
 
-    private static String hex(final String ascii) {
-        return HEX.formatHex(ascii.getBytes(StandardCharsets.US_ASCII));
-    }
-
     private static String len(final String ascii) {
         return String.format("%02x", ascii.length());
     }
@@ -39,8 +37,8 @@ class Socks5HandshakeTest {
     /** Greeting, auth, CONNECT as the reference sends them for an onion address, then the relayed stream. */
     private static ScriptedSocks5Server torUpToConnect(final ScriptedSocks5Server s) {
         return s.expect("05 02 00 02").send("05 02")
-                .expect("01 04" + hex("fips") + len(ONION_ADDR) + hex(ONION_ADDR)).send("01 00")
-                .expect("05 01 00 03" + len(TorAddressTest.ONION) + hex(TorAddressTest.ONION) + "01bb");
+                .expect("01 04" + Hex.ofAscii("fips") + len(ONION_ADDR) + Hex.ofAscii(ONION_ADDR)).send("01 00")
+                .expect("05 01 00 03" + len(TorAddressTest.ONION) + Hex.ofAscii(TorAddressTest.ONION) + "01bb");
     }
 
     private static Socks5Dialer.Outcome dial(final ScriptedSocks5Server s, final Socks5Handshake hs) {
@@ -50,7 +48,7 @@ class Socks5HandshakeTest {
     @Test
     void torOnionDialIsByteExactAndThenRelaysTheStream() throws Exception {
         try (ScriptedSocks5Server s = torUpToConnect(new ScriptedSocks5Server())
-                .send("05 00 00 01 7f000001 2382" + hex("EARLY")).echo().start()) {
+                .send("05 00 00 01 7f000001 2382" + Hex.ofAscii("EARLY")).echo().start()) {
             final Socks5Dialer.Outcome o = dial(s, Socks5Handshake.tor(TorAddress.parse(ONION_ADDR)));
             final Socks5Dialer.Connected c = assertInstanceOf(Socks5Dialer.Connected.class, o, o::toString);
             try (var ch = c.channel()) {
@@ -90,9 +88,9 @@ class Socks5HandshakeTest {
         }
         final String host = "peer.example.com";
         try (ScriptedSocks5Server s = new ScriptedSocks5Server().expect("05 02 00 02").send("05 02")
-                .expect("01 04" + hex("fips") + len(host + ":8443") + hex(host + ":8443")).send("01 00")
-                .expect("05 01 00 03" + len(host) + hex(host) + "20fb")
-                .send("05 00 00 03 09" + hex("bound.net") + "1234").hangUp().start()) {
+                .expect("01 04" + Hex.ofAscii("fips") + len(host + ":8443") + Hex.ofAscii(host + ":8443")).send("01 00")
+                .expect("05 01 00 03" + len(host) + Hex.ofAscii(host) + "20fb")
+                .send("05 00 00 03 09" + Hex.ofAscii("bound.net") + "1234").hangUp().start()) {
             final Socks5Dialer.Connected c = assertInstanceOf(Socks5Dialer.Connected.class,
                     dial(s, Socks5Handshake.tor(TorAddress.parse(host + ":8443"))));
             assertEquals(0x1234, c.boundPort());
@@ -145,10 +143,10 @@ class Socks5HandshakeTest {
         assertFailure(new ScriptedSocks5Server().expect("05 02 00 02").send("05 01").hold(),
                 Socks5Failure.UNEXPECTED_METHOD);
         assertFailure(new ScriptedSocks5Server().expect("05 02 00 02").send("05 02")
-                .expect("01 04" + hex("fips") + len(ONION_ADDR) + hex(ONION_ADDR)).send("01 01").hold(),
+                .expect("01 04" + Hex.ofAscii("fips") + len(ONION_ADDR) + Hex.ofAscii(ONION_ADDR)).send("01 01").hold(),
                 Socks5Failure.AUTH_FAILED);
         assertFailure(new ScriptedSocks5Server().expect("05 02 00 02").send("05 02")
-                .expect("01 04" + hex("fips") + len(ONION_ADDR) + hex(ONION_ADDR)).send("05 00").hold(),
+                .expect("01 04" + Hex.ofAscii("fips") + len(ONION_ADDR) + Hex.ofAscii(ONION_ADDR)).send("05 00").hold(),
                 Socks5Failure.BAD_AUTH_VERSION);
         assertFailure(torUpToConnect(new ScriptedSocks5Server()).send("04 00 00 01 00000000 0000").hold(),
                 Socks5Failure.BAD_VERSION);
@@ -217,8 +215,8 @@ class Socks5HandshakeTest {
         assertEquals(proxy.length - 4, i, "the 4 stream bytes after the reply are left alone");
         assertEquals(1, hs.boundPort());
         final String pw = "peer.example.com:8443";
-        assertArrayEquals(HEX.parseHex("05020002" + "0104" + hex("fips") + len(pw) + hex(pw)
-                + "05010003" + len("peer.example.com") + hex("peer.example.com") + "20fb"), wire.toByteArray());
+        assertArrayEquals(HEX.parseHex("05020002" + "0104" + Hex.ofAscii("fips") + len(pw) + Hex.ofAscii(pw)
+                + "05010003" + len("peer.example.com") + Hex.ofAscii("peer.example.com") + "20fb"), wire.toByteArray());
 
         // The whole rest in one buffer: consumption stops at the end of the reply.
         final Socks5Handshake h2 = Socks5Handshake.noAuth(TorAddress.parse("127.0.0.1:1"));
@@ -233,7 +231,7 @@ class Socks5HandshakeTest {
     /** Reading exactly {@code wanted()} bytes at a time walks every message without over-reading. */
     @Test
     void wantedIsExactlyTheRestOfEachMessage() throws Exception {
-        final byte[] proxy = HEX.parseHex("0502" + "0100" + "05000003 09" .replace(" ", "") + hex("bound.net")
+        final byte[] proxy = HEX.parseHex("0502" + "0100" + "05000003 09" .replace(" ", "") + Hex.ofAscii("bound.net")
                 + "1234" + "ffff");
         final Socks5Handshake hs = Socks5Handshake.tor(TorAddress.parse(ONION_ADDR));
         final ByteBuffer out = ByteBuffer.allocate(Socks5Handshake.MAX_REQUEST_BYTES);

@@ -13,6 +13,8 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
+import net.fips.testing.Hex;
+
 /** TreeAnnounce against tree_announce.json (encodings, signing bytes, digest) plus the semantic rules. */
 class TreeAnnounceTest {
 
@@ -31,29 +33,29 @@ class TreeAnnounceTest {
         int n = 0;
         for (final JsonNode v : Vectors.load("tree_announce.json").get("vectors")) {
             n++;
-            final byte[] det = Vectors.hex(v, "encoded_with_deterministic_signature_hex");
-            final TreeAnnounce want = fromFields(v, Vectors.hex(v, "deterministic_aux_zero_signature_hex"));
+            final byte[] det = Hex.field(v, "encoded_with_deterministic_signature_hex");
+            final TreeAnnounce want = fromFields(v, Hex.field(v, "deterministic_aux_zero_signature_hex"));
             assertArrayEquals(det, want.encode(), "encoding");
             assertEquals(v.get("encoded_len").asInt(), want.encodedSize());
 
             final TreeAnnounce got = TreeAnnounce.decode(det, 0, det.length).valueOrNull();
             assertEquals(want, got);
             assertEquals(NodeAddr.ofHex(v.get("node_addr_hex").asText()), got.nodeAddr());
-            assertArrayEquals(Vectors.hex(v, "signing_bytes_hex"), got.signingBytes());
-            assertArrayEquals(Vectors.hex(v, "signed_digest_sha256_hex"), got.signingDigest());
+            assertArrayEquals(Hex.field(v, "signing_bytes_hex"), got.signingBytes());
+            assertArrayEquals(Hex.field(v, "signed_digest_sha256_hex"), got.signingDigest());
             assertEquals(v.get("is_root").asBoolean(), got.isRoot());
             assertEquals(v.get("ancestry_depth").asInt(), got.depth());
             assertEquals(Optional.empty(), got.semanticViolation());
 
             // The random-aux encoding differs only in the signature, which the codec carries verbatim.
-            final byte[] rnd = Vectors.hex(v, "encoded_with_random_aux_signature_hex");
+            final byte[] rnd = Hex.field(v, "encoded_with_random_aux_signature_hex");
             final TreeAnnounce r = TreeAnnounce.decode(rnd, 0, rnd.length).valueOrNull();
             assertArrayEquals(rnd, r.encode());
             assertArrayEquals(got.signingBytes(), r.signingBytes());
             assertArrayEquals(Arrays.copyOfRange(rnd, rnd.length - 64, rnd.length), r.signature());
 
             // A tampered signature still decodes (verification is a later step) and keeps the signing bytes.
-            final byte[] bad = Vectors.hex(v, "tampered_last_signature_byte_encoded_hex");
+            final byte[] bad = Hex.field(v, "tampered_last_signature_byte_encoded_hex");
             final WireResult<TreeAnnounce> t = TreeAnnounce.decode(bad, 0, bad.length);
             assertEquals(v.get("tampered_decodes_ok").asBoolean(), t.isOk());
             assertArrayEquals(got.signingBytes(), t.valueOrNull().signingBytes());
@@ -65,7 +67,7 @@ class TreeAnnounceTest {
     @Test
     void refusesMalformedEncodings() {
         final JsonNode v = Vectors.load("tree_announce.json").get("vectors").get(1);
-        final byte[] enc = Vectors.hex(v, "encoded_with_deterministic_signature_hex");
+        final byte[] enc = Hex.field(v, "encoded_with_deterministic_signature_hex");
         final byte[] badVersion = enc.clone();
         badVersion[1] = 2;
         assertEquals(WireError.BAD_VERSION, TreeAnnounce.decode(badVersion, 0, badVersion.length).errorOrNull());

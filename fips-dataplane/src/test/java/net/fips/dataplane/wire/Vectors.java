@@ -33,8 +33,4 @@ final class Vectors {
             throw new AssertionError("cannot read " + file, e);
         }
     }
-
-    static byte[] hex(final JsonNode v, final String field) {
-        return HEX.parseHex(v.get(field).asText());
-    }
 }

@@ -15,6 +15,8 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
+import net.fips.testing.Hex;
+
 /**
  * Hot-path flyweights against the plaintext parts of fmp_frame.json and fsp_message.json (headers, indices,
  * counters, CP coordinates, inner headers), read from off-heap segments at a non-zero offset.
@@ -31,11 +33,11 @@ class WireFlyweightTest {
     @Test
     void fmpHandshakePacketsAndEstablishedHeaders() {
         final JsonNode f = Vectors.load("fmp_frame.json");
-        final byte[] m1 = Vectors.hex(f, "msg1_wire_hex");
+        final byte[] m1 = Hex.field(f, "msg1_wire_hex");
         final FmpMsg1 msg1 = FmpMsg1.decode(m1, 0, m1.length).valueOrNull();
         assertEquals(f.get("initiator_sender_idx").asLong(), Integer.toUnsignedLong(msg1.senderIdx()));
         assertArrayEquals(m1, msg1.encode());
-        final byte[] m2 = Vectors.hex(f, "msg2_wire_hex");
+        final byte[] m2 = Hex.field(f, "msg2_wire_hex");
         final FmpMsg2 msg2 = FmpMsg2.decode(m2, 0, m2.length).valueOrNull();
         assertEquals(f.get("responder_sender_idx").asLong(), Integer.toUnsignedLong(msg2.senderIdx()));
         assertEquals(msg1.senderIdx(), msg2.receiverIdx());
@@ -55,10 +57,10 @@ class WireFlyweightTest {
         final FmpInnerHeader inner = new FmpInnerHeader();
         try (Arena arena = Arena.ofConfined()) {
             for (final JsonNode fr : f.get("established_frames")) {
-                final byte[] frame = Vectors.hex(fr, "frame_hex");
+                final byte[] frame = Hex.field(fr, "frame_hex");
                 final MemorySegment s = offHeap(arena, frame);
                 assertSame(h, h.wrap(s, 7, frame.length).valueOrNull());
-                final byte[] plain = Vectors.hex(fr, "inner_plaintext_hex");
+                final byte[] plain = Hex.field(fr, "inner_plaintext_hex");
                 final int flags = Integer.parseInt(fr.get("flags_hex").asText(), 16);
                 assertEquals(flags, h.flags());
                 assertEquals(plain.length, h.payloadLen());
@@ -70,12 +72,12 @@ class WireFlyweightTest {
                 assertEquals((flags & 4) != 0, h.spin());
                 assertEquals(7 + 16, h.ciphertextOffset());
                 assertEquals(frame.length - 16, h.ciphertextLength());
-                assertArrayEquals(Vectors.hex(fr, "header_aad_hex"),
+                assertArrayEquals(Hex.field(fr, "header_aad_hex"),
                         FmpEstablishedHeader.build(flags, plain.length, h.receiverIdx(), h.counter()));
 
                 assertSame(inner, inner.wrap(plain, 0, plain.length).valueOrNull());
                 assertEquals(fr.get("timestamp_ms").asLong(), inner.timestamp());
-                final byte[] link = Vectors.hex(fr, "link_message_hex");
+                final byte[] link = Hex.field(fr, "link_message_hex");
                 assertEquals(link[0] & 0xFF, inner.msgType());
                 assertEquals(link.length, inner.messageLength());
                 assertArrayEquals(plain, FmpInnerHeader.prepend(inner.timestamp(), link));
@@ -98,15 +100,15 @@ class WireFlyweightTest {
         int cp = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (final JsonNode m : f.get("messages")) {
-                final byte[] msg = Vectors.hex(m, "fsp_message_hex");
+                final byte[] msg = Hex.field(m, "fsp_message_hex");
                 final MemorySegment s = offHeap(arena, msg);
                 assertSame(h, h.wrap(s, 7, msg.length).valueOrNull());
                 final int flags = Integer.parseInt(m.get("fsp_flags_hex").asText(), 16);
-                final byte[] plain = Vectors.hex(m, "inner_plaintext_hex");
+                final byte[] plain = Hex.field(m, "inner_plaintext_hex");
                 assertEquals(flags, h.flags());
                 assertEquals(m.get("fsp_counter").asLong(), h.counter());
                 assertEquals(plain.length, h.payloadLen());
-                assertArrayEquals(Vectors.hex(m, "fsp_header_aad_hex"),
+                assertArrayEquals(Hex.field(m, "fsp_header_aad_hex"),
                         FspHeader.build(h.counter(), flags, plain.length));
                 long ctOffset = h.bodyOffset();
                 if (h.coordsPresent()) {
@@ -134,7 +136,7 @@ class WireFlyweightTest {
                 }
 
                 final JsonNode sd = m.get("session_datagram");
-                final byte[] d = Vectors.hex(sd, "encoded_hex");
+                final byte[] d = Hex.field(sd, "encoded_hex");
                 final MemorySegment ds = offHeap(arena, d);
                 assertSame(dg, dg.wrap(ds, 7, d.length).valueOrNull());
                 assertEquals(sd.get("ttl").asInt(), dg.ttl());
@@ -156,7 +158,7 @@ class WireFlyweightTest {
         }
         assertEquals(2, cp);
 
-        final byte[] err = Vectors.hex(f.get("plaintext_error_example"), "fsp_message_hex");
+        final byte[] err = Hex.field(f.get("plaintext_error_example"), "fsp_message_hex");
         assertEquals(WireError.BAD_FLAGS, h.wrap(err, 0, err.length).errorOrNull());
         assertTrue(new FspPrefix().wrap(err, 0, err.length).valueOrNull().isErrorSignal());
         assertTrue(FspErrorSignal.decode(err, 0, err.length).valueOrNull() instanceof CoordsRequired);

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
 
 import net.fips.ffm.Errno;
 import net.fips.ffm.ErrnoException;
+import net.fips.testing.Hex;
 
 /**
  * The bytes {@link RtNetlink} puts on the socket (transports.md §7.2) and how it reads acknowledgements, with a
@@ -87,10 +88,6 @@ class RtNetlinkTest {
         return buf.asSlice(0, n).toArray(JAVA_BYTE);
     }
 
-    private static String hex(final byte[] b) {
-        return HexFormat.of().formatHex(b);
-    }
-
     @Test
     void addAddressIsTheSpecsMessage() throws Exception {
         answer(1, 0);
@@ -101,8 +98,8 @@ class RtNetlinkTest {
         // IFA_LOCAL (2) 16-byte address, IFA_ADDRESS (1) 16-byte address
         assertEquals("40000000" + "1400" + "0506" + "01000000" + "00000000"
                 + "0a800000" + "07000000"
-                + "1400" + "0200" + hex(FD_ADDR)
-                + "1400" + "0100" + hex(FD_ADDR), hex(r));
+                + "1400" + "0200" + Hex.of(FD_ADDR)
+                + "1400" + "0100" + Hex.of(FD_ADDR), Hex.of(r));
     }
 
     @Test
@@ -114,14 +111,14 @@ class RtNetlinkTest {
         // RTM_NEWLINK 16, REQUEST|ACK, ifinfomsg{family 0, type 0, index 9, flags 0, change 0}, IFLA_MTU (4) u32
         assertEquals("28000000" + "1000" + "0500" + "01000000" + "00000000"
                 + "00000000" + "09000000" + "00000000" + "00000000"
-                + "0800" + "0400" + "00050000", hex(request()));
+                + "0800" + "0400" + "00050000", Hex.of(request()));
         nl.setUp(9, "up");
         // flags = change = IFF_UP
         assertEquals("20000000" + "1000" + "0500" + "02000000" + "00000000"
-                + "00000000" + "09000000" + "01000000" + "01000000", hex(request()));
+                + "00000000" + "09000000" + "01000000" + "01000000", Hex.of(request()));
         nl.deleteLink(9, "del");
         assertEquals("20000000" + "1100" + "0500" + "03000000" + "00000000"
-                + "00000000" + "09000000" + "00000000" + "00000000", hex(request()));
+                + "00000000" + "09000000" + "00000000" + "00000000", Hex.of(request()));
     }
 
     @Test
@@ -133,16 +130,16 @@ class RtNetlinkTest {
         // flags 0}; RTA_DST (1) fd00::, RTA_OIF (4) u32 9
         assertEquals("38000000" + "1800" + "0506" + "01000000" + "00000000"
                 + "0a080000" + "fe040001" + "00000000"
-                + "1400" + "0100" + hex(FD00)
-                + "0800" + "0400" + "09000000", hex(request()));
+                + "1400" + "0100" + Hex.of(FD00)
+                + "0800" + "0400" + "09000000", Hex.of(request()));
         nl.addRule(FD00, 8, 5265, RtNetlink.RT_TABLE_MAIN, "rule");
         // RTM_NEWRULE 32; fib_rule_hdr{10, dst_len 8, 0, 0, table 254, 0, 0, FR_ACT_TO_TBL 1, flags 0};
         // FRA_DST (1), FRA_PRIORITY (6) 5265, FRA_TABLE (15) 254
         assertEquals("40000000" + "2000" + "0506" + "02000000" + "00000000"
                 + "0a080000" + "fe000001" + "00000000"
-                + "1400" + "0100" + hex(FD00)
+                + "1400" + "0100" + Hex.of(FD00)
                 + "0800" + "0600" + "91140000"
-                + "0800" + "0f00" + "fe000000", hex(request()));
+                + "0800" + "0f00" + "fe000000", Hex.of(request()));
     }
 
     @Test

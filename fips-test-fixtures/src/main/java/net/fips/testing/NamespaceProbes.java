@@ -1,6 +1,4 @@
-package net.fips.dataplane;
-
-import static org.junit.jupiter.api.Assertions.assertNotNull;
+package net.fips.testing;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -119,7 +117,10 @@ public final class NamespaceProbes {
         final StringBuilder seen = new StringBuilder();
         while (true) {
             final String l = q.poll(LINE_WAIT_S, TimeUnit.SECONDS);
-            assertNotNull(l, "no line starting with '" + prefix + "' within " + LINE_WAIT_S + " s; output:\n" + seen);
+            if (l == null) {
+                throw new AssertionError("no line starting with '" + prefix + "' within " + LINE_WAIT_S
+                        + " s; output:\n" + seen);
+            }
             if (l.equals("<EOF>")) {
                 throw new AssertionError("probe ended before '" + prefix + "'; output:\n" + seen);
             }
