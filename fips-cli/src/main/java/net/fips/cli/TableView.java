@@ -260,6 +260,15 @@ final class TableView {
         }
         sb.append(dials.isEmpty() ? "(no dials from adverts)" : table(new String[] {"PEER", "ENDPOINT", "OUTCOME",
             "FAILURES", "COOLDOWN_UNTIL_MS"}, dials).stripTrailing());
+        final List<String[]> traversals = new ArrayList<>();
+        for (final JsonNode x : d.path("traversals")) {
+            traversals.add(new String[] {text(x.get("npub")), x.path("in_flight").asBoolean() ? "yes" : "no",
+                text(x.get("initiated")), text(x.get("answered")), text(x.get("established")), text(x.get("failed")),
+                text(x.get("last_outcome")), text(x.get("last_reason")), text(x.get("last_remote"))});
+        }
+        sb.append("\n\n").append(traversals.isEmpty() ? "(no NAT traversals)" : table(new String[] {"TRAVERSAL",
+            "IN_FLIGHT", "INITIATED", "ANSWERED", "ESTABLISHED", "FAILED", "LAST", "REASON", "REMOTE"}, traversals)
+            .stripTrailing());
         return sb.toString();
     }
 

@@ -201,7 +201,10 @@ class FipsCtlTest {
                      "created_at":1700000000,"valid_until_ms":1700003600000,"event_id":"cd"}],
                      "dials":[{"npub":"npub1peer","display_name":"bob","configured":true,
                      "endpoint":"udp 198.18.0.3:2121","outcome":"linked","outcome_at_ms":1700000001000,"dials":1,
-                     "consecutive_failures":0,"cooldown_until_ms":null}],"counters":{"adverts_stored":1}}""");
+                     "consecutive_failures":0,"cooldown_until_ms":null}],
+                     "traversals":[{"npub":"npub1nat","in_flight":false,"initiated":2,"answered":0,"established":1,
+                     "failed":1,"last_outcome":"established","last_reason":null,"last_remote":"198.18.0.3:40000",
+                     "last_at_ms":1700000002000}],"counters":{"adverts_stored":1}}""");
             } catch (final IOException e) {
                 throw new IllegalStateException(e);
             }
@@ -481,6 +484,8 @@ class FipsCtlTest {
         assertTrue(t.out().contains("wss://relay.example"), t.out());
         assertTrue(Arrays.stream(lines).anyMatch(l -> l.matches(
                 "bob\\s+udp 198.18.0.3:2121\\s+linked\\s+0\\s+-")), t.out());
+        assertTrue(Arrays.stream(lines).anyMatch(l -> l.matches(
+                "npub1nat\\s+no\\s+2\\s+0\\s+1\\s+1\\s+established\\s+-\\s+198.18.0.3:40000")), t.out());
         final JsonNode json = ControlJson.MAPPER.readTree(run("show", "nostr", "--json").out());
         assertEquals("connected", json.get("relays").get(0).get("state").asText());
     }

@@ -469,9 +469,9 @@ public final class ConfigLoader {
             }
         } else if (!"udp".equals(kind) && !"tcp".equals(kind)) {
             a.warn("transport", "\"" + transport.get() + "\" not supported yet; this address is skipped when dialling");
-        } else if ("nat".equals(addr.get())) {
-            a.warn("addr", "\"nat\" (reach by Nostr traversal) not supported yet");
-        } else if (SocketAddresses.parseHostPort(addr.get()) == null) {
+        } else if (!("udp".equals(kind) && "nat".equalsIgnoreCase(addr.get()))
+                && SocketAddresses.parseHostPort(addr.get()) == null) {
+            // udp "nat" is reached by NAT traversal through Nostr signalling (the node warns when Nostr is off)
             a.error("addr", "expected host:port for udp (a DNS name or IP, port 1-65535), got \"" + addr.get() + "\"");
         }
         return new PeerConfig.Address(transport.get(), addr.get(), priority);
@@ -556,7 +556,8 @@ public final class ConfigLoader {
                 continue;
             }
             final boolean external = peers.stream().flatMap(p -> p.addresses().stream())
-                    .anyMatch(a -> "udp".equals(a.transport()) && !SocketAddresses.isLoopback(a.addr()));
+                    .anyMatch(a -> "udp".equals(a.transport()) && !"nat".equalsIgnoreCase(a.addr())
+                            && !SocketAddresses.isLoopback(a.addr()));   // "nat" punches from its own socket
             if (external) {
                 problems.error("transports." + (u.name().isPresent() ? "udp." + u.name().get() : "udp") + ".bind_addr",
                         "is loopback (" + u.bindAddr() + ") but a peer has a non-loopback UDP address, which a"

@@ -132,6 +132,7 @@ public final class TraversalCoordinator {
     private final Map<String, Outbound> outbound = new HashMap<>();
     private final Map<String, Outbound> byNonce = new HashMap<>();
     private int incomingInFlight;
+    private volatile boolean closed;
     private final AtomicLong signalsDropped = new AtomicLong();
 
     /**
@@ -186,6 +187,10 @@ public final class TraversalCoordinator {
         executor.execute(() -> {
             try {
                 final NatIo.Attempt a = io.open();
+                if (closed) {
+                    a.close();
+                    return;
+                }
                 inbox.add(() -> onGathered(o, a));
             } catch (final IOException | RuntimeException e) {
                 inbox.add(() -> fail(o, "socket-failed", String.valueOf(e.getMessage())));
@@ -196,6 +201,9 @@ public final class TraversalCoordinator {
 
     /** Runs what is due: reports of the blocking steps, received signals, answer deadlines. */
     public void tick() {
+        if (closed) {
+            return;
+        }
         for (Runnable r = inbox.poll(); r != null; r = inbox.poll()) {
             r.run();
         }
@@ -209,10 +217,12 @@ public final class TraversalCoordinator {
 
     /**
      * Stops every initiator attempt (node shutdown): a punch in progress ends within {@link PunchRunner#MAX_WAIT_MS}
-     * and closes its socket; sockets of attempts not punching are closed now. Nothing is reported. Responder
-     * attempts end at their own deadline.
+     * and closes its socket; sockets of attempts not punching are closed now; a responder's punch ends the same way.
+     * Nothing is reported, and no new step starts (offers and answers still queued are dropped).
      */
     public void close() {
+        closed = true;
+        inbox.clear();
         for (final Outbound o : outbound.values()) {
             o.cancelled = true;
             if (o.io != null && o.phase != Phase.PUNCHING) {
@@ -375,6 +385,10 @@ public final class TraversalCoordinator {
         executor.execute(() -> {
             try {
                 final NatIo.Attempt a = io.open();
+                if (closed) {
+                    a.close();
+                    return;
+                }
                 inbox.add(() -> answer(sender, offer, a, received));
             } catch (final IOException | RuntimeException e) {
                 inbox.add(() -> incomingInFlight--);
@@ -413,7 +427,7 @@ public final class TraversalCoordinator {
             incomingInFlight--;
             return;
         }
-        punch(a, offer.sessionId(), targets, hint, () -> false, remote -> {
+        punch(a, offer.sessionId(), targets, hint, () -> closed, remote -> {
             incomingInFlight--;
             try {
                 final int id = a.adopt(sender, remote);
@@ -438,6 +452,10 @@ public final class TraversalCoordinator {
                 final PunchRunner.Outcome out = runner.run(a.port(), session, targets, hint.startAtMs(),
                         hint.intervalMs(), hint.durationMs(),
                         TimeUnit.MILLISECONDS.toNanos(settings.attemptTimeoutMs()), cancelled);
+                if (closed) {
+                    a.close();
+                    return;
+                }
                 inbox.add(() -> onSuccess.accept(out.remote()));
             } catch (final PunchFailure f) {
                 a.close();

@@ -183,7 +183,7 @@ final class NodeAssembly {
                 }
             });
             final List<LongConsumer> mediumTicks = opened.attach(identity, conductor);
-            addConfiguredPeers(cfg.peers(), conductor, transports);
+            addConfiguredPeers(cfg.peers(), conductor, transports, cfg.nostr().enabled());
 
             final Map<String, String> displayNames = new LinkedHashMap<>();
             aliases.forEach((alias, npub) -> displayNames.put(npub, alias));
@@ -201,7 +201,8 @@ final class NodeAssembly {
                     options.lanAddresses(), TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().baseIntervalSecs())),
                     TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().maxBackoffSecs())));
             loop.onTick(lan::tick);
-            nostr = NostrDiscovery.startIfEnabled(cfg, identity, transports, conductor, options, loop::onTick);
+            nostr = NostrDiscovery.startIfEnabled(cfg, identity, transports, conductor, options,
+                    opened.natAdopter(), loop::onTick);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }
@@ -392,7 +393,7 @@ final class NodeAssembly {
     }
 
     private static void addConfiguredPeers(final List<PeerConfig> peers, final LinkConductor conductor,
-                                           final List<Transport> transports) {
+                                           final List<Transport> transports, final boolean nostrEnabled) {
         for (final PeerConfig p : peers) {
             final String name = p.alias().orElse(p.identity().shortNpub());
             if (!p.isAutoConnect()) {
@@ -406,6 +407,12 @@ final class NodeAssembly {
             }
             if (dial.isEmpty() && p.viaNostr() && p.addresses().isEmpty()) {
                 LOG.log(Level.INFO, "peer {0}: no static address; dialled from its Nostr advert", name);
+                continue;
+            }
+            if (dial.isEmpty() && NostrDiscovery.hasNatAddress(p)) {
+                LOG.log(nostrEnabled ? Level.INFO : Level.WARNING, nostrEnabled
+                        ? "peer {0}: reached by NAT traversal (udp nat) through Nostr signalling"
+                        : "peer {0}: udp nat needs node.discovery.nostr.enabled; not dialled", name);
                 continue;
             }
             if (dial.isEmpty()) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
@@ -182,7 +183,7 @@ public final class NodeOptions {
     }
 
     private boolean nostrLoopbackEndpoints;
-    private Function<NostrRuntime, TraversalStarter> traversalStarter = r -> TraversalStarter.unavailable();
+    private Function<NostrRuntime, TraversalStarter> traversalStarter;
 
     /**
      * @param allow keep loopback endpoints in published and read Nostr adverts (the reference's public filter drops
@@ -198,17 +199,17 @@ public final class NodeOptions {
     }
 
     /**
-     * @param factory builds the NAT traversal engine for dials to advert {@code nat} endpoints from the node's Nostr
-     *                runtime (its {@link net.fips.control.nostr.SignalChannel}); default: none, such dials are
-     *                counted and logged at DEBUG
+     * @param factory replaces the node's NAT traversal engine (for tests): builds what handles dials to {@code nat}
+     *                endpoints from the node's Nostr runtime (its {@link net.fips.control.nostr.SignalChannel});
+     *                default: the node's own engine (STUN, offer/answer, punch, adoption), which also answers offers
      */
     public NodeOptions traversalStarter(final Function<NostrRuntime, TraversalStarter> factory) {
         this.traversalStarter = Objects.requireNonNull(factory, "factory");
         return this;
     }
 
-    Function<NostrRuntime, TraversalStarter> traversalStarter() {
-        return traversalStarter;
+    Optional<Function<NostrRuntime, TraversalStarter>> traversalStarter() {
+        return Optional.ofNullable(traversalStarter);
     }
 
     private LanAddresses lanAddresses = LanDiscovery::interfaceAddresses;

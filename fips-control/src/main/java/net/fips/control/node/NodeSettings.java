@@ -125,6 +125,9 @@ final class NodeSettings {
                                    final List<String> problems) {
         for (final PeerConfig.Address a : peer.addressesByPriority()) {
             final String kind = a.kind();
+            if (TransportTypes.UDP.equals(kind) && "nat".equalsIgnoreCase(a.addr())) {
+                continue;   // reached by NAT traversal (NostrDiscovery), never dialled directly
+            }
             if (TransportTypes.ETHERNET.equals(kind)) {
                 try {
                     return Optional.of(ethernetDial(a.addr(), transports));

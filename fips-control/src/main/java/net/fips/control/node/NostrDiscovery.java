@@ -37,6 +37,7 @@ import net.fips.control.link.DialSnapshot;
 import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkSnapshot;
 import net.fips.control.link.RetrySnapshot;
+import net.fips.control.nat.NatAdopter;
 import net.fips.control.nostr.AdvertCache;
 import net.fips.control.nostr.AdvertValidity;
 import net.fips.control.nostr.Backoff;
@@ -61,8 +62,9 @@ import net.fips.dataplane.transport.Transport;
  * stranger's dial that ended without a link) feed the failure state; in cooldown the peer is not dialled from its
  * advert (ADR 0043), and when the streak reaches the threshold the advert is fetched again (the stale re-check).
  *
- * <p>Owns the runtime's threads: one timer thread {@code fips-nostr} and the WebSocket client's executor
- * ({@code fips-nostr-http-*}); {@link #close()} stops them all.
+ * <p>Owns the runtime's threads: one timer thread {@code fips-nostr}, the WebSocket client's executor
+ * ({@code fips-nostr-http-*}) and the NAT traversal engine's ({@link NatTraversal}, {@code fips-nat-*}, ticked
+ * first on each tick); {@link #close()} stops them all.
  */
 final class NostrDiscovery implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NostrDiscovery.class.getName());
@@ -71,6 +73,8 @@ final class NostrDiscovery implements AutoCloseable {
     /** Open-discovery dials per tick, at most (§1.7: 16 discovery connects per tick). */
     static final int OPEN_DIALS_PER_TICK = 16;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** After a won traversal, no new one towards that peer for this long (its handshake runs meanwhile). */
+    static final long AFTER_ESTABLISHED_NANOS = 10_000_000_000L;
 
     private final FipsConfig cfg;
     private final NostrConfig nc;
@@ -79,12 +83,16 @@ final class NostrDiscovery implements AutoCloseable {
     private final LinkConductor conductor;
     private final NostrRuntime runtime;
     private final TraversalStarter traversal;
+    /** The node's engine when {@link #traversal} is it (null when a test replaced it, or without slots). */
+    private final NatTraversal nat;
     private final LongSupplier wallMs;
     private final NostrAdverts adverts = new NostrAdverts();
     private final Map<String, PeerState> peers = new LinkedHashMap<>();
     private final Set<String> configuredNpubs = new LinkedHashSet<>();
     private final Runnable closeThreads;
     private volatile ObjectNode status;
+    /** The control clock at the latest tick (ns). */
+    private long nowNanos;
 
     /** What we know of one peer reached (or to be reached) through its advert. Control thread only. */
     private static final class PeerState {
@@ -105,7 +113,10 @@ final class NostrDiscovery implements AutoCloseable {
         boolean pendingStranger;
         boolean linked;
         boolean forgotten;
-        String traversalFor;
+        /** The next traversal to this peer starts no earlier than this (after a failure: backoff). */
+        long nextTraversalNanos;
+        /** Traversals that failed in a row since the last link (the backoff's exponent). */
+        int traversalFailures;
         String outcome = "waiting for advert";
         long outcomeAtMs;
         long dials;
@@ -119,7 +130,7 @@ final class NostrDiscovery implements AutoCloseable {
 
     private NostrDiscovery(final FipsConfig cfg, final NodeIdentity identity, final List<Transport> transports,
             final LinkConductor conductor, final NostrRuntime runtime, final TraversalStarter traversal,
-            final LongSupplier wallMs, final Runnable closeThreads) {
+            final NatTraversal nat, final LongSupplier wallMs, final Runnable closeThreads) {
         this.cfg = cfg;
         this.nc = cfg.nostr();
         this.identity = identity;
@@ -127,15 +138,28 @@ final class NostrDiscovery implements AutoCloseable {
         this.conductor = conductor;
         this.runtime = runtime;
         this.traversal = traversal;
+        this.nat = nat;
         this.wallMs = wallMs;
         this.closeThreads = closeThreads;
         for (final PeerConfig p : cfg.peers()) {
-            if (p.viaNostr() && p.isAutoConnect()) {
+            if ((p.viaNostr() || hasNatAddress(p)) && p.isAutoConnect()) {
                 peers.put(p.npub(), new PeerState(p.identity(), p));
             }
             configuredNpubs.add(p.npub());
         }
+        if (nat != null) {
+            nat.outcomes(this::traversalOutcome);
+        }
         render(0);
+    }
+
+    /** @return whether the peer has the address {@code udp nat} (reach by NAT traversal, §1.13) */
+    static boolean hasNatAddress(final PeerConfig p) {
+        return p.addresses().stream().anyMatch(NostrDiscovery::isNat);
+    }
+
+    static boolean isNat(final PeerConfig.Address a) {
+        return "udp".equals(a.kind()) && "nat".equalsIgnoreCase(a.addr());
     }
 
     /**
@@ -146,7 +170,7 @@ final class NostrDiscovery implements AutoCloseable {
      */
     static NostrDiscovery startIfEnabled(final FipsConfig cfg, final NodeIdentity identity,
             final List<Transport> transports, final LinkConductor conductor, final NodeOptions options,
-            final Consumer<LongConsumer> onTick) {
+            final Optional<NatAdopter> adopter, final Consumer<LongConsumer> onTick) {
         final NostrConfig nc = cfg.nostr();
         if (!nc.enabled()) {
             return null;
@@ -179,9 +203,12 @@ final class NostrDiscovery implements AutoCloseable {
             final NostrRuntime runtime = new NostrRuntime(nc, identity, wall, RelayScheduler.of(timers), pool,
                     options.nostrLoopbackEndpoints() ? NostrDiscovery::usableOrLoopback
                             : AdvertValidity::isPubliclyUsable, new SecureRandom());
-            final TraversalStarter traversal = options.traversalStarter().apply(runtime);
+            final NatTraversal nat = options.traversalStarter().isPresent() || adopter.isEmpty() ? null
+                    : NatTraversal.create(nc, identity.npub(), runtime, adopter.get(), wall);
+            final TraversalStarter traversal = nat != null ? nat
+                    : options.traversalStarter().map(f -> f.apply(runtime)).orElseGet(TraversalStarter::unavailable);
             final NostrDiscovery d = new NostrDiscovery(cfg, identity, transports, conductor, runtime, traversal,
-                    wall, closeThreads);
+                    nat, wall, closeThreads);
             onTick.accept(d::tick);
             runtime.start();
             LOG.log(Level.INFO, "nostr discovery: {0} relay(s), policy {1}, advertise {2}", urls.size(),
@@ -225,9 +252,20 @@ final class NostrDiscovery implements AutoCloseable {
 
     /** One control tick. */
     void tick(final long nowNanos) {
+        this.nowNanos = nowNanos;
+        if (nat != null) {
+            nat.tick();
+        }
         runtime.setLocalAdvert(adverts.build(cfg, transports));
         final LinkSnapshot snap = conductor.snapshot();
-        if (nc.policy() != NostrConfig.Policy.DISABLED) {
+        if (nc.policy() == NostrConfig.Policy.DISABLED) {
+            // Advert endpoints are not dialled, but a static `udp nat` address still starts traversals (§1.10).
+            for (final PeerState p : peers.values()) {
+                if (p.config != null && hasNatAddress(p.config)) {
+                    configuredPeer(p, snap, nowNanos);
+                }
+            }
+        } else {
             for (final PeerState p : peers.values()) {
                 if (p.config != null) {
                     configuredPeer(p, snap, nowNanos);
@@ -273,10 +311,13 @@ final class NostrDiscovery implements AutoCloseable {
             }
             return;
         }
-        dialFromAdvert(p, advert.get(), wall);
+        dialFromAdvert(p, advert.get(), wall, now);
     }
 
-    private void dialFromAdvert(final PeerState p, final AdvertCache.Cached advert, final long wall) {
+    private void dialFromAdvert(final PeerState p, final AdvertCache.Cached advert, final long wall,
+            final long now) {
+        final boolean staticNat = hasNatAddress(p.config);
+        final boolean useAdvert = p.config.viaNostr() && nc.policy() != NostrConfig.Policy.DISABLED;
         final List<PeerConfig.Address> statics = p.config.addresses();
         final List<DialCandidates.Candidate> merged = DialCandidates.merge(statics.stream()
                 .map(a -> new DialCandidates.Candidate(a.transport(), a.addr(), a.priority(), null)).toList(),
@@ -285,7 +326,7 @@ final class NostrDiscovery implements AutoCloseable {
         final List<String> keys = new ArrayList<>();
         final List<NodeSettings.Dial> reachable = new ArrayList<>();
         for (final DialCandidates.Candidate c : merged) {
-            if (!c.fromAdvert()) {
+            if (!c.fromAdvert() || !useAdvert) {
                 continue;
             }
             if (c.isNatTraversal()) {
@@ -318,13 +359,62 @@ final class NostrDiscovery implements AutoCloseable {
                     r.name().toLowerCase(Locale.ROOT));
             return;
         }
-        if (natOnly && !advert.eventId().equals(p.traversalFor)) {
-            p.traversalFor = advert.eventId();
-            final boolean started = traversal.start(p.identity, advert);
-            outcome(p, started ? "traversal started" : "nat only: traversal not available", wall);
+        final boolean advertsNat = advert.advert().hasUdpNatEndpoint();
+        if ((natOnly || staticNat) && advertsNat) {
+            traverse(p, advert, wall, now);
+        } else if (staticNat && p.endpoint == null) {
+            outcome(p, "advert has no nat endpoint: no traversal", wall);
         } else if (!natOnly && p.endpoint == null) {
             outcome(p, "no advert endpoint reachable by our transports", wall);
         }
+    }
+
+    /**
+     * Starts a traversal when none runs and the backoff after the last failure has passed: {@code base_interval}
+     * doubled per failure in a row, at most {@code max_backoff} (node.retry); the failure state's cooldown (checked
+     * by the caller) stops it for longer after {@code failure_streak_threshold} failures.
+     */
+    private void traverse(final PeerState p, final AdvertCache.Cached advert, final long wall, final long now) {
+        if (nat != null && nat.inFlight(p.identity.npub()) || now - p.nextTraversalNanos < 0
+                || dialling(conductor.snapshot(), p.identity.npub())) {
+            return;   // running, backing off, or a handshake (perhaps over a punched socket) is in flight
+        }
+        final boolean started = traversal.start(p.identity, advert);
+        if (started) {
+            p.dials++;
+            p.lastEndpoint = "udp nat";
+            outcome(p, "traversal started", wall);
+        } else if (nat == null) {
+            outcome(p, "nat only: traversal not available", wall);
+            p.nextTraversalNanos = now + FETCH_INTERVAL_NANOS;
+        }
+    }
+
+    /** The engine's outcome for a peer (control thread, inside {@link NatTraversal#tick}). */
+    private void traversalOutcome(final String npub, final boolean established) {
+        final PeerState p = peers.get(npub);
+        if (p == null) {
+            return;
+        }
+        final long wall = wallMs.getAsLong();
+        final long now = nowNanos;
+        if (established) {
+            // The handshake over the punched socket gets its time before another traversal is considered.
+            p.traversalFailures = 0;
+            p.nextTraversalNanos = now + AFTER_ESTABLISHED_NANOS;
+            outcome(p, "traversal established", wall);
+            return;
+        }
+        if (conductor.snapshot().peer(npub) != null) {
+            // Linked meanwhile (e.g. through the peer's own offer): the failure does not count (§1.12).
+            runtime.recordSuccess(npub, wall);
+            return;
+        }
+        p.traversalFailures = Math.min(p.traversalFailures + 1, 16);
+        final long base = TimeUnit.SECONDS.toNanos(Math.max(1, cfg.node().retry().baseIntervalSecs()));
+        final long max = TimeUnit.SECONDS.toNanos(Math.max(1, cfg.node().retry().maxBackoffSecs()));
+        p.nextTraversalNanos = now + Math.min(max, base << (p.traversalFailures - 1));
+        outcome(p, "traversal failed", wall);
     }
 
     /**
@@ -581,9 +671,14 @@ final class NostrDiscovery implements AutoCloseable {
                 n.put("cooldown_until_ms", v.cooldownUntilMs());
             }
         }
+        final ArrayNode traversals = o.putArray("traversals");
+        if (nat != null) {
+            nat.render(traversals);
+        }
         final ObjectNode counters = o.putObject("counters");
         runtime.counters().forEach(counters::put);
         counters.put("traversals_unavailable", traversal.unavailableCount());
+        counters.put("traversal_signals_dropped", nat == null ? 0 : nat.signalsDropped());
         status = o;
     }
 
@@ -611,6 +706,9 @@ final class NostrDiscovery implements AutoCloseable {
     /** Stops the runtime (no deletion is sent, §1.8) and its threads. */
     @Override
     public void close() {
+        if (nat != null) {
+            nat.close();
+        }
         runtime.close();
         closeThreads.run();
     }

@@ -15,7 +15,8 @@ import net.fips.control.nostr.TraversalOffer;
 
 /**
  * The Nostr runtime's {@link SignalChannel} as the traversal coordinator's {@link Signalling}
- * (discovery-gateway.md §1.11): a payload goes out gift-wrapped to our {@code dm_relays}; the offers (validated,
+ * (discovery-gateway.md §1.11): a payload goes out gift-wrapped to our {@code dm_relays} and the recipient's
+ * advertised {@code signalRelays} (when its advert is cached); the offers (validated,
  * past the replay cache) and answers addressed to us come back as their JSON with the seal's signer as sender.
  */
 final class NostrSignalling implements Signalling {
@@ -39,7 +40,11 @@ final class NostrSignalling implements Signalling {
         if (!runtime.signalRelayConnected()) {
             throw new IOException("no dm relay connected");
         }
-        runtime.send(recipient, payload, List.of()).whenComplete((sent, err) -> {
+        // Also to the peer's advertised signal relays (§1.11 step 3); the pool sends only to relays it is
+        // configured with, so a relay of theirs that is not ours is skipped (logged at DEBUG).
+        final List<String> theirs = runtime.advert(recipientNpub).map(c -> c.advert().signalRelays())
+                .orElse(null);
+        runtime.send(recipient, payload, theirs == null ? List.of() : theirs).whenComplete((sent, err) -> {
             if (err != null || sent.acceptedBy().isEmpty()) {
                 LOG.log(Level.DEBUG, "nostr: signal to {0} accepted by no relay{1}", recipientNpub,
                         err == null ? "" : " (" + err + ")");

@@ -456,6 +456,14 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         }
     }
 
+    /**
+     * @return the failure state itself, for the NAT traversal engine, which records its initiators' failures in it;
+     *         every use must hold its monitor ({@code synchronized (failureState())}), as this runtime does
+     */
+    public FailureState failureState() {
+        return failures;
+    }
+
     /** @return every failure record */
     public List<FailureState.View> failures() {
         synchronized (failures) {

@@ -8,7 +8,7 @@ import net.fips.control.identity.PeerIdentity;
 /**
  * Where a dial that needs NAT traversal goes (discovery-gateway.md §1.10-§1.11): the node calls it for a peer whose
  * advert offers only the UDP {@code nat} endpoint. The offer/answer exchange, STUN and punching live behind it;
- * {@link #unavailable()} is the default until they do.
+ * the node's implementation is {@code node.NatTraversal}; {@link #unavailable()} is what is left without one.
  */
 @FunctionalInterface
 public interface TraversalStarter {

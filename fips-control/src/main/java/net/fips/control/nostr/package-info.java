@@ -16,10 +16,10 @@
  *       validated ({@code SignalValidation.validateOffer}) and passed through the replay cache. Answers are
  *       validated by the initiator against its own offer ({@code SignalValidation.validateAnswer}). The runtime's
  *       {@code recordFailure}/{@code recordSuccess}/{@code cooldownUntil} give the failure state of §1.12.</li>
- *   <li>{@link net.fips.control.nostr.TraversalStarter}, called by the node for a peer whose advert offers only the
- *       UDP {@code nat} endpoint; the node takes the engine from {@code NodeOptions.traversalStarter(runtime ->
- *       ...)}, and the default ({@link net.fips.control.nostr.TraversalStarter#unavailable()}) only counts and logs
- *       at DEBUG.</li>
+ *   <li>{@link net.fips.control.nostr.TraversalStarter}, called by the node for a peer with a {@code udp nat}
+ *       address or whose advert offers only the UDP {@code nat} endpoint; the node's engine is
+ *       {@code node.NatTraversal}, which tests may replace through {@code NodeOptions.traversalStarter(runtime ->
+ *       ...)}; {@link net.fips.control.nostr.TraversalStarter#unavailable()} only counts and logs at DEBUG.</li>
  * </ul>
  */
 package net.fips.control.nostr;

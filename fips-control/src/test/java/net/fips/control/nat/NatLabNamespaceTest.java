@@ -26,6 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import net.fips.control.identity.NodeIdentity;
+import net.fips.control.nostr.TestRelay;
 import net.fips.testing.NamespaceProbes;
 
 /**
@@ -37,7 +38,7 @@ import net.fips.testing.NamespaceProbes;
  * router's WAN address. Symmetric ({@code masquerade fully-random}): both punches time out. Every namespace and link
  * is removed afterwards, also on failure; no traffic leaves the namespaces.
  */
-@Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class NatLabNamespaceTest {
     private static final String NFT = """
             table ip nat {
@@ -102,17 +103,72 @@ class NatLabNamespaceTest {
             assertTrue(lb.startsWith("linked 198.18.0.2:"), lb + "\n" + b.log());
             assertTrue(la.endsWith("transport 1") && lb.endsWith("transport 1"), "the first adoption slot: " + la);
         } finally {
-            for (final Process p : children) {
-                p.getOutputStream().close();
+            close();
+        }
+    }
+
+    /**
+     * End to end (issue 20): the relay ({@code TestRelay} in a child JVM) and STUN both in the "internet"; two nodes
+     * behind the NATs, each configured with only the other's npub and {@code addr: nat}. They find each other's
+     * advert, exchange offer and answer through the relay, punch and link; the link carries packets both ways
+     * (heartbeats; the lab's nodes run no TUN, so there is no ping). Fully random NAT: every attempt fails, both
+     * nodes end in the failure cooldown after two failures and then send nothing more for 10 s.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"masquerade", "masquerade fully-random"})
+    void npubOnlyNodesFindEachOtherPunchAndLink(final String masquerade) throws Exception {
+        assumeTrue(NamespaceProbes.isRoot(), "needs root for network namespaces");
+        assumeTrue(NamespaceProbes.run(List.of("nft", "--version")).rc() == 0, "needs nft (Debian nftables)");
+        try {
+            build(masquerade);
+            final NodeIdentity idA = NodeIdentity.generate();
+            final NodeIdentity idB = NodeIdentity.generate();
+            final Child stun = start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478");
+            stun.expect("ready", 60);
+            final Child relay = start("nw" + sfx, TestRelay.class, "198.18.0.1", "7777");
+            final String url = relay.expect("ready ", 60).substring("ready ".length());
+            assertEquals("ws://198.18.0.1:7777", url);
+            final Child a = start("ha" + sfx, NatLabNode.class, idA.nsec(), idB.npub(), url, "198.18.0.1:3478",
+                    dir.resolve("a").toString(), "120", "10");
+            final Child b = start("hb" + sfx, NatLabNode.class, idB.nsec(), idA.npub(), url, "198.18.0.1:3478",
+                    dir.resolve("b").toString(), "120", "10");
+            if (masquerade.contains("fully-random")) {
+                final String ca = a.expect("cooldown ", 150);
+                final String cb = b.expect("cooldown ", 150);
+                assertTrue(ca.startsWith("cooldown 2 2 "), ca + "\n" + a.log());
+                assertTrue(cb.startsWith("cooldown 2 2 "), cb + "\n" + b.log());
+                final String aa = a.expect("after ", 30);
+                final String ab = b.expect("after ", 30);
+                // No retry in cooldown: no new attempt, no signal sent in 10 s.
+                assertEquals("after 2 " + ca.split(" ")[3], aa, a.log());
+                assertEquals("after 2 " + cb.split(" ")[3], ab, b.log());
+                System.out.println("natlab fully-random: cooldown after 2 failed traversals each; quiet 10 s");
+                return;
             }
-            for (final Process p : children) {
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
+            final String la = a.expect("linked ", 150);
+            final String lb = b.expect("linked ", 150);
+            assertTrue(la.startsWith("linked 198.18.0.3:"), la + "\n" + a.log());
+            assertTrue(lb.startsWith("linked 198.18.0.2:"), lb + "\n" + b.log());
+            assertTrue(a.expect("data ", 60).startsWith("data "), a.log());
+            assertTrue(b.expect("data ", 60).startsWith("data "), b.log());
+            System.out.println("natlab cone: time-to-link A " + la.substring(la.lastIndexOf(' ') + 1) + " ms, B "
+                    + lb.substring(lb.lastIndexOf(' ') + 1) + " ms (from node start)");
+        } finally {
+            close();
+        }
+    }
+
+    private void close() throws Exception {
+        for (final Process p : children) {
+            p.getOutputStream().close();
+        }
+        for (final Process p : children) {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
             }
-            for (final String ns : namespaces) {
-                NamespaceProbes.run(List.of("ip", "netns", "del", ns));
-            }
+        }
+        for (final String ns : namespaces) {
+            NamespaceProbes.run(List.of("ip", "netns", "del", ns));
         }
     }
 

@@ -11,7 +11,7 @@ import net.fips.dataplane.udp.TraversalSocket;
  * XOR-MAPPED-ADDRESS (plus SOFTWARE), as coturn's {@code --stun-only} does. It can first send an error response and a
  * success for another transaction (both must be ignored), or stay silent for the first {@code silentRequests}.
  */
-final class TestStunResponder implements AutoCloseable {
+public final class TestStunResponder implements AutoCloseable {
     private final TraversalSocket socket;
     private final Thread thread;
     private final AtomicInteger requests = new AtomicInteger();
@@ -19,7 +19,13 @@ final class TestStunResponder implements AutoCloseable {
     private final boolean noiseFirst;
     private volatile boolean stop;
 
-    TestStunResponder(final InetSocketAddress bind, final int silentRequests, final boolean noiseFirst)
+    /**
+     * @param bind           where it listens
+     * @param silentRequests requests not answered first
+     * @param noiseFirst     send an error and a wrong transaction's success before each answer
+     * @throws IOException   when the socket cannot be bound
+     */
+    public TestStunResponder(final InetSocketAddress bind, final int silentRequests, final boolean noiseFirst)
             throws IOException {
         this.socket = TraversalSocket.open(bind);
         this.silentRequests = silentRequests;
@@ -56,11 +62,13 @@ final class TestStunResponder implements AutoCloseable {
         }
     }
 
-    InetSocketAddress address() {
+    /** @return where it listens */
+    public InetSocketAddress address() {
         return socket.localAddress();
     }
 
-    int requests() {
+    /** @return Binding requests received */
+    public int requests() {
         return requests.get();
     }
 

@@ -133,7 +133,7 @@ class NodeNostrTest {
                 () -> a.controlApi().showNostr().toString());
         final JsonNode na = a.controlApi().showNostr();
         assertEquals(List.of("enabled", "npub", "app", "policy", "advertise", "relays", "our_advert", "adverts",
-                "dials", "counters"), iterable(na.fieldNames()));
+                "dials", "traversals", "counters"), iterable(na.fieldNames()));
         assertEquals(List.of("url", "state", "advert_relay", "dm_relay", "connects", "connect_failures", "disconnects",
                 "events_delivered", "events_invalid", "events_expired", "malformed_messages"),
                 iterable(na.get("relays").get(0).fieldNames()));

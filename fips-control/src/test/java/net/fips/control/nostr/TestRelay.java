@@ -107,14 +107,38 @@ public final class TestRelay implements AutoCloseable {
     }
 
     public TestRelay(final LongSupplier clockSecs) throws IOException {
+        this(clockSecs, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    /**
+     * @param clockSecs the clock for NIP-40 expiry
+     * @param bind      where it listens (the NAT lab's "internet" namespace: 198.18.0.1)
+     * @throws IOException when it cannot listen
+     */
+    public TestRelay(final LongSupplier clockSecs, final InetSocketAddress bind) throws IOException {
         this.clockSecs = clockSecs;
         this.server = new ServerSocket();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        server.bind(bind);
         Thread.ofVirtual().name("test-relay-accept").start(this::acceptLoop);
     }
 
     public URI url() {
-        return URI.create("ws://127.0.0.1:" + server.getLocalPort());
+        return URI.create("ws://" + server.getInetAddress().getHostAddress() + ":" + server.getLocalPort());
+    }
+
+    /**
+     * The NAT lab's relay in a child JVM: prints {@code ready <url>} and runs until stdin closes.
+     *
+     * @param args the address and port to listen on
+     * @throws Exception when it cannot listen
+     */
+    public static void main(final String[] args) throws Exception {
+        try (TestRelay r = new TestRelay(() -> System.currentTimeMillis() / 1000,
+                new InetSocketAddress(args[0], Integer.parseInt(args[1])))) {
+            System.out.println("ready " + r.url());
+            System.out.flush();
+            System.in.read();
+        }
     }
 
     public int connections() {
