@@ -5,7 +5,8 @@
 # JVM uptime by which 50 %, 90 % and all of them had their first C2 code (level 4; OSR compiles not counted), the
 # ten that came last, how many were compiled by C2 again later (after a deoptimisation, or a recompile when a stream
 # stops), how many C1 compiles (tiered levels 1-3) they had, and the C2 deoptimisations among them (make_not_entrant
-# traps, by reason, counted where the trap's own method matches; a trap in an inlined JDK method is not counted). Compare the times with the stream's start in ramp.sh's output (its "JVM
+# traps, by reason, counted where the trap's own method matches; a trap in an inlined JDK method is not counted).
+# Compare the times with the stream's start in ramp.sh's output (its "JVM
 # uptime" line) to see how long the packet path ran interpreted or in C1 under load. It also prints the first C2
 # compile of a fixed list of the per-packet methods (KEY below; "-" where C2 never compiled one).
 # Usage: benchmarks/jit-timeline.sh LOG [PATTERN]

@@ -19,7 +19,8 @@
 #               Tier4MinInvocationThreshold=60, Tier4CompileThreshold=1500, Tier4BackEdgeThreshold=4000)
 #   aot         the defaults plus FIPS_DAEMON_AOT=1 (JDK 25 AOT cache with profiles, trained by DaemonTraining)
 # RAMP_JITLOG=DIR: each daemon also writes -Xlog:jit+compilation=debug (with uptime) to DIR/<config>-<rep>-<node>.log,
-# and -Xlog:deoptimization=debug beside it, for the compile timeline (docs/benchmarks.md, "The JIT ramp").
+# and -Xlog:deoptimization=debug beside it; benchmarks/jit-timeline.sh reads them (docs/benchmarks.md, "The JIT
+# ramp").
 # Usage: benchmarks/ramp.sh      (RAMP_CONFIGS="c2 tiered tiered-t01 aot" RAMP_REPS=2 RAMP_SECS=30)
 set -u
 # A short id (veth names are f<id><tag1><tag2>, at most 15 characters; the tags here are x<n> and y<n>).
@@ -117,8 +118,10 @@ run_one() {
             for (i = 1; i <= 10 && i <= n; i++) f += v[i]
             for (s = 11; s + 9 <= n; s += 10) { t = 0; for (i = s; i < s + 10; i++) t += v[i]; if (t > b) b = t }
             split(c, cc, " "); split(w, ww, " ")
-            printf "%-10s rep %d: first 10 s %.2f Gbit/s, best later 10 s %.2f, ratio %.2f; cold ping avg %s ms" \
-                " (max %s), warm %s ms; CPU %s; load %s\n", cfg, rep, f / 10000, b / 10000, (b ? f / b : 0), \
+            # With a stream under 20 s there is no later window: the ratio is "-", not a number.
+            printf "%-10s rep %d: first 10 s %.2f Gbit/s, best later 10 s %.2f, ratio %s; cold ping avg %s ms" \
+                " (max %s), warm %s ms; CPU %s; load %s\n", cfg, rep, f / 10000, b / 10000, \
+                (b ? sprintf("%.2f", f / b) : "-"), \
                 cc[1], cc[2], ww[1], cpu, la }' <<<"$per")
     echo "  $line"
     echo "$line" >> "$E2E_DIR/summary"
@@ -145,11 +148,12 @@ echo "== summary (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
 cat "$E2E_DIR/summary"
 echo "== medians per configuration (first 10 s / best 10 s ratio; cold, warm ping avg ms)"
 for cfg in $CONFIGS; do
-    grep "^$cfg " "$E2E_DIR/summary" | sed 's/.*first 10 s \([0-9.]*\) .*ratio \([0-9.]*\); cold ping avg \([0-9.]*\) .*warm \([0-9.]*\) ms.*/\1 \2 \3 \4/' \
+    grep "^$cfg " "$E2E_DIR/summary" \
+        | sed -E 's/.*first 10 s ([0-9.]*) .*ratio ([0-9.]*); cold ping avg ([0-9.]*) .*warm ([0-9.]*).*/\1 \2 \3 \4/' \
         | awk -v cfg="$cfg" '{f[NR] = $1; r[NR] = $2; c[NR] = $3; w[NR] = $4}
             function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
                 if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-            END { if (NR) printf "%-10s first 10 s %.2f Gbit/s, ratio %.2f, cold ping %.2f ms, warm %.2f ms (%d runs)\n",
-                cfg, med(f, NR), med(r, NR), med(c, NR), med(w, NR), NR }'
+            END { if (NR) printf "%-10s first 10 s %.2f Gbit/s, ratio %.2f, cold ping %.2f ms, warm %.2f ms" \
+                " (%d runs)\n", cfg, med(f, NR), med(r, NR), med(c, NR), med(w, NR), NR }'
 done
