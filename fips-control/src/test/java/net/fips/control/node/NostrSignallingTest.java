@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -74,9 +75,12 @@ class NostrSignallingTest {
         new NostrSignalling(rtY).onSignal((sender, payload) -> heard.add(new String[] {sender, payload}));
         until(Duration.ofSeconds(10), () -> rtX.signalRelayConnected() && rtY.signalRelayConnected(),
                 () -> "both connected");
-        // Y's subscription must be on the relay before X sends (kind 21059 is never stored).
+        // Y's own subscription (p-tagged to Y) must be on the relay before X sends (kind 21059 is never stored);
+        // X's subscription alone does not do.
+        final String yHex = HexFormat.of().formatHex(y.publicKey());
         until(Duration.ofSeconds(10),
-                () -> relay.received.stream().anyMatch(m -> m.startsWith("[\"REQ\"") && m.contains("21059")),
+                () -> relay.received.stream().anyMatch(m -> m.startsWith("[\"REQ\"") && m.contains("21059")
+                        && m.contains(yHex)),
                 relay.received::toString);
         final long now = System.currentTimeMillis();
         final String session = now + "-0000000000000001";
