@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,6 +67,7 @@ class NatLabNamespaceTest {
 
     private final List<String> namespaces = new ArrayList<>();
     private final List<Process> children = new ArrayList<>();
+    private final List<Path> etcNetns = new ArrayList<>();
     private final String sfx = Long.toString(ProcessHandle.current().pid() % 100_000);
 
     @ParameterizedTest(name = "{0}")
@@ -110,8 +112,10 @@ class NatLabNamespaceTest {
     /**
      * End to end (issue 20): the relay ({@code TestRelay} in a child JVM) and STUN both in the "internet"; two nodes
      * behind the NATs, each configured with only the other's npub and {@code addr: nat}. They find each other's
-     * advert, exchange offer and answer through the relay, punch and link; the link carries packets both ways
-     * (heartbeats; the lab's nodes run no TUN, so there is no ping). Fully random NAT: every attempt fails, both
+     * advert, exchange offer and answer through the relay, punch and link; the link carries packets both ways, and
+     * (cone) each node runs TUN {@code fips0} and the {@code .fips} DNS responder on {@code [::1]:53} with the
+     * namespace's resolv.conf pointing there, so {@code ping -6 <npub>.fips} from A's host namespace reaches B and
+     * back, and the same from B to A. Fully random NAT: every attempt fails, both
      * nodes end in the failure cooldown after two failures and then send nothing more for 10 s.
      */
     @ParameterizedTest(name = "{0}")
@@ -128,10 +132,16 @@ class NatLabNamespaceTest {
             final Child relay = start("nw" + sfx, TestRelay.class, "198.18.0.1", "7777");
             final String url = relay.expect("ready ", 60).substring("ready ".length());
             assertEquals("ws://198.18.0.1:7777", url);
+            final boolean cone = !masquerade.contains("fully-random");
+            final String tun = cone ? "tun" : "no-tun";
+            if (cone) {
+                resolvConf("ha" + sfx);
+                resolvConf("hb" + sfx);
+            }
             final Child a = start("ha" + sfx, NatLabNode.class, idA.nsec(), idB.npub(), url, "198.18.0.1:3478",
-                    dir.resolve("a").toString(), "120", "10");
+                    dir.resolve("a").toString(), "120", "10", tun);
             final Child b = start("hb" + sfx, NatLabNode.class, idB.nsec(), idA.npub(), url, "198.18.0.1:3478",
-                    dir.resolve("b").toString(), "120", "10");
+                    dir.resolve("b").toString(), "120", "10", tun);
             if (masquerade.contains("fully-random")) {
                 final String ca = a.expect("cooldown ", 150);
                 final String cb = b.expect("cooldown ", 150);
@@ -151,11 +161,46 @@ class NatLabNamespaceTest {
             assertTrue(lb.startsWith("linked 198.18.0.2:"), lb + "\n" + b.log());
             assertTrue(a.expect("data ", 60).startsWith("data "), a.log());
             assertTrue(b.expect("data ", 60).startsWith("data "), b.log());
+            final String pa = pingByName("ha" + sfx, idB.npub(), a, b);
+            final String pb = pingByName("hb" + sfx, idA.npub(), b, a);
             System.out.println("natlab cone: time-to-link A " + la.substring(la.lastIndexOf(' ') + 1) + " ms, B "
-                    + lb.substring(lb.lastIndexOf(' ') + 1) + " ms (from node start)");
+                    + lb.substring(lb.lastIndexOf(' ') + 1) + " ms (from node start); ping -6 <npub>.fips A to B: "
+                    + pa + "; B to A: " + pb);
         } finally {
             close();
         }
+    }
+
+    /** {@code /etc/netns/<ns>/resolv.conf} (bound by {@code ip netns exec}): the node's DNS responder on ::1. */
+    private void resolvConf(final String ns) throws IOException {
+        final Path d = Files.createDirectories(Path.of("/etc/netns", ns));
+        etcNetns.add(d);
+        Files.writeString(d.resolve("resolv.conf"), "nameserver ::1\n");
+    }
+
+    /**
+     * Polls {@code ping -6 -n -c 3 -W 2 <npub>.fips} inside {@code ns} until one run gets a reply (60 s deadline).
+     *
+     * @return the answered run's summary (its statistics lines) and the tries it took
+     */
+    private String pingByName(final String ns, final String npub, final Child from, final Child to) throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        NamespaceProbes.Run r;
+        int tries = 0;
+        do {
+            tries++;
+            r = NamespaceProbes.run(List.of("ip", "netns", "exec", ns, "ping", "-6", "-n", "-c", "3", "-W", "2",
+                    npub + ".fips"));
+            if (r.rc() == 0) {
+                assertTrue(r.out().contains(" bytes from fd"), r.out());
+                final String out = r.out().strip();
+                final int stats = out.lastIndexOf('\n', out.indexOf("packets transmitted")) + 1;
+                return out.substring(stats).replace('\n', ' ') + " (try " + tries + ")";
+            }
+            LockSupport.parkNanos(200_000_000L); // poll interval: a failed name lookup returns at once
+        } while (System.nanoTime() < deadline);
+        return fail("no ping reply from " + npub + ".fips in " + ns + ": rc " + r.rc() + "\n" + r.out() + "\n"
+                + from.log() + "\n--- peer ---\n" + to.log());
     }
 
     private void close() throws Exception {
@@ -169,6 +214,10 @@ class NatLabNamespaceTest {
         }
         for (final String ns : namespaces) {
             NamespaceProbes.run(List.of("ip", "netns", "del", ns));
+        }
+        for (final Path d : etcNetns) {
+            Files.deleteIfExists(d.resolve("resolv.conf"));
+            Files.deleteIfExists(d);
         }
     }
 

@@ -22,7 +22,9 @@ import net.fips.control.node.NodeOptions;
  * traversal engine do the rest. Prints {@code linked <remote> transport <id> after <ms>} (from node start) and then
  * {@code data <packets in> <packets out>} once the link has carried packets both ways, or {@code cooldown <failed>
  * <initiated> <signals sent>} when its traversals ended in the failure cooldown, followed some seconds later by
- * {@code after <initiated> <signals sent>}; {@code failed <why>} when neither happens in time.
+ * {@code after <initiated> <signals sent>}; {@code failed <why>} when neither happens in time. With the optional
+ * eighth argument {@code tun} the node also runs its TUN {@code fips0} and the {@code .fips} DNS responder on
+ * {@code [::1]:53} (as {@code tests/netns/lib.sh} configures daemons), so the lab can {@code ping -6 <npub>.fips}.
  */
 public final class NatLabNode {
     private NatLabNode() {
@@ -30,7 +32,8 @@ public final class NatLabNode {
 
     /**
      * @param args our nsec, the peer's npub, the relay URL, the STUN server ({@code ip:port}), a scratch directory,
-     *             the seconds to wait for an outcome, the seconds to stay watching after a cooldown
+     *             the seconds to wait for an outcome, the seconds to stay watching after a cooldown, optionally
+     *             {@code tun} (TUN and DNS on)
      * @throws Exception on set-up errors (printed by the JVM; the lab sees no outcome line)
      */
     public static void main(final String[] args) throws Exception {
@@ -40,7 +43,8 @@ public final class NatLabNode {
                 + "      advert_relays: [\"" + args[2] + "\"]\n      dm_relays: [\"" + args[2] + "\"]\n"
                 + "      stun_servers: [\"stun:" + args[3] + "\"]\n      failure_streak_threshold: 2\n"
                 + "      signal_ttl_secs: 15\n"
-                + "dns:\n  enabled: false\ntransports:\n  udp:\n    bind_addr: \"0.0.0.0:2121\"\n"
+                + tunAndDns(args.length > 7 && "tun".equals(args[7]))
+                + "transports:\n  udp:\n    bind_addr: \"0.0.0.0:2121\"\n"
                 + "    advertise_on_nostr: true\n"
                 + "peers:\n  - npub: \"" + args[1] + "\"\n    addresses: [{transport: udp, addr: nat}]\n";
         final Path scratch = Files.createDirectories(Path.of(args[4]));
@@ -76,6 +80,13 @@ public final class NatLabNode {
             say("failed no outcome: " + node.controlApi().showNostr());
             in.readLine();
         }
+    }
+
+    /** The {@code tun:} and {@code dns:} sections: both on (fips0, DNS on [::1]:53) or DNS off and no TUN. */
+    private static String tunAndDns(final boolean on) {
+        return on
+                ? "tun:\n  enabled: true\n  name: fips0\ndns:\n  enabled: true\n  bind_addr: \"::1\"\n  port: 53\n"
+                : "dns:\n  enabled: false\n";
     }
 
     /** Waits until the link has carried packets both ways (heartbeats, at least). */
