@@ -10,12 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +38,6 @@ import net.fips.testing.FreePorts;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NodeTorTest {
-    private static final Path MICROSOCKS = Path.of("/usr/bin/microsocks");
     private static final String ONION = "vww6ybal4bd7szmgncyruucpgfkqahzddi37ktceo3ah7ngmcopnpyyd.onion";
     private static final String NODE = """
               heartbeat_interval_secs: 1
@@ -74,18 +68,8 @@ class NodeTorTest {
     }
 
     private int startMicrosocks() throws Exception {
-        assumeTrue(Files.isExecutable(MICROSOCKS), "microsocks is not installed (apt-get install microsocks)");
         final int port = FreePorts.tcp();
-        microsocks = new ProcessBuilder(MICROSOCKS.toString(), "-i", "127.0.0.1", "-p", Integer.toString(port))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        until(Duration.ofSeconds(10), () -> {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
-                return true;
-            } catch (final IOException e) {
-                return false;
-            }
-        }, () -> "microsocks did not start on " + port);
+        microsocks = Microsocks.start(port);
         return port;
     }
 
