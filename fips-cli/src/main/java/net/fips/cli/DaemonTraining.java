@@ -23,9 +23,9 @@ import net.fips.dataplane.tun.StandInTcpStream;
 import net.fips.dataplane.tun.TunStandIn;
 
 /**
- * The training run for the daemon's ahead-of-time cache ({@code -XX:AOTCacheOutput}, JDK 25): bin/fips runs it
- * once per build, the package's postinst once per install, so that later starts of the daemon find its classes
- * loaded and linked and the hot methods' profiles recorded. It does what a daemon carrying a TCP stream does, in one
+ * The training run for the daemon's opt-in ahead-of-time cache ({@code -XX:AOTCacheOutput}, JDK 25): bin/fips runs
+ * it once per build when {@code FIPS_DAEMON_AOT=1}, so that later starts of the daemon find its classes loaded and
+ * linked and the hot methods' profiles recorded. It does what a daemon carrying a TCP stream does, in one
  * JVM and on {@code 127.0.0.1} only: loads two configuration files the way {@code fips -c} does (TUN on, the
  * threading and offload settings at the daemon's defaults, no DNS, control sockets in a temporary directory),
  * starts two nodes that link to each other over UDP, each with a {@link TunStandIn} in place of {@code fips0} (a
