@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -46,6 +47,8 @@ public final class LanDiscovery implements AutoCloseable {
 
     /** How many finds wait for the control loop at most; more are dropped and counted. */
     public static final int QUEUE = 256;
+    /** How long {@link #close} waits for the instances to stop, at most. */
+    public static final long CLOSE_WAIT_MS = 8_000;
 
     private static final System.Logger LOG = System.getLogger(LanDiscovery.class.getName());
 
@@ -256,10 +259,11 @@ public final class LanDiscovery implements AutoCloseable {
     }
 
     /**
-     * @return the IPv4 and IPv6 addresses of every interface that is up and multicast-capable, then loopback's IPv4
-     *         addresses (the reference includes loopback, so two nodes on one host can find each other where the
-     *         kernel loops multicast back; loopback has no IPv6 multicast); IPv6 link-local ones carry their
-     *         interface as scope
+     * @return the IPv4 addresses of every interface that is up and multicast-capable and the IPv6 ones of those that
+     *         are not point-to-point either (a TUN such as the node's own fips0 has no link to announce on; ADR
+     *         0059), then loopback's IPv4 addresses (the reference includes loopback, so two nodes on one host can
+     *         find each other where the kernel loops multicast back; loopback has no IPv6 multicast); IPv6
+     *         link-local ones carry their interface as scope
      * @throws SocketException when the interfaces cannot be listed
      */
     public static List<InetAddress> interfaceAddresses() throws SocketException {
@@ -272,7 +276,7 @@ public final class LanDiscovery implements AutoCloseable {
             for (final InetAddress a : Collections.list(nif.getInetAddresses())) {
                 if (a instanceof Inet4Address) {
                     (nif.isLoopback() ? loopback : out).add(a);
-                } else if (a instanceof Inet6Address && !nif.isLoopback()) {
+                } else if (a instanceof Inet6Address && !nif.isLoopback() && !nif.isPointToPoint()) {
                     out.add(a);
                 }
             }
@@ -282,8 +286,11 @@ public final class LanDiscovery implements AutoCloseable {
     }
 
     /**
-     * Withdraws the announcements (goodbye records) and stops every instance; JmDNS's threads end with them.
-     * Idempotent; an instance still being created by {@link #start} is closed as soon as it exists.
+     * Withdraws the announcements (goodbye records) and stops every instance; JmDNS's threads end with them. The
+     * instances stop side by side: JmDNS takes about 4 s to stop one (it waits for the goodbye and its own cancel),
+     * so one after the other a node with five interface addresses would need 20 s. Waits at most
+     * {@value #CLOSE_WAIT_MS} ms; an instance still stopping then finishes on its own (daemon) thread. Idempotent; an
+     * instance still being created by {@link #start} is closed as soon as it exists.
      */
     @Override
     public void close() {
@@ -293,13 +300,29 @@ public final class LanDiscovery implements AutoCloseable {
             running = new ArrayList<>(instances);
             instances.clear();
         }
+        final List<Thread> stopping = new ArrayList<>();
         for (final JmDNS jm : running) {
-            try {
-                jm.unregisterAllServices();
-                jm.close();
-            } catch (final IOException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "mDNS close: {0}", e.toString());
+            stopping.add(Thread.ofPlatform().daemon().name("mdns-close").start(() -> {
+                try {
+                    jm.unregisterAllServices();
+                    jm.close();
+                } catch (final IOException | RuntimeException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "mDNS close: {0}", e.toString());
+                }
+            }));
+        }
+        final long deadline = System.nanoTime() + CLOSE_WAIT_MS * 1_000_000L;
+        try {
+            for (final Thread t : stopping) {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0 || !t.join(Duration.ofNanos(left))) {
+                    LOG.log(System.Logger.Level.DEBUG, "mDNS close: an instance is still stopping after {0} ms",
+                            CLOSE_WAIT_MS);
+                    return;
+                }
             }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
