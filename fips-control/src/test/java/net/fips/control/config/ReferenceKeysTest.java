@@ -65,8 +65,8 @@ class ReferenceKeysTest {
                         "node.discovery.nostr.startup_sweep_delay_secs" + V041),
                 Arguments.of("node: { discovery: { nostr: { max_concurrent_offers_per_npub: 2 } } }",
                         "node.discovery.nostr.max_concurrent_offers_per_npub" + V041),
-                Arguments.of("node: { rendezvous: { nostr: { share_local_candidates: true } } }",
-                        "node.rendezvous.nostr.share_local_candidates" + MASTER),
+                Arguments.of("node: { rendezvous: { nostr: { max_concurrent_offers_per_npub: 3 } } }",
+                        "node.rendezvous.nostr.max_concurrent_offers_per_npub" + MASTER),
                 Arguments.of("transports: { udp: { a: { accept_connections: false } } }",
                         "transports.udp.a.accept_connections" + V041),
                 Arguments.of("transports: { tor: { advertise_on_nostr: false } }",
@@ -110,7 +110,8 @@ class ReferenceKeysTest {
                 "transports.nym.socks5_addr", "transports.nym.startup_timeout_secs",
                 "node.discovery.lan.enabled", "node.discovery.lan.service_type", "node.rendezvous.lan.scope",
                 "node.discovery.nostr.punch_interval_ms", "node.discovery.nostr.attempt_timeout_secs",
-                "node.rendezvous.nostr.max_concurrent_incoming_offers", "node.discovery.nostr.stun_servers")) {
+                "node.rendezvous.nostr.max_concurrent_incoming_offers", "node.discovery.nostr.stun_servers",
+                "node.discovery.nostr.share_local_candidates", "node.rendezvous.nostr.share_local_candidates")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);
         }
         assertFalse(ReferenceKeys.entries().isEmpty());
