@@ -71,8 +71,6 @@ final class ReferenceKeys {
         }
         // transports (§1.12-§1.17)
         v041("transports.udp.accept_connections");
-        v041("transports.tor.advertise_on_nostr");
-        v041("transports.tor.advertised_port");
         // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented
         v041("transports.ble.auto_connect");
         // of the gateway, which only fips-gateway reads (§1.19), the conntrack timeouts the reference parses and
