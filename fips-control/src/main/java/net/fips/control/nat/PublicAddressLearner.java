@@ -25,9 +25,9 @@ import net.fips.dataplane.udp.TraversalSocket;
  * with its bound listen port, assuming a 1:1 NAT, as the reference does). Cached per transport key: a learned IP for
  * {@code max(advert_refresh_secs, 60)} s, a failure for 60 s, as the reference's cache.
  *
- * <p>Unlike the reference, which awaits the STUN exchange inside its advert tick, the observation runs on its own
- * thread ({@code fips-nat-public}, started on first use): {@link #lookup} never blocks. It answers from the cache,
- * and when the entry is missing or stale starts one observation and keeps answering the old entry (or
+ * <p>Unlike the reference, which awaits the STUN exchange inside its advert tick (ADR 0057), the observation runs
+ * on its own thread ({@code fips-nat-public}, started on first use): {@link #lookup} never blocks. It answers from
+ * the cache, and when the entry is missing or stale starts one observation and keeps answering the old entry (or
  * {@link State#PENDING} when there is none) until the result is in. The control thread calls {@link #lookup}; the
  * cache is touched only there (results come back through a queue), on the injected monotonic clock.
  */

@@ -33,7 +33,7 @@ import net.fips.dataplane.udp.UdpTransport;
  * listen port; until STUN has answered the transport gives nothing, and when STUN fails it gives nothing with a
  * warning (once per failure). A TCP transport gives its {@code external_addr} or its non-wildcard bound address; a
  * Tor transport with {@code advertise_on_nostr} gives {@code <onion>:<advertised_port>} once its onion address is
- * known (directory mode). Control thread only.
+ * known (directory mode). Control thread only. STUN off the tick: ADR 0057.
  */
 final class NostrAdverts implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NostrAdverts.class.getName());
