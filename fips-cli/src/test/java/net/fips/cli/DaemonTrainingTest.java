@@ -29,6 +29,8 @@ class DaemonTrainingTest {
         // them (every segment is at most one MTU on the wire, so a delivered super-segment was coalesced again)
         assertTrue(r.coalescedIn() > 0, r::toString);
         assertTrue(r.acksIn() > 0, r::toString);
+        // the pings beside the stream went through both sessions and were answered
+        assertTrue(r.echoRepliesIn() > 0, r::toString);
     }
 
     @Test

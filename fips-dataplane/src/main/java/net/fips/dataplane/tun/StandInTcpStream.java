@@ -35,9 +35,13 @@ import net.fips.ffm.linux.TunIoctl;
  * receiver's opens them and writes them through its {@link TunCoalescer}. The receiving kernel reads what comes out
  * and answers each packet with a pure ACK (zero header, full checksum), which goes back the same way. Sequence and
  * acknowledgement numbers advance as in a real stream; nothing is retransmitted (a loss only ends a coalesced
- * train). A window of {@value #WINDOW} bytes in flight keeps the sender near the path's rate, not above it; what
- * stays in flight longer than {@value #STALL_MS} ms (held during the session's handshake and then dropped, e.g.)
- * counts as lost and frees the window.
+ * train). The stream opens with a SYN carrying the MSS option, clamped on the way; the SYN-ACK's MSS sets the
+ * segment size (a Packet Too Big lowers it). Beside the stream the sender's kernel pings the receiver's every 50 ms
+ * (answered) and now and then sends a router solicitation to {@code ff02::2}, as Linux does into a fresh
+ * {@code fips0}, so the non-TCP and non-FIPS branches of the path are taken too. A window of {@value #WINDOW} bytes
+ * in flight keeps the sender near the path's rate, not above it; what stays in flight longer than
+ * {@value #STALL_MS} ms (held during the session's handshake and then dropped, e.g.) counts as lost and frees the
+ * window.
  *
  * <p>Runs on the caller's thread, polling the two kernel ends; each {@link #run} is bounded by its duration.
  */
@@ -54,6 +58,16 @@ public final class StandInTcpStream implements AutoCloseable {
     private static final int SYN_INTERVAL_NS = 100_000_000;
     private static final int NH_ICMPV6 = 58;
     private static final int ICMPV6_PACKET_TOO_BIG = 2;
+    private static final int ICMPV6_ECHO_REQUEST = 128;
+    private static final int ICMPV6_ECHO_REPLY = 129;
+    private static final int ICMPV6_ROUTER_SOLICITATION = 133;
+    /** A ping each way this often, and a packet to a non-FIPS (link-local multicast) address each tenth time. */
+    private static final int PING_INTERVAL_NS = 50_000_000;
+    private static final int PING_BYTES = IPV6_HEADER + 8 + 56;
+    /** {@code fe80::1}. */
+    private static final byte[] LINK_LOCAL = {(byte) 0xfe, (byte) 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    /** {@code ff02::2}, all routers. */
+    private static final byte[] ALL_ROUTERS = {(byte) 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
     private static final int SPORT = 40000;
     private static final int DPORT = 5201;
     private static final int WINDOW_FIELD = 0x1f00;
@@ -71,9 +85,10 @@ public final class StandInTcpStream implements AutoCloseable {
      * @param coalescedIn  of those, super-segments (the receiver's coalescer joined two or more segments)
      * @param bytesIn      TCP payload bytes read by the receiving kernel
      * @param acksIn       ACKs that came back out of the sender's device
+     * @param echoRepliesIn echo replies that came back out of the sender's device (to its pings beside the stream)
      */
     public record Result(long writes, long bytesOffered, long packetsIn, long coalescedIn, long bytesIn,
-                         long acksIn) {
+                         long acksIn, long echoRepliesIn) {
     }
 
     private final TunStandIn sender;
@@ -85,6 +100,7 @@ public final class StandInTcpStream implements AutoCloseable {
     private final MemorySegment rx;
     private final MemorySegment ack;
     private final MemorySegment syn;
+    private final MemorySegment icmp;
     private final byte[] srcAddr;
     private final byte[] dstAddr;
     private final PollFds pfd;
@@ -92,6 +108,8 @@ public final class StandInTcpStream implements AutoCloseable {
     private int mss;
     private boolean established;
     private long lastSyn;
+    private long lastPing;
+    private int pings;
     private boolean synSent;
     private int seq = 1;
     private int tsval = 1;
@@ -103,6 +121,7 @@ public final class StandInTcpStream implements AutoCloseable {
     private long coalescedIn;
     private long bytesIn;
     private long acksIn;
+    private long echoRepliesIn;
 
     private StandInTcpStream(final TunStandIn sender, final TunStandIn receiver) {
         this.sender = sender;
@@ -116,6 +135,7 @@ public final class StandInTcpStream implements AutoCloseable {
         this.rx = arena.allocate(VNET + IPV6_HEADER + 65535, 8);
         this.ack = arena.allocate(VNET + HEADERS, 8);
         this.syn = arena.allocate(VNET + SYN_HEADERS, 8);
+        this.icmp = arena.allocate(VNET + PING_BYTES, 8);
         this.pfd = new PollFds(arena, 2);
         this.cs = CallState.allocate(arena);
         this.srcAddr = sender.device().address().getAddress();
@@ -166,8 +186,14 @@ public final class StandInTcpStream implements AutoCloseable {
                     lastSyn = now;
                     writeSyn(sender, srcAddr, dstAddr, SPORT, DPORT, TcpOffload.SYN, 1);
                 }
-            } else if (inFlight < WINDOW) {
-                progress = send();
+            } else {
+                if (now - lastPing >= PING_INTERVAL_NS) {
+                    lastPing = now;
+                    ping();
+                }
+                if (inFlight < WINDOW) {
+                    progress = send();
+                }
             }
             final long before = bytesIn;
             for (int i = 0; i < 64 && receive(); i++) {
@@ -190,7 +216,7 @@ public final class StandInTcpStream implements AutoCloseable {
                 now = clock.getAsLong();
             }
         }
-        return new Result(writes, bytesOffered, packetsIn, coalescedIn, bytesIn, acksIn);
+        return new Result(writes, bytesOffered, packetsIn, coalescedIn, bytesIn, acksIn, echoRepliesIn);
     }
 
     /** The fixed parts of an IPv6 + TCP header with the timestamp option at {@code seg[o]}. */
@@ -269,6 +295,11 @@ public final class StandInTcpStream implements AutoCloseable {
             }
             return true;
         }
+        if (nh == NH_ICMPV6 && len >= IPV6_HEADER + 8
+                && Byte.toUnsignedInt(rx.get(ValueLayout.JAVA_BYTE, off + IPV6_HEADER)) == ICMPV6_ECHO_REPLY) {
+            echoRepliesIn++;
+            return true;
+        }
         if (TcpOffload.tcpv6HeaderLength(rx, off, len) < 0) {
             return true;
         }
@@ -285,6 +316,36 @@ public final class StandInTcpStream implements AutoCloseable {
         }
         acksIn++;
         return true;
+    }
+
+    /**
+     * What the kernels send beside a stream (a daemon's path sees them between its TCP segments): a ping from the
+     * sender's side, answered by the receiver's; each tenth time also a router solicitation to {@code ff02::2}, the
+     * kind of link-local multicast Linux sends into a fresh {@code fips0}, which the data plane drops as not FIPS.
+     */
+    private void ping() {
+        icmpv6(sender, srcAddr, dstAddr, ICMPV6_ECHO_REQUEST);
+        if (pings++ % 10 == 0) {
+            icmpv6(sender, LINK_LOCAL, ALL_ROUTERS, ICMPV6_ROUTER_SOLICITATION);
+        }
+    }
+
+    /** Writes a {@value #PING_BYTES}-byte ICMPv6 message of {@code type} (plain packet, full checksum). */
+    private void icmpv6(final TunStandIn into, final byte[] src, final byte[] dst, final int type) {
+        icmp.fill((byte) 0);
+        final int body = PING_BYTES - IPV6_HEADER;
+        icmp.set(BE_INT, off, 0x6000_0000);
+        icmp.set(BE_SHORT, off + 4, (short) body);
+        icmp.set(ValueLayout.JAVA_BYTE, off + 6, (byte) NH_ICMPV6);
+        icmp.set(ValueLayout.JAVA_BYTE, off + 7, (byte) (type == ICMPV6_ROUTER_SOLICITATION ? 255 : 64));
+        MemorySegment.copy(src, 0, icmp, ValueLayout.JAVA_BYTE, off + 8, 16);
+        MemorySegment.copy(dst, 0, icmp, ValueLayout.JAVA_BYTE, off + 24, 16);
+        final int m = off + IPV6_HEADER;
+        icmp.set(ValueLayout.JAVA_BYTE, m, (byte) type);
+        icmp.set(BE_INT, m + 4, 0x0001_0000 | (pings & 0xFFFF));   // identifier 1, sequence
+        final long sum = InetChecksum.add(icmp, off + 8, 32, 0) + body + NH_ICMPV6;
+        icmp.set(BE_SHORT, m + 2, (short) InetChecksum.finish(InetChecksum.add(icmp, m, body, sum)));
+        into.kernelWrite(icmp, off + PING_BYTES);   // EAGAIN: this one is lost, the next comes 50 ms later
     }
 
     /** Writes a SYN or SYN-ACK with the MSS option of the device's MTU (a plain packet, full checksum). */
@@ -319,6 +380,10 @@ public final class StandInTcpStream implements AutoCloseable {
         final int len = (int) n - off;
         final int h = TcpOffload.tcpv6HeaderLength(rx, off, len);
         if (h < 0) {
+            if (Byte.toUnsignedInt(rx.get(ValueLayout.JAVA_BYTE, off + 6)) == NH_ICMPV6 && len == PING_BYTES
+                    && Byte.toUnsignedInt(rx.get(ValueLayout.JAVA_BYTE, off + IPV6_HEADER)) == ICMPV6_ECHO_REQUEST) {
+                icmpv6(receiver, dstAddr, srcAddr, ICMPV6_ECHO_REPLY);
+            }
             return true;
         }
         final int payload = len - h;
