@@ -135,7 +135,8 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         for (final String c : List.of("adverts_stored", "adverts_older", "adverts_invalid", "adverts_stale",
                 "adverts_own", "advert_fetches", "advert_publishes", "advert_publish_failures", "signals_sent",
                 "signals_received", "signals_undecodable",
-                "signals_misaddressed", "signals_rejected", "signals_replayed", "signals_unheard")) {
+                "signals_misaddressed", "signals_rejected", "signals_replayed", "signals_unheard",
+                "protocol_mismatches")) {
             counters.put(c, new AtomicLong());
         }
     }
@@ -433,6 +434,19 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     public FailureState.Decision recordFailure(final String npub, final long nowMs) {
         synchronized (failures) {
             return failures.recordFailure(npub, nowMs);
+        }
+    }
+
+    /**
+     * An adopted traversal socket to {@code npub} received a packet of another FMP version (§1.12): the streak is
+     * raised to the threshold and the cooldown set to {@code protocol_mismatch_cooldown_secs} from now.
+     *
+     * @return true when this is a fresh cooldown (log it once at WARN)
+     */
+    public boolean recordProtocolMismatch(final String npub, final long nowMs) {
+        count("protocol_mismatches");
+        synchronized (failures) {
+            return failures.recordProtocolMismatch(npub, nowMs, cfg.protocolMismatchCooldownSecs() * 1000);
         }
     }
 
