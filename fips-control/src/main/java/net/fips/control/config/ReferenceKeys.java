@@ -36,9 +36,7 @@ final class ReferenceKeys {
     }
 
     /** The {@code node.discovery.nostr} keys of parts of traversal and discovery this node does not implement. */
-    private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of("share_local_candidates",
-            "startup_sweep_delay_secs", "startup_sweep_max_age_secs",
-            "protocol_mismatch_cooldown_secs", "max_concurrent_offers_per_npub");
+    private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of("share_local_candidates");
     private static final Map<String, Line> EXACT = new LinkedHashMap<>();
     private static final Map<String, Line> SECTIONS = new LinkedHashMap<>();
 
@@ -62,8 +60,8 @@ final class ReferenceKeys {
         master("node.native_api.*");
         // Nostr rendezvous (§1.7): the node runs adverts, the relay pool, signals and NAT traversal (STUN, offers
         // and answers, punching: stun_servers, signal_ttl_secs, attempt_timeout_secs, punch_*,
-        // max_concurrent_incoming_offers act); local candidates, the protocol-mismatch cooldown, the master
-        // per-npub offer limit and the open-discovery startup sweep are not implemented. mDNS
+        // max_concurrent_incoming_offers act, and so do the protocol-mismatch cooldown, the master per-npub offer
+        // limit and the open-discovery startup sweep); local candidates are not implemented. mDNS
         // (node.discovery.lan, node.rendezvous.lan) runs.
         for (final String key : NOSTR_TRAVERSAL_KEYS) {
             v041("node.discovery.nostr." + key);

@@ -741,6 +741,7 @@ final class NostrDiscovery implements AutoCloseable {
         runtime.counters().forEach(counters::put);
         counters.put("traversals_unavailable", traversal.unavailableCount());
         counters.put("traversal_signals_dropped", nat == null ? 0 : nat.signalsDropped());
+        counters.put("traversal_offers_over_sender_allowance", nat == null ? 0 : nat.offersOverSenderAllowance());
         status = o;
     }
 

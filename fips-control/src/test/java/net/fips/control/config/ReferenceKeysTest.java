@@ -61,10 +61,6 @@ class ReferenceKeysTest {
                 Arguments.of("node: { native_api: { enabled: true } }", "node.native_api.enabled" + MASTER),
                 Arguments.of("node: { native_api: { socket_path: /run/fips/api.sock } }",
                         "node.native_api.socket_path" + MASTER),
-                Arguments.of("node: { discovery: { nostr: { startup_sweep_delay_secs: 3 } } }",
-                        "node.discovery.nostr.startup_sweep_delay_secs" + V041),
-                Arguments.of("node: { discovery: { nostr: { max_concurrent_offers_per_npub: 2 } } }",
-                        "node.discovery.nostr.max_concurrent_offers_per_npub" + V041),
                 Arguments.of("node: { rendezvous: { nostr: { share_local_candidates: true } } }",
                         "node.rendezvous.nostr.share_local_candidates" + MASTER),
                 Arguments.of("transports: { udp: { a: { accept_connections: false } } }",
@@ -110,7 +106,10 @@ class ReferenceKeysTest {
                 "transports.nym.socks5_addr", "transports.nym.startup_timeout_secs",
                 "node.discovery.lan.enabled", "node.discovery.lan.service_type", "node.rendezvous.lan.scope",
                 "node.discovery.nostr.punch_interval_ms", "node.discovery.nostr.attempt_timeout_secs",
-                "node.rendezvous.nostr.max_concurrent_incoming_offers", "node.discovery.nostr.stun_servers")) {
+                "node.rendezvous.nostr.max_concurrent_incoming_offers", "node.discovery.nostr.stun_servers",
+                "node.discovery.nostr.startup_sweep_delay_secs", "node.rendezvous.nostr.startup_sweep_max_age_secs",
+                "node.discovery.nostr.protocol_mismatch_cooldown_secs",
+                "node.rendezvous.nostr.max_concurrent_offers_per_npub")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);
         }
         assertFalse(ReferenceKeys.entries().isEmpty());
