@@ -654,7 +654,7 @@ final class NostrDiscovery implements AutoCloseable {
         o.put("npub", identity.npub());
         o.put("app", nc.app());
         o.put("policy", nc.policy().name().toLowerCase(Locale.ROOT));
-        o.put("advertise", nc.advertise());
+        o.put("advertise", runtime.advertising());
         final ArrayNode relays = o.putArray("relays");
         for (final RelayPool.RelayView r : runtime.relays()) {
             final ObjectNode n = relays.addObject();
@@ -798,6 +798,17 @@ final class NostrDiscovery implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * A reload's {@code node.discovery.nostr.advertise} (ADR 0058): switched off, the advert this process published
+     * is deleted from the relays; switched on, it is published again.
+     *
+     * @return what was applied, in words, or empty when nothing changed
+     */
+    String applyAdvertise(final boolean on) {
+        return runtime.setAdvertise(on) ? "node.discovery.nostr.advertise " + !on + " -> " + on
+                + (on ? " (advert published again)" : " (our advert deleted from the relays)") : "";
     }
 
     /** Stops the runtime (no deletion is sent, §1.8) and its threads. */

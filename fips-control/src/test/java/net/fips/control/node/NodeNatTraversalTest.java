@@ -117,6 +117,9 @@ class NodeNatTraversalTest {
                         && e.content().contains("\"stunServers\":[\"stun:127.0.0.1:")), () -> relay.stored()
                 .toString());
         assertTrue(wraps() >= 2, "offer and answer wraps went through the relay");
+        // The wraps are not deleted after the link (ADR 0058): no kind-5 event reached the relay.
+        assertEquals(0, relay.received.stream().filter(m -> m.startsWith("[\"EVENT\"")
+                && m.contains("\"kind\":5,")).count(), () -> relay.received.toString());
         assertTrue(stun.requests() >= 2, "both sides asked STUN for their reflexive address");
         // The link runs on an adopted nostr-nat slot on both sides, not on the configured UDP transport (id 0).
         final int tidA = peerOf(a, b).transportId();

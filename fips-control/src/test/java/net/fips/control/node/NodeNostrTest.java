@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,7 @@ import net.fips.control.nostr.Backoff;
 import net.fips.control.nostr.DiscoveryEvents;
 import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.NostrEvent;
+import net.fips.control.nostr.NostrFormatException;
 import net.fips.control.nostr.OverlayAdvert;
 import net.fips.control.nostr.RelayClient;
 import net.fips.control.nostr.RelayScheduler;
@@ -347,6 +350,64 @@ class NodeNostrTest {
             }, () -> "third report");
             assertEquals(2, log.lines("WARNING", "speaks FMP version 1").size());
         }
+    }
+
+    /**
+     * §1.8: with {@code advertise} off, the advert this process published is deleted (NIP-09 kind 5 naming its
+     * id, to {@code advert_relays}); here a reload switches it off (ADR 0058), and back on publishes again.
+     */
+    @Test
+    void switchingAdvertiseOffDeletesThePublishedAdvert() throws Exception {
+        relay = new TestRelay(() -> System.currentTimeMillis() / 1000);
+        final String url = relay.url().toString();
+        final NodeIdentity idB = NodeIdentity.generate();
+        final int portB = FreePorts.udp();
+        final Path sock = dir.resolve("b.sock");
+        final Node b = start(yaml(idB, portB, sock, url, true, null));
+        until(Duration.ofSeconds(20), () -> !b.controlApi().showNostr().get("our_advert").get("event_id").isNull(),
+                () -> "B published: " + b.controlApi().showNostr());
+        final String published = b.controlApi().showNostr().get("our_advert").get("event_id").asText();
+        assertTrue(relay.stored().stream().anyMatch(e -> e.id().equals(published)));
+        assertEquals(0, deletions().size(), "no deletion while advertising");
+
+        final Node.Reload off = b.reload(load(yaml(idB, portB, sock, url, true, null)
+                .replace("advertise: true", "advertise: false")), l -> "log level " + l);
+        assertTrue(off.reloaded().contains("node.discovery.nostr.advertise true -> false (our advert deleted from"
+                + " the relays)"), off::summary);
+        assertTrue(off.restartNeeded().isEmpty(), off::summary);
+        until(Duration.ofSeconds(20), () -> deletions().size() == 1, () -> "deletion sent: " + relay.received);
+        final NostrEvent d = deletions().getFirst();
+        assertEquals(HexFormat.of().formatHex(idB.publicKey()), d.pubkey());
+        assertEquals(List.of(List.of("e", published)), d.tags());
+        assertEquals("", d.content());
+        until(Duration.ofSeconds(5), () -> relay.stored().stream().noneMatch(e -> e.kind() == OverlayAdvert.KIND),
+                () -> "the relay deleted the advert: " + relay.stored());
+        until(Duration.ofSeconds(5), () -> b.controlApi().showNostr().get("our_advert").get("event_id").isNull(),
+                () -> b.controlApi().showNostr().toString());
+        final JsonNode n = b.controlApi().showNostr();
+        assertFalse(n.get("advertise").asBoolean());
+        assertEquals(1, n.get("counters").get("advert_deletions").asLong(), n::toString);
+
+        // Back on: published again (a new id), nothing more deleted.
+        b.reload(load(yaml(idB, portB, sock, url, true, null)), l -> "log level " + l);
+        until(Duration.ofSeconds(20), () -> relay.stored().stream().anyMatch(e -> e.kind() == OverlayAdvert.KIND),
+                () -> "published again: " + b.controlApi().showNostr());
+        assertEquals(1, deletions().size());
+    }
+
+    /** @return the kind-5 events the relay received */
+    private List<NostrEvent> deletions() {
+        final List<NostrEvent> out = new ArrayList<>();
+        for (final String m : relay.received) {
+            if (m.startsWith("[\"EVENT\"") && m.contains("\"kind\":5,")) {
+                try {
+                    out.add(NostrEvent.parse(new ObjectMapper().readTree(m).get(1).toString()));
+                } catch (final IOException | NostrFormatException e) {
+                    throw new AssertionError("the relay got a malformed kind 5: " + m, e);
+                }
+            }
+        }
+        return out;
     }
 
     private static long mismatches(final Node n) {
