@@ -44,7 +44,8 @@ import net.fips.dataplane.wire.NodeAddr;
  * Responder: silent on every failure; admission ({@code max_concurrent_incoming_offers}, and master's
  * {@code max_concurrent_offers_per_npub} per sender, §1.14), validation, the
  * duplicate-session election, the replay check, then socket + STUN, answer, punch with the hint it sent, adopt.
- * Not done here: local candidates. The wraps are not deleted afterwards (NIP-09; ADR 0058).
+ * The wraps are not deleted afterwards (NIP-09; ADR 0058). Host candidates ({@code share_local_candidates})
+ * come from the {@link NatIo} attempt; both sides plan their targets from their own and the peer's lists (§2.4).
  */
 public final class TraversalCoordinator {
     /** What happened to an attempt, for the node (on the {@link #tick} thread). */
@@ -499,7 +500,7 @@ public final class TraversalCoordinator {
     }
 
     private static TraversalAddress address(final InetSocketAddress a) {
-        return a == null ? null : new TraversalAddress("udp", a.getAddress().getHostAddress(), a.getPort());
+        return a == null ? null : new TraversalAddress("udp", LocalCandidates.text(a.getAddress()), a.getPort());
     }
 
     private static List<TraversalAddress> addresses(final List<InetSocketAddress> list) {
