@@ -186,11 +186,11 @@ awk -F, 'NR > 1 { n = $2
     END { for (n in r0) printf "node %s: heap after GC %d KiB (t=%d s) -> %d KiB (t=%d s); heap used max %d KiB;" \
         " RSS %d -> %d KiB; CPU mean %.2f %% of a core over %d samples; rekeys: link %d, session %d\n",
         n, g0[n], gt0[n], g1[n], gt1[n], hm[n], r0[n], r1[n], c[n] / cn[n], cn[n], lr[n], sr[n] }' "$OUT" | sort
-# Non-zero drop counters: the kernel's (end minus start) and the daemons' (counters whose name says drop).
+# Non-zero drop counters: the kernel's (end minus start) and the daemons' (counters named drop or error).
 for n in a b; do
     echo "node $n kernel drops during the run: $(paste -d' ' <(tr ' ' '\n' < "$LOGDIR/kernel-drops-$n-start.txt") \
         <(tr ' ' '\n' < "$LOGDIR/kernel-drops-$n-end.txt") | awk -F'[ =]' 'NF >= 4 && $4 != $2 { printf "%s +%d ", $1, $4 - $2 }')"
-    echo "node $n daemon drop counters: $(python3 -c '
+    echo "node $n daemon drop and error counters: $(python3 -c '
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -201,7 +201,7 @@ def walk(p, v):
     if isinstance(v, dict):
         for k, x in v.items():
             walk(p + [k], x)
-    elif isinstance(v, (int, float)) and not isinstance(v, bool) and v and "drop" in ".".join(p).lower():
+    elif isinstance(v, (int, float)) and not isinstance(v, bool) and v and any(w in ".".join(p).lower() for w in ("drop", "error")):
         out.append("%s=%s" % (".".join(p), v))
 walk([], d)
 print(" ".join(out) or "none")' "$LOGDIR/metrics-$n.json")"
