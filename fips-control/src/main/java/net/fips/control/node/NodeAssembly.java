@@ -202,7 +202,7 @@ final class NodeAssembly {
                     TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().maxBackoffSecs())));
             loop.onTick(lan::tick);
             nostr = NostrDiscovery.startIfEnabled(cfg, identity, transports, conductor, options,
-                    opened.natAdopter(), loop::onTick);
+                    opened.natAdopter(), loop);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }

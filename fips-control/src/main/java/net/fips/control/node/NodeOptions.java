@@ -37,6 +37,7 @@ public final class NodeOptions {
     /** Null: from {@code node.dataplane.threading} (and its environment override). */
     private ThreadingMode threadingMode;
     private LongSupplier nanoClock = System::nanoTime;
+    private LongSupplier nostrWallClock = System::currentTimeMillis;
     private Random random;
     private String version = "unknown";
     private Path aclDirectory = Path.of("/etc/fips");
@@ -70,6 +71,15 @@ public final class NodeOptions {
     /** @param clock monotonic nanoseconds shared by the control loop and the data plane (default nanoTime) */
     public NodeOptions nanoClock(final LongSupplier clock) {
         this.nanoClock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /**
+     * @param clock the wall clock of Nostr discovery, Unix ms, read on every use (advert times, signal freshness,
+     *              failure cooldowns, the open-discovery startup sweep; default {@link System#currentTimeMillis})
+     */
+    public NodeOptions nostrWallClock(final LongSupplier clock) {
+        this.nostrWallClock = Objects.requireNonNull(clock, "clock");
         return this;
     }
 
@@ -165,6 +175,10 @@ public final class NodeOptions {
 
     LongSupplier nanoClock() {
         return nanoClock;
+    }
+
+    LongSupplier nostrWallClock() {
+        return nostrWallClock;
     }
 
     Random randomOrSecure() {
