@@ -26,7 +26,8 @@
 # failure; relay.log holds the relay's counters per link and direction.
 # Knobs (environment): NODES (>= 6), LOSS (%, 1), DELAY (ms, 2), JITTER (ms, 1), CHURN (kills/min, 4), DURATION
 # (s, 60), DOWN (s, 3), RATE (bytes/s, 131072), START_LIMIT (s, 150), IMPAIR (auto), SEED (relay's, 1),
-# SD_LOG_LEVEL (debug), STARTUP_ONLY (1: pass once the mesh is up and s pings d; no stream, no kills). The
+# SD_LOG_LEVEL (debug), STARTUP_ONLY (1: pass once the mesh is up and s pings d; no stream, no kills), CHAOS_SAVE
+# (a directory to copy the run's directory to after a pass). The
 # defaults aim at a CI run of about 2 min on an idle 2-vCPU VM; on a loaded one the daemons' start-up dominates
 # (4-5 min at load 20-38).
 set -u
@@ -188,7 +189,7 @@ E2E_BG+=($!)
 # The transfer: d receives, s sends at RATE until the chaos is over (the file $stop).
 stop=$E2E_DIR/stop
 limit=$((DURATION + 4 * (START_LIMIT + 60)))
-e2e_in d python3 "$tool" recv $PORT $limit > "$E2E_DIR/recv.out" 2> "$E2E_DIR/recv.err" &
+e2e_in d python3 "$tool" recv $PORT $limit "$E2E_DIR/progress" > "$E2E_DIR/recv.out" 2> "$E2E_DIR/recv.err" &
 rpid=$!
 E2E_BG+=($rpid)
 e2e_wait 10 sh -c "ip netns exec '${E2E_NS[d]}' ss -Htln | grep -q ':$PORT\\b'" || e2e_fail "receiver not listening"
@@ -234,7 +235,9 @@ wait $spid || e2e_fail "sender failed: $(cat "$E2E_DIR/send.err")"
 wait $rpid || e2e_fail "receiver failed: $(cat "$E2E_DIR/recv.err")"
 read -r sent_n sent_h < "$E2E_DIR/send.out"
 read -r recv_n recv_h < "$E2E_DIR/recv.out"
-e2e_log "sent $sent_n bytes sha256 $sent_h; received $recv_n bytes sha256 $recv_h ($((SECONDS - t0)) s)"
+e2e_log "sent $sent_n bytes sha256 $sent_h; received $recv_n bytes sha256 $recv_h ($((SECONDS - t0)) s," \
+    "$(awk -v n="${recv_n:-0}" -v t=$((SECONDS - t0)) -v r="$RATE" 'BEGIN { printf "%.0f", 100 * n / (t * r) }') %" \
+    "of RATE)"
 [ "${sent_n:-0}" -gt 0 ] && [ "$sent_n" = "$recv_n" ] && [ "$sent_h" = "$recv_h" ] \
     || e2e_fail "the stream did not arrive whole"
 
@@ -251,7 +254,7 @@ fi
 
 # Per event: outage and reconvergence.
 echo "$(date +%s.%N) end -" >> "$events"
-python3 "$tool" report "$events" "$E2E_DIR/ping.log" "$E2E_DIR/monitor.log"
+python3 "$tool" report "$events" "$E2E_DIR/ping.log" "$E2E_DIR/monitor.log" "$E2E_DIR/progress"
 
 # 3. No stack trace in any daemon log: frames, causes, or a line that starts with an exception's name.
 trace_re=$'^\tat |^[[:space:]]+at [[:alnum:]_$.]+\\(|^Caused by: |^Exception in thread'
@@ -261,4 +264,7 @@ for n in "${tags[@]}"; do
         e2e_fail "node $n logged a stack trace: $(head -n 20 "$E2E_DIR/trace")"
     fi
 done
+if [ -n "${CHAOS_SAVE:-}" ]; then
+    cp -r "$E2E_DIR" "$CHAOS_SAVE" && e2e_log "run directory copied to $CHAOS_SAVE"
+fi
 e2e_pass
