@@ -17,7 +17,8 @@
 # restart, the longest gap between ping replies (outage) and the time until all live daemons name one live root
 # (reconvergence); benchmarks/chaos.sh runs this longer and records the table.
 # Asserts:
-#  1. the stream arrives whole: d's byte count and sha256 equal s's;
+#  1. the stream arrives whole: d's byte count and sha256 equal s's, and it still moves after the chaos (RATE more
+#     bytes within 30 s of the last restart's peers being back);
 #  2. within 30 s of the last restart every daemon answers and all name the same root, one of them;
 #  3. no daemon log holds a Java stack trace ("\tat ..." frames, "Caused by:", a line starting with an exception).
 # s and d log at SD_LOG_LEVEL (debug), the transits at info. On a failure the test keeps its directory (unless
@@ -228,6 +229,12 @@ while :; do
         || e2e_fail "restarted $v did not get its ${degree[$v]} peers back within 30 s"
     e2e_log "  $v back with its ${degree[$v]} peers at +$((SECONDS - t0)) s"
 done
+# The stream moves again after the chaos: d receives RATE more bytes (a second's worth) within 30 s.
+progress=$E2E_DIR/progress
+got() { local v; v=$(tail -n 1 "$progress" 2>/dev/null | cut -d' ' -f2); echo "${v:-0}"; }
+n0=$(got)
+e2e_wait 30 sh -c "[ \"\$(tail -n 1 '$progress' | cut -d' ' -f2)\" -ge $((n0 + RATE)) ]" \
+    || e2e_fail "the stream is stuck: d received $(($(got) - n0)) bytes in 30 s after the chaos"
 touch "$stop"
 
 # 1. The stream arrives whole.
