@@ -11,6 +11,8 @@
   peers SOCK N                       exit 0 when the daemon answers and has at least N authenticated peers
   agree SOCK...                      exit 0 when every socket answers and all name one root that is one of them
   monitor OUT PERIOD SOCK...         appends "<epoch> <live> <roots> <agreed>" to OUT every PERIOD s, forever
+  dump SOCK                          the daemon's show_status, peers, links, sessions, tree, routing and cache
+                                     responses, one JSON line each (2 s per command), for a failed run's record
   report EVENTS PINGLOG MONLOG [PROGRESS]
                                      per chaos event: longest gap between ping replies, reconvergence time and (with
                                      recv's PROGRESS) the longest stall of the stream
@@ -115,13 +117,13 @@ def send(host, port, rate, stop, seconds):
     print(sent, h.hexdigest(), flush=True)
 
 
-def status(sock):
-    """show_status data of one daemon, or None when it does not answer within 1 s."""
+def request(sock, command, timeout):
+    """The raw response line of one control-socket command (bytes); OSError when the daemon does not answer."""
     c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.settimeout(1)
+    c.settimeout(timeout)
     try:
         c.connect(sock)
-        c.sendall(b'{"command":"show_status"}\n')
+        c.sendall(json.dumps({"command": command}).encode() + b"\n")
         c.shutdown(socket.SHUT_WR)
         buf = b""
         while not buf.endswith(b"\n"):
@@ -129,12 +131,28 @@ def status(sock):
             if not chunk:
                 break
             buf += chunk
-        resp = json.loads(buf)
+        return buf
+    finally:
+        c.close()
+
+
+def status(sock):
+    """show_status data of one daemon, or None when it does not answer within 1 s."""
+    try:
+        resp = json.loads(request(sock, "show_status", 1))
         return resp["data"] if resp.get("status") == "ok" else None
     except (OSError, ValueError, KeyError):
         return None
-    finally:
-        c.close()
+
+
+def dump(sock):
+    for command in ("show_status", "show_peers", "show_links", "show_sessions", "show_tree", "show_routing",
+                    "show_cache"):
+        print("-- " + command, flush=True)
+        try:
+            print(request(sock, command, 2).decode(errors="replace").rstrip("\n"), flush=True)
+        except OSError as e:
+            print("no answer: %s" % e, flush=True)
 
 
 def survey(socks):
@@ -262,6 +280,8 @@ def main(argv):
         agree(args)
     elif cmd == "monitor":
         monitor(args[0], float(args[1]), args[2:])
+    elif cmd == "dump":
+        dump(args[0])
     elif cmd == "report":
         report(args[0], args[1], args[2], args[3] if len(args) > 3 else None)
     else:

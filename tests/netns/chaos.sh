@@ -22,9 +22,10 @@
 #  2. within 30 s of the last restart every daemon answers and all name the same root, one of them;
 #  3. no daemon log holds a Java stack trace ("\tat ..." frames, "Caused by:", a line starting with an exception).
 # s and d log at SD_LOG_LEVEL (debug), the transits at info. On a failure the test keeps its directory (unless
-# E2E_KEEP=) with every daemon's log and, per live daemon, state-<node>.txt: fipsctl show status, peers, links,
-# sessions, tree, routing and cache, plus fips0's addresses and routes and the interface counters, taken at the
-# failure; relay.log holds the relay's counters per link and direction.
+# E2E_KEEP=) with every daemon's log and, per live daemon, state-<node>.txt: the control socket's show_status,
+# show_peers, show_links, show_sessions, show_tree, show_routing and show_cache (what `fipsctl show` prints, asked
+# by chaos.py: a fipsctl JVM per query took 30 s per node at load 20), plus fips0's addresses and routes and the
+# interface counters, taken at the failure; relay.log holds the relay's counters per link and direction.
 # Knobs (environment): NODES (>= 6), LOSS (%, 1), DELAY (ms, 2), JITTER (ms, 1), CHURN (kills/min, 4), DURATION
 # (s, 60), DOWN (s, 3), RATE (bytes/s, 131072), START_LIMIT (s, 150), IMPAIR (auto), SEED (relay's, 1),
 # SD_LOG_LEVEL (debug), STARTUP_ONLY (1: pass once the mesh is up and s pings d; no stream, no kills), CHAOS_SAVE
@@ -69,10 +70,7 @@ e2e_fail() {
         [ -n "${E2E_PID[$n]}" ] && e2e_alive "${E2E_PID[$n]}" || continue
         {
             echo "== $(date +%T.%N) node $n (${E2E_NPUB[$n]:-})"
-            for q in status peers links sessions tree routing cache; do
-                echo "-- fipsctl show $q"
-                timeout 10 "$E2E_ROOT/bin/fipsctl" -s "${E2E_SOCK[$n]}" --json show "$q" 2>&1
-            done
+            python3 "$tool" dump "${E2E_SOCK[$n]}"
             echo "-- ip -6 addr/route fips0, ip -s link"
             ip -n "${E2E_NS[$n]}" -6 addr show dev fips0 2>&1
             ip -n "${E2E_NS[$n]}" -6 route show 2>&1
