@@ -5,7 +5,10 @@
 #     iperf3 (TCP, one stream, SECS s) and the relay's CPU seconds meanwhile;
 #  3. the relay with DELAY ms, JITTER ms and LOSS % per direction: the RTT (should rise by about 2 x DELAY, its
 #     spread by the jitter: two uniform draws of +-JITTER give a standard deviation of JITTER x 0.82), the ping
-#     loss (about 1 - (1 - LOSS/100)^2 for a round trip) next to the relay's own counters, and iperf3 again.
+#     loss (about 1 - (1 - LOSS/100)^2 for a round trip) next to the relay's own counters, and iperf3 again;
+#  4. the same under the ordinary scheduler instead of SCHED_FIFO (E2E_RELAY_SCHED=normal), to show what a loaded
+#     machine does to a relay that waits for a CPU.
+# Phases 2 and 3 run the relay as the tests do (SCHED_FIFO priority 1 where chrt works).
 # Pings: COUNT at 10 ms intervals. Prints the machine, load and commit first.
 # Knobs (environment): DELAY (ms, 2), JITTER (ms, 1), LOSS (%, 1), COUNT (1000), SECS (10).
 # Usage: sudo benchmarks/netem-relay.sh
@@ -39,11 +42,13 @@ for n in x y; do
     E2E_NS[$n]=$ns
     ip -n "$ns" link set lo up
 done
-# Tags name the devices (f<id><tag1><tag2>): v w for the veth, x y and y x for the relays.
+# Tags name the devices (f<id><tag1><tag2>): v w for the veth, x y, X Y and P Q for the relays.
 E2E_NS[v]=${E2E_NS[x]}
 E2E_NS[w]=${E2E_NS[y]}
 E2E_NS[X]=${E2E_NS[x]}
 E2E_NS[Y]=${E2E_NS[y]}
+E2E_NS[P]=${E2E_NS[x]}
+E2E_NS[Q]=${E2E_NS[y]}
 
 pings() {  # pings DEST: COUNT pings from x; prints the loss and rtt lines
     ip netns exec "${E2E_NS[x]}" ping -n -q -i 0.01 -c "$COUNT" -w $((COUNT / 50 + 20)) "$1" \
@@ -64,19 +69,24 @@ echo "== 1. veth, no relay"
 e2e_veth v 10.209.1.1 w 10.209.1.2
 pings 10.209.1.2
 
-echo "== 2. relay, delay 0 jitter 0 loss 0"
 e2e_relay_links 0 0 0 1 "x 10.209.2.1 y 10.209.2.2"
+echo "== 2. relay ($E2E_RELAY_HOW), delay 0 jitter 0 loss 0"
 pings 10.209.2.2
 c0=$(relay_cpu)
 iperf 10.209.2.2
 echo "relay CPU during iperf3: $(awk -v a="$c0" -v b="$(relay_cpu)" 'BEGIN { printf "%.2f", b - a }') s in $SECS s"
 e2e_relay_counters
 
-echo "== 3. relay, delay $DELAY ms jitter $JITTER ms loss $LOSS %"
+echo "== 3. relay ($E2E_RELAY_HOW), delay $DELAY ms jitter $JITTER ms loss $LOSS %"
 e2e_relay_links "$DELAY" "$JITTER" "$LOSS" 2 "X 10.209.3.1 Y 10.209.3.2"
 pings 10.209.3.2
 c0=$(relay_cpu)
 iperf 10.209.3.2
 echo "relay CPU during iperf3: $(awk -v a="$c0" -v b="$(relay_cpu)" 'BEGIN { printf "%.2f", b - a }') s in $SECS s"
+e2e_relay_counters
+
+E2E_RELAY_SCHED=normal e2e_relay_links "$DELAY" "$JITTER" "$LOSS" 2 "P 10.209.4.1 Q 10.209.4.2"
+echo "== 4. relay ($E2E_RELAY_HOW), delay $DELAY ms jitter $JITTER ms loss $LOSS %"
+pings 10.209.4.2
 e2e_relay_counters
 e2e_pass

@@ -144,7 +144,7 @@ if [ "$IMPAIR" = netem ]; then
 else
     e2e_relay_links "$DELAY" "$JITTER" "$LOSS" "$SEED" "${specs[@]}"
     e2e_log "impairment: kernel has no sch_netem (or IMPAIR=relay): netem_relay.py, delay ${DELAY}ms jitter" \
-        "${JITTER}ms (uniform) loss ${LOSS}% per direction on ${#links[@]} TAP pairs (seed $SEED)"
+        "${JITTER}ms (uniform) loss ${LOSS}% per direction on ${#links[@]} TAP pairs (seed $SEED; $E2E_RELAY_HOW)"
 fi
 # The impairment is there: the shortest of 20 round trips over the first link is at least 2 x (DELAY - JITTER) ms
 # (a lower bound only: a loaded machine adds to it, never takes away).

@@ -275,9 +275,12 @@ e2e_netem_ok() {
 
 # e2e_relay_links DELAY JITTER LOSS SEED "TAG1 IP1 TAG2 IP2"...: the netem stand-in for kernels without sch_netem.
 # One tests/netns/netem_relay.py (run in the root namespace, pid in E2E_RELAY and E2E_BG, counters at its exit in
-# $E2E_DIR/relay.log) creates per link a TAP in each node's namespace, named as e2e_veth names its veth ends, and
+# $E2E_DIR/relay.log, how it was scheduled in E2E_RELAY_HOW) creates per link a TAP in each node's namespace, named as e2e_veth names its veth ends, and
 # forwards frames between them with DELAY ms +- JITTER ms (uniform) and LOSS % loss per direction, drawn from SEED.
-# The ends get IPi/24 and are brought up as e2e_veth does. Killing the relay removes its TAPs.
+# The ends get IPi/24 and are brought up as e2e_veth does. Killing the relay removes its TAPs. The relay runs under
+# SCHED_FIFO priority 1 (chrt; E2E_RELAY_SCHED=normal leaves it to the ordinary scheduler): netem works in the
+# kernel's softirq and timers, and a relay that waits for a CPU behind busy JVMs on a loaded machine added tens to
+# hundreds of ms per hop; it uses little CPU at the chaos test's rates, and the kernel's RT throttling bounds it.
 e2e_relay_links() {
     local delay=$1 jitter=$2 loss=$3 seed=$4
     shift 4
@@ -287,8 +290,11 @@ e2e_relay_links() {
         spec+=("f${E2E_ID}$a$b@${E2E_NS[$a]}=f${E2E_ID}$b$a@${E2E_NS[$b]}")
     done
     rm -f "$ready"
-    python3 "$E2E_ROOT/tests/netns/netem_relay.py" --delay "$delay" --jitter "$jitter" --loss "$loss" \
-        --seed "$seed" --ready "$ready" "${spec[@]}" 2> "$E2E_DIR/relay.log" &
+    local sched=()
+    [ "${E2E_RELAY_SCHED:-fifo}" = fifo ] && chrt -f 1 true 2>/dev/null && sched=(chrt -f 1)
+    E2E_RELAY_HOW=${sched[*]:-ordinary scheduling}
+    "${sched[@]}" python3 "$E2E_ROOT/tests/netns/netem_relay.py" --delay "$delay" --jitter "$jitter" \
+        --loss "$loss" --seed "$seed" --ready "$ready" "${spec[@]}" 2> "$E2E_DIR/relay.log" &
     E2E_RELAY=$!
     E2E_BG+=($!)
     local deadline=$((SECONDS + 20))
