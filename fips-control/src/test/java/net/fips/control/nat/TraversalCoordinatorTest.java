@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +25,8 @@ import net.fips.control.config.NostrConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.ReplayCache;
+import net.fips.control.nostr.TraversalAddress;
+import net.fips.control.nostr.TraversalOffer;
 import net.fips.testing.Await;
 
 /**
@@ -37,12 +41,13 @@ class TraversalCoordinatorTest {
     private static final long ATTEMPT_MS = 1_500;
     private static final long INTERVAL_MS = 20;
     private static final TraversalCoordinator.Settings SETTINGS = new TraversalCoordinator.Settings(TTL_MS,
-            ATTEMPT_MS, 100, INTERVAL_MS, 1_000, 16);
+            ATTEMPT_MS, 100, INTERVAL_MS, 1_000, 16, 2);
 
     /** Signals between coordinators by npub; a payload to an npub nobody registered is lost. */
     private static final class Hub {
         final Map<String, Signalling.Listener> listeners = new ConcurrentHashMap<>();
         final AtomicLong sent = new AtomicLong();
+        final List<String> payloads = new CopyOnWriteArrayList<>();
         volatile boolean twice;
 
         Signalling as(final String npub) {
@@ -50,6 +55,7 @@ class TraversalCoordinatorTest {
                 @Override
                 public void send(final String recipientNpub, final String payload) throws IOException {
                     sent.incrementAndGet();
+                    payloads.add(payload);
                     final Signalling.Listener l = listeners.get(recipientNpub);
                     if (l != null) {
                         l.onSignal(npub, payload);
@@ -95,8 +101,13 @@ class TraversalCoordinatorTest {
     private final AtomicLong skewMs = new AtomicLong();
 
     private Side side(final SimNet.Host host) {
+        return side(host, null);
+    }
+
+    private Side side(final SimNet.Host host, final LocalCandidates locals) {
         final Side s = new Side();
-        s.coordinator = new TraversalCoordinator(SETTINGS, s.id.npub(), hub.as(s.id.npub()), net.io(host, s.adopted),
+        s.coordinator = new TraversalCoordinator(SETTINGS, s.id.npub(), hub.as(s.id.npub()),
+                net.io(host, s.adopted, locals),
                 s.failures, new ReplayCache(100, 300_000), System::nanoTime,
                 () -> System.currentTimeMillis() + skewMs.get(), r -> Thread.ofPlatform().daemon().start(r), s);
         return s;
@@ -199,10 +210,89 @@ class TraversalCoordinatorTest {
         assertTrue(!a.coordinator.inFlight(silent));
     }
 
+    /** A LAN host's view of itself: its address on an up interface among others that do not count. */
+    private static LocalCandidates candidatesOf(final SimNet.Host host) {
+        final InetAddress lanIp = host.privateIp();
+        return new LocalCandidates(() -> List.of(
+                new LocalCandidates.InterfaceAddress("lo", true, true, InetAddress.ofLiteral("127.0.0.1")),
+                new LocalCandidates.InterfaceAddress("eth0", true, false, lanIp),
+                new LocalCandidates.InterfaceAddress("eth0", true, false, InetAddress.ofLiteral("fe80::1")),
+                new LocalCandidates.InterfaceAddress("wlan0", false, false, InetAddress.ofLiteral("192.168.9.9"))),
+                to -> to.getAddress() instanceof Inet4Address ? lanIp : null);
+    }
+
+    @Test
+    void twoHostsBehindOneRouterWithoutHairpinFailWithoutHostCandidates() {
+        final Side a = side(net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.2"));
+        final Side b = side(net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.3"));
+        a.coordinator.connect(b.id.npub());
+        tickUntil(() -> !a.failed.isEmpty(), "the punch fails", a, b);
+        assertEquals(List.of("PunchTimeout"), a.failed, "probes to the shared router's address are not hairpinned");
+        assertEquals(List.of(), b.established);
+        assertTrue(hub.payloads.getFirst().contains("\"localAddresses\":[]"), hub.payloads::toString);
+    }
+
+    @Test
+    void twoHostsBehindOneRouterMeetThroughTheirHostCandidates() {
+        final SimNet.Host ha = net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.2");
+        final SimNet.Host hb = net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.3");
+        final Side a = side(ha, candidatesOf(ha));
+        final Side b = side(hb, candidatesOf(hb));
+        a.coordinator.connect(b.id.npub());
+        tickUntil(() -> !a.established.isEmpty() && !b.established.isEmpty(), "both adopt", a, b);
+        assertTrue(a.established.getFirst().startsWith(b.id.npub() + "@/10.1.0.3:"), a.established::toString);
+        assertTrue(b.established.getFirst().startsWith(a.id.npub() + "@/10.1.0.2:"), b.established::toString);
+        assertEquals(List.of(), a.failed);
+        // The offer and the answer carry exactly the LAN address (once, loopback, link-local and the down interface
+        // left out), with the attempt socket's port; the reflexive addresses are the shared router's.
+        final String offer = hub.payloads.get(0);
+        final String answer = hub.payloads.get(1);
+        assertTrue(offer.matches(".*\"localAddresses\":\\[\\{\"protocol\":\"udp\",\"ip\":\"10\\.1\\.0\\.2\","
+                + "\"port\":5\\d{4}}].*"), offer);
+        assertTrue(answer.matches(".*\"localAddresses\":\\[\\{\"protocol\":\"udp\",\"ip\":\"10\\.1\\.0\\.3\","
+                + "\"port\":5\\d{4}}].*"), answer);
+        assertTrue(offer.contains("\"ip\":\"198.18.0.2\""), offer);
+    }
+
     @Test
     void settingsComeFromTheNostrConfig() {
-        assertEquals(new TraversalCoordinator.Settings(120_000, 10_000, 2_000, 200, 10_000, 16),
+        assertEquals(new TraversalCoordinator.Settings(120_000, 10_000, 2_000, 200, 10_000, 16, 4),
                 TraversalCoordinator.Settings.of(NostrConfig.DEFAULTS));
+    }
+
+    /** An offer from {@code from} to {@code to}, valid now, punching towards an address nobody answers on. */
+    private String offer(final String from, final String to, final int n) {
+        final long now = System.currentTimeMillis() + skewMs.get();
+        final String session = now + "-" + String.format("%016x", n);
+        return new TraversalOffer(TraversalOffer.TYPE, session, now, now + TTL_MS, session, from, to,
+                new TraversalAddress("udp", "198.18.0.99", 4000 + n), List.of(), null).toJson();
+    }
+
+    /**
+     * master's {@code max_concurrent_offers_per_npub} (§1.14): with an allowance of 2, a sender's third offer
+     * while two are being handled is dropped and counted; another sender's offer still gets a slot, and once the
+     * first sender's attempts are over its next offer is handled again.
+     */
+    @Test
+    void oneSenderGetsAtMostItsAllowanceOfResponderSlots() {
+        final Side b = side(net.host("198.18.0.3", SimNet.Nat.CONE));
+        final String x = NodeIdentity.generate().npub();
+        final String y = NodeIdentity.generate().npub();
+        final Signalling.Listener toB = hub.listeners.get(b.id.npub());
+        for (int i = 0; i < 3; i++) {
+            toB.onSignal(x, offer(x, b.id.npub(), i));
+        }
+        toB.onSignal(y, offer(y, b.id.npub(), 3));
+        b.coordinator.tick();
+        assertEquals(1, b.coordinator.offersOverSenderAllowance(), "x's third offer");
+        assertEquals(1, b.coordinator.signalsDropped());
+        // b answers the three it took (x twice, y once); the punches towards nobody then time out silently.
+        tickUntil(() -> hub.sent.get() == 3, "three answers", b);
+        tickUntil(() -> {
+            toB.onSignal(x, offer(x, b.id.npub(), 10 + (int) hub.sent.get()));
+            return hub.sent.get() > 3;
+        }, "x is answered again once its attempts ended", b);
+        assertEquals(List.of(), b.failed, "responder failures are silent");
     }
 
     @Test
