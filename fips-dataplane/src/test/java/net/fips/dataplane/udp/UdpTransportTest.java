@@ -254,6 +254,35 @@ class UdpTransportTest {
         }
     }
 
+    /**
+     * More messages than one call takes (the transport's batch, 32): 40 datagrams of unequal sizes, no train, leave in
+     * two calls, all of them, in order.
+     */
+    @Test
+    void moreMessagesThanOneCallTakesGoInSeveralCallsInOrder() throws Exception {
+        try (Arena arena = Arena.ofConfined();
+             UdpTransport tx = open("127.0.0.1:0", true, false);
+             UdpTransport rx = open("127.0.0.1:0", false, false)) {
+            final UdpDestination dst = tx.destination(rx.localAddress());
+            final MemorySegment out = arena.allocate(40L * 1400);
+            final SendBatch sb = new SendBatch(64);
+            for (int i = 0; i < 40; i++) {
+                final int size = 100 + (i * 131) % 1200;
+                TestPackets.write(out, i * 1400L, i, size);
+                sb.add(out, i * 1400L, size, dst);
+            }
+            assertEquals(40, tx.send(sb));
+            assertEquals(2, tx.counters().sendCalls(), "32 messages, then 8");
+            assertEquals(0, tx.counters().gsoSends());
+            final List<int[]> got = drain(rx, slots(arena, BATCH, SLOT), 40);
+            assertEquals(40, got.size());
+            for (int i = 0; i < 40; i++) {
+                assertEquals(i, got.get(i)[0], "in order and intact");
+                assertEquals(100 + (i * 131) % 1200, got.get(i)[1]);
+            }
+        }
+    }
+
     @Test
     void groTrainIsSplitIntoSlotsAcrossCalls() throws Exception {
         try (Arena arena = Arena.ofConfined();
