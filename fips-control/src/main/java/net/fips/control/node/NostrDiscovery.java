@@ -20,8 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -29,9 +27,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.config.FipsConfig;
+import net.fips.control.config.NodeConfig;
 import net.fips.control.config.NostrConfig;
 import net.fips.control.config.PeerConfig;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
 import net.fips.control.link.DialSnapshot;
@@ -46,11 +44,14 @@ import net.fips.control.nostr.Backoff;
 import net.fips.control.nostr.DialCandidates;
 import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.NostrRuntime;
+import net.fips.control.nostr.OpenDiscoverySweep;
 import net.fips.control.nostr.OverlayAdvert;
 import net.fips.control.nostr.RelayPool;
 import net.fips.control.nostr.RelayScheduler;
 import net.fips.control.nostr.TraversalStarter;
+import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.wire.FmpPrefix;
 
 /**
  * Nostr discovery wired into the node (discovery-gateway.md §1.7-§1.10, §1.12), on the control thread's 1 s tick:
@@ -92,6 +93,13 @@ final class NostrDiscovery implements AutoCloseable {
     private final Map<String, PeerState> peers = new LinkedHashMap<>();
     private final Set<String> configuredNpubs = new LinkedHashSet<>();
     private final Runnable closeThreads;
+    /** The node's adoption slots (whose peer a foreign-version packet came from), or null without them. */
+    private final NatAdopter adopter;
+    /** When discovery started, Unix ms: the startup sweep runs {@code startup_sweep_delay_secs} later (§1.10). */
+    private final long startedAtMs;
+    private boolean startupSweepDone;
+    private volatile OpenDiscoverySweep.Result startupSweep;
+    private volatile OpenDiscoverySweep.Result lastSweep;
     private volatile ObjectNode status;
     /** The control clock at the latest tick (ns). */
     private long nowNanos;
@@ -132,7 +140,7 @@ final class NostrDiscovery implements AutoCloseable {
 
     private NostrDiscovery(final FipsConfig cfg, final NodeIdentity identity, final List<Transport> transports,
             final LinkConductor conductor, final NostrRuntime runtime, final TraversalStarter traversal,
-            final NatTraversal nat, final LongSupplier wallMs, final Runnable closeThreads) {
+            final NatTraversal nat, final NatAdopter adopter, final LongSupplier wallMs, final Runnable closeThreads) {
         this.cfg = cfg;
         this.nc = cfg.nostr();
         this.identity = identity;
@@ -143,6 +151,8 @@ final class NostrDiscovery implements AutoCloseable {
         this.nat = nat;
         this.wallMs = wallMs;
         this.closeThreads = closeThreads;
+        this.adopter = adopter;
+        this.startedAtMs = wallMs.getAsLong();
         // A wildcard-bound public UDP transport learns its public IP by STUN from a fresh 0.0.0.0:0 socket (§1.8).
         this.adverts = new NostrAdverts(PublicAddressLearner.stun(new InetSocketAddress("0.0.0.0", 0),
                 nc.stunServers(), nc.advertRefreshSecs()));
@@ -169,13 +179,13 @@ final class NostrDiscovery implements AutoCloseable {
 
     /**
      * Starts the runtime when {@code node.discovery.nostr.enabled} (never waiting for a relay) and hands its tick
-     * to {@code onTick} (the control loop's).
+     * and its handler of foreign-version reports to the control loop.
      *
      * @return the running discovery, or null when Nostr is off
      */
     static NostrDiscovery startIfEnabled(final FipsConfig cfg, final NodeIdentity identity,
             final List<Transport> transports, final LinkConductor conductor, final NodeOptions options,
-            final Optional<NatAdopter> adopter, final Consumer<LongConsumer> onTick) {
+            final Optional<NatAdopter> adopter, final ControlLoop loop) {
         final NostrConfig nc = cfg.nostr();
         if (!nc.enabled()) {
             return null;
@@ -186,7 +196,7 @@ final class NostrDiscovery implements AutoCloseable {
                 Thread.ofPlatform().name("fips-nostr-http-", 0).daemon().factory());
         final HttpClient http = HttpClient.newBuilder().executor(httpExecutor).connectTimeout(CONNECT_TIMEOUT)
                 .build();
-        final LongSupplier wall = System::currentTimeMillis;
+        final LongSupplier wall = options.nostrWallClock();
         final Set<String> urls = new LinkedHashSet<>();
         urls.addAll(nc.advertRelays());
         urls.addAll(nc.dmRelays());
@@ -213,8 +223,9 @@ final class NostrDiscovery implements AutoCloseable {
             final TraversalStarter traversal = nat != null ? nat
                     : options.traversalStarter().map(f -> f.apply(runtime)).orElseGet(TraversalStarter::unavailable);
             final NostrDiscovery d = new NostrDiscovery(cfg, identity, transports, conductor, runtime, traversal,
-                    nat, wall, closeThreads);
-            onTick.accept(d::tick);
+                    nat, adopter.orElse(null), wall, closeThreads);
+            loop.onTick(d::tick);
+            loop.onForeignVersion(d::onForeignVersion);
             runtime.start();
             LOG.log(Level.INFO, "nostr discovery: {0} relay(s), policy {1}, advertise {2}", urls.size(),
                     nc.policy().name().toLowerCase(Locale.ROOT), nc.advertise());
@@ -279,7 +290,16 @@ final class NostrDiscovery implements AutoCloseable {
                 }
             }
             if (nc.policy() == NostrConfig.Policy.OPEN) {
-                openDiscovery(snap, nowNanos);
+                final long wall = wallMs.getAsLong();
+                if (!startupSweepDone && wall - startedAtMs >= nc.startupSweepDelaySecs() * 1000) {
+                    startupSweepDone = true;
+                    startupSweep = openDiscovery(snap, nowNanos, OpenDiscoverySweep.STARTUP,
+                            nc.startupSweepMaxAgeSecs());
+                }
+                final OpenDiscoverySweep.Result r = openDiscovery(snap, nowNanos, OpenDiscoverySweep.PER_TICK, null);
+                if (r != null && r.queued() > 0) {
+                    lastSweep = r;
+                }
             }
         }
         render(nowNanos);
@@ -423,51 +443,89 @@ final class NostrDiscovery implements AutoCloseable {
     }
 
     /**
-     * With policy open: dial cached strangers, within the pending budget; one whose dial failed waits
+     * With policy open, one sweep (§1.10, {@link OpenDiscoverySweep}): dial cached strangers within the budget
+     * ({@code open_discovery_max_pending} less the strangers dialling or waiting before their next try, at most the
+     * free connection and peer slots, at most {@value #OPEN_DIALS_PER_TICK} per tick); one whose dial failed waits
      * {@value #FETCH_INTERVAL_NANOS} ns times its failures in a row (at most 8) before the next, until its cooldown.
+     * Logs the reference's INFO summary for the startup sweep and for any sweep that queued a dial.
+     *
+     * @return what the sweep did, or null when its budget was 0 (nothing looked at)
      */
-    private void openDiscovery(final LinkSnapshot snap, final long now) {
+    private OpenDiscoverySweep.Result openDiscovery(final LinkSnapshot snap, final long now, final String caller,
+            final Long maxAgeSecs) {
         final long wall = wallMs.getAsLong();
-        long pending = peers.values().stream().filter(s -> s.pendingStranger).count();
-        int started = 0;
-        for (final AdvertCache.Cached c : runtime.adverts()) {
-            if (started >= OPEN_DIALS_PER_TICK || pending >= nc.openDiscoveryMaxPending()) {
-                return;
-            }
-            final String npub = c.authorNpub();
-            final PeerState known = peers.get(npub);
-            if (configuredNpubs.contains(npub) || snap.peer(npub) != null || dialling(snap, npub)
-                    || known != null && (known.pendingStranger || now - known.nextTryNanos < 0)
-                    || runtime.cooldownUntil(npub, wall).isPresent()) {
-                continue;
-            }
-            final PeerIdentity id;
-            try {
-                id = PeerIdentity.fromNpub(npub);
-            } catch (final IdentityFormatException e) {
-                continue;
-            }
-            for (final OverlayAdvert.Endpoint e : c.advert().endpoints()) {
-                final Optional<NodeSettings.Dial> dial = e.isUdpNat() ? Optional.empty()
-                        : pick(id, e.transport(), e.addr());
-                if (dial.isEmpty()) {
-                    continue;
-                }
-                final PeerState s = known != null ? known : new PeerState(id, null);
-                peers.putIfAbsent(npub, s);
-                final LinkConductor.ConnectResult r = conductor.connect(id, dial.get().transportId(),
-                        dial.get().address());
-                s.endpoint = e.transport() + " " + e.addr();
-                s.lastEndpoint = s.endpoint;
-                s.dials++;
-                s.pendingStranger = r == LinkConductor.ConnectResult.STARTED;
-                outcome(s, "dialling", wall);
-                LOG.log(Level.DEBUG, "nostr: open discovery: dialling {0} at {1} ({2})", s.name, s.endpoint, r);
-                started++;
-                pending += s.pendingStranger ? 1 : 0;
-                break;
-            }
+        final long pending = peers.values().stream()
+                .filter(s -> s.config == null && (s.pendingStranger || now - s.nextTryNanos < 0)).count();
+        final NodeConfig.Limits limits = cfg.node().limits();
+        final long freeConnections = limits.maxConnections() <= 0 ? Long.MAX_VALUE
+                : limits.maxConnections() - (long) snap.dials().size();
+        final long freePeers = limits.maxPeers() <= 0 ? Long.MAX_VALUE : limits.maxPeers() - (long) snap.peers().size();
+        final int budget = Math.min(OPEN_DIALS_PER_TICK, OpenDiscoverySweep.budget(nc.openDiscoveryMaxPending(),
+                pending, Math.min(freeConnections, freePeers)));
+        if (budget == 0) {
+            LOG.log(Level.DEBUG, "nostr: open-discovery sweep ({0}): budget is 0, skipping", caller);
+            return null;
         }
+        final OpenDiscoverySweep.Result r = OpenDiscoverySweep.run(caller, runtime.adverts(), budget, maxAgeSecs,
+                wall, identity.npub(), new OpenDiscoverySweep.Peers() {
+                    @Override
+                    public boolean configured(final String npub) {
+                        return configuredNpubs.contains(npub);
+                    }
+
+                    @Override
+                    public boolean connected(final String npub) {
+                        return snap.peer(npub) != null;
+                    }
+
+                    @Override
+                    public boolean retryPending(final String npub) {
+                        final PeerState known = peers.get(npub);
+                        return known != null && (known.pendingStranger || now - known.nextTryNanos < 0);
+                    }
+
+                    @Override
+                    public boolean inCooldown(final String npub) {
+                        return runtime.cooldownUntil(npub, wall).isPresent();
+                    }
+
+                    @Override
+                    public boolean connecting(final String npub) {
+                        return dialling(snap, npub);
+                    }
+
+                    @Override
+                    public boolean queue(final PeerIdentity id, final AdvertCache.Cached c) {
+                        return dialStranger(id, c, wall);
+                    }
+                });
+        if (OpenDiscoverySweep.STARTUP.equals(caller) || r.queued() > 0) {
+            LOG.log(Level.INFO, "nostr: open-discovery sweep complete: {0}", r.summary());
+        }
+        return r;
+    }
+
+    /** @return whether a dial of a stranger started from one of its advert endpoints */
+    private boolean dialStranger(final PeerIdentity id, final AdvertCache.Cached c, final long wall) {
+        final String npub = id.npub();
+        for (final OverlayAdvert.Endpoint e : c.advert().endpoints()) {
+            final Optional<NodeSettings.Dial> dial = e.isUdpNat() ? Optional.empty()
+                    : pick(id, e.transport(), e.addr());
+            if (dial.isEmpty()) {
+                continue;
+            }
+            final PeerState s = peers.computeIfAbsent(npub, k -> new PeerState(id, null));
+            final LinkConductor.ConnectResult r = conductor.connect(id, dial.get().transportId(),
+                    dial.get().address());
+            s.endpoint = e.transport() + " " + e.addr();
+            s.lastEndpoint = s.endpoint;
+            s.dials++;
+            s.pendingStranger = r == LinkConductor.ConnectResult.STARTED;
+            outcome(s, "dialling", wall);
+            LOG.log(Level.DEBUG, "nostr: open discovery: dialling {0} at {1} ({2})", s.name, s.endpoint, r);
+            return true;
+        }
+        return false;
     }
 
     private void stranger(final PeerState p, final LinkSnapshot snap, final long now) {
@@ -601,7 +659,7 @@ final class NostrDiscovery implements AutoCloseable {
         o.put("npub", identity.npub());
         o.put("app", nc.app());
         o.put("policy", nc.policy().name().toLowerCase(Locale.ROOT));
-        o.put("advertise", nc.advertise());
+        o.put("advertise", runtime.advertising());
         final ArrayNode relays = o.putArray("relays");
         for (final RelayPool.RelayView r : runtime.relays()) {
             final ObjectNode n = relays.addObject();
@@ -680,11 +738,31 @@ final class NostrDiscovery implements AutoCloseable {
         if (nat != null) {
             nat.render(traversals);
         }
+        final ObjectNode sweeps = o.putObject("open_discovery");
+        sweeps.put("startup_sweep_done", startupSweepDone);
+        sweep(sweeps, "startup_sweep", startupSweep);
+        sweep(sweeps, "last_sweep", lastSweep);
         final ObjectNode counters = o.putObject("counters");
         runtime.counters().forEach(counters::put);
         counters.put("traversals_unavailable", traversal.unavailableCount());
         counters.put("traversal_signals_dropped", nat == null ? 0 : nat.signalsDropped());
+        counters.put("traversal_offers_over_sender_allowance", nat == null ? 0 : nat.offersOverSenderAllowance());
         status = o;
+    }
+
+    /** {@code show_nostr.open_discovery.<name>}: a sweep's counts, or null before one ran. */
+    private static void sweep(final ObjectNode out, final String name, final OpenDiscoverySweep.Result r) {
+        if (r == null) {
+            out.putNull(name);
+            return;
+        }
+        final ObjectNode n = out.putObject(name);
+        n.put("at_ms", r.atMs());
+        n.put("budget", r.budget());
+        n.put("cached", r.cached());
+        n.put("queued", r.queued());
+        r.skipped().forEach((k, v) -> n.put("skipped_" + k.name().toLowerCase(Locale.ROOT), v));
+        n.put("skipped_total", r.skippedTotal());
     }
 
     private static void endpoints(final ArrayNode out, final OverlayAdvert a) {
@@ -698,6 +776,25 @@ final class NostrDiscovery implements AutoCloseable {
         }
     }
 
+    /**
+     * A packet of another FMP version arrived on an adopted NAT-traversal socket (control thread; §1.12, the
+     * reference's {@code record_protocol_mismatch}): the peer the socket was adopted for goes into the
+     * {@code protocol_mismatch_cooldown_secs} cooldown, so it is neither traversed to nor dialled from its advert
+     * meanwhile; one WARN per fresh cooldown. A report for a slot that was vacated meanwhile is only counted.
+     */
+    void onForeignVersion(final DataPlaneEvent.ForeignVersionReceived v) {
+        final Optional<String> npub = adopter == null ? Optional.empty() : adopter.peerOn(v.transportId());
+        final long wall = wallMs.getAsLong();
+        if (npub.isEmpty() || !runtime.recordProtocolMismatch(npub.orElseThrow(), wall)) {
+            LOG.log(Level.DEBUG, "nostr: FMP version {0} on adopted transport {1} ({2})", v.version(),
+                    v.transportId(), npub.orElse("no peer"));
+            return;
+        }
+        LOG.log(Level.WARNING, "nostr: peer {0} speaks FMP version {1}, not {2} (adopted transport {3}); no NAT"
+                + " traversal to it for {4} s", npub.orElseThrow(), v.version(), FmpPrefix.VERSION, v.transportId(),
+                nc.protocolMismatchCooldownSecs());
+    }
+
     /** @return a peer's {@code show_peers[].nostr_traversal} numbers, or null when it has no failure record */
     FailureState.View failureOf(final String npub) {
         for (final FailureState.View v : runtime.failures()) {
@@ -706,6 +803,17 @@ final class NostrDiscovery implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * A reload's {@code node.discovery.nostr.advertise} (ADR 0058): switched off, the advert this process published
+     * is deleted from the relays; switched on, it is published again.
+     *
+     * @return what was applied, in words, or empty when nothing changed
+     */
+    String applyAdvertise(final boolean on) {
+        return runtime.setAdvertise(on) ? "node.discovery.nostr.advertise " + !on + " -> " + on
+                + (on ? " (advert published again)" : " (our advert deleted from the relays)") : "";
     }
 
     /** Stops the runtime (no deletion is sent, §1.8) and its threads. */

@@ -34,7 +34,9 @@ import net.fips.control.identity.NodeIdentity;
  * timers and the control thread meet under this object's locks, and no lock is held while calling the pool.
  *
  * <p>As the reference does (§1.8), nothing is deleted on shutdown: a republish replaces the advert, and the last
- * one expires by its NIP-40 tag.
+ * one expires by its NIP-40 tag. The advert is deleted (NIP-09) only when {@code advertise} is off and this process
+ * had published one, which here happens when a reload switches it off ({@link #setAdvertise}, ADR 0058). Signal
+ * wraps are never deleted (ADR 0058).
  */
 public final class NostrRuntime implements SignalChannel, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NostrRuntime.class.getName());
@@ -65,6 +67,8 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     private volatile SignalChannel.Listener listener;
 
     // guarded by this
+    /** {@code advertise}: from the config at start, switched by {@link #setAdvertise} (a reload). */
+    private boolean advertise;
     private OverlayAdvert local;
     private boolean publishing;
     private boolean publishAgain;
@@ -125,6 +129,7 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         this.pool = pool;
         this.usable = usable;
         this.random = random;
+        this.advertise = cfg.advertise();
         this.cache = new AdvertCache((int) Math.max(1, Math.min(Integer.MAX_VALUE, cfg.advertCacheMaxEntries())),
                 cfg.advertTtlSecs(), cfg.app(), usable);
         this.failures = new FailureState(cfg.failureStreakThreshold(), cfg.extendedCooldownSecs(),
@@ -135,7 +140,8 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         for (final String c : List.of("adverts_stored", "adverts_older", "adverts_invalid", "adverts_stale",
                 "adverts_own", "advert_fetches", "advert_publishes", "advert_publish_failures", "signals_sent",
                 "signals_received", "signals_undecodable",
-                "signals_misaddressed", "signals_rejected", "signals_replayed", "signals_unheard")) {
+                "signals_misaddressed", "signals_rejected", "signals_replayed", "signals_unheard",
+                "protocol_mismatches", "advert_deletions", "advert_deletion_failures")) {
             counters.put(c, new AtomicLong());
         }
     }
@@ -193,12 +199,43 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         publishNow();
     }
 
+    /**
+     * Switches {@code advertise} while running (a config reload). Off: the advert this process published, if any,
+     * is deleted (NIP-09, §1.8) on the next publish, which this requests; on: the advert is published again.
+     *
+     * @param on the new value
+     * @return whether it changed
+     */
+    public boolean setAdvertise(final boolean on) {
+        synchronized (this) {
+            if (advertise == on) {
+                return false;
+            }
+            advertise = on;
+        }
+        requestPublish();
+        return true;
+    }
+
+    /** @return whether we advertise now */
+    public synchronized boolean advertising() {
+        return advertise;
+    }
+
     private void publishNow() {
         final OverlayAdvert current;
+        final boolean on;
+        final Published previous;
         synchronized (this) {
             current = local;
+            on = advertise;
+            previous = lastPublished;
         }
-        final OverlayAdvert toSend = cfg.advertise() ? usablePart(current) : null;
+        if (!on && previous != null) {
+            deletePublished(previous);
+            return;
+        }
+        final OverlayAdvert toSend = on ? usablePart(current) : null;
         if (toSend == null) {
             publishDone();
             return;
@@ -239,6 +276,45 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
                         "nostr: no advert relay accepted our advert ({0} connected); retrying in {1} s",
                         pool.connectedCount(), PUBLISH_RETRY.delayMs(streak) / 1000);
             }
+            publishDone();
+        });
+    }
+
+    /**
+     * {@code advertise} is off and this process had published an advert (§1.8, the reference's
+     * {@code publish_advert}): a kind-5 deletion of its id goes to {@code advert_relays}; once a relay accepts it the
+     * advert counts as withdrawn, else the deletion is tried again with the publish backoff.
+     */
+    private void deletePublished(final Published previous) {
+        if (!pool.anyConnected(cfg.advertRelays())) {
+            synchronized (this) {
+                scheduleRetryIn(WAIT_FOR_RELAY_MS);
+            }
+            publishDone();
+            return;
+        }
+        final NostrEvent deletion = DiscoveryEvents.deletion(identity.secretKey(), List.of(previous.eventId()),
+                Math.floorDiv(wallMs.getAsLong(), 1000));
+        pool.publish(cfg.advertRelays(), deletion, RELAY_OP_TIMEOUT_MS).whenComplete((ok, err) -> {
+            final boolean accepted = ok != null && !ok.isEmpty();
+            int streak = 0;
+            synchronized (this) {
+                if (accepted) {
+                    if (lastPublished == previous) {
+                        lastPublished = null;
+                    }
+                    publishFailStreak = 0;
+                    count("advert_deletions");
+                } else {
+                    streak = ++publishFailStreak;
+                    count("advert_deletion_failures");
+                    scheduleRetry(streak);
+                }
+            }
+            LOG.log(accepted ? Level.INFO : Level.WARNING, accepted
+                    ? "nostr: advertise is off: deletion {0} of our advert {1} sent to {2} relay(s)"
+                    : "nostr: advertise is off: no advert relay accepted the deletion {0} of our advert {1}; retrying",
+                    deletion.id(), previous.eventId(), accepted ? ok.size() : 0);
             publishDone();
         });
     }
@@ -433,6 +509,19 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     public FailureState.Decision recordFailure(final String npub, final long nowMs) {
         synchronized (failures) {
             return failures.recordFailure(npub, nowMs);
+        }
+    }
+
+    /**
+     * An adopted traversal socket to {@code npub} received a packet of another FMP version (§1.12): the streak is
+     * raised to the threshold and the cooldown set to {@code protocol_mismatch_cooldown_secs} from now.
+     *
+     * @return true when this is a fresh cooldown (log it once at WARN)
+     */
+    public boolean recordProtocolMismatch(final String npub, final long nowMs) {
+        count("protocol_mismatches");
+        synchronized (failures) {
+            return failures.recordProtocolMismatch(npub, nowMs, cfg.protocolMismatchCooldownSecs() * 1000);
         }
     }
 
