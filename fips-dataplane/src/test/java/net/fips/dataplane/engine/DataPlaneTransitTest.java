@@ -57,6 +57,9 @@ import net.fips.dataplane.wire.SessionSetup;
 class DataPlaneTransitTest {
     private static final long LINK_A = 1;
     private static final long LINK_C = 2;
+    /** The link ids B gives A and C; a test may pick others (and so other workers) before {@link #start}. */
+    private long linkA = LINK_A;
+    private long linkC = LINK_C;
     private static final int B_IDX_A = 0x101;
     private static final int A_IDX = 0x102;
     private static final int B_IDX_C = 0x201;
@@ -136,9 +139,9 @@ class DataPlaneTransitTest {
         }
         dp.start();
         dpAddress = dp.udpTransport(0).localAddress();
-        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()),
+        dp.addLink(new LinkSpec(linkA, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()),
                 B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
-        dp.addLink(new LinkSpec(LINK_C, cTransportMtu > 0 ? 1 : 0,
+        dp.addLink(new LinkSpec(linkC, cTransportMtu > 0 ? 1 : 0,
                 TransportAddr.ofInet((InetSocketAddress) c.getLocalAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B,
                 clock.get()));
         if (table) {
@@ -149,9 +152,9 @@ class DataPlaneTransitTest {
     /** B's table: C is the parent (link MTU 1200), A the child (1280). */
     private void publish() {
         dp.setForwardingTable(ForwardingTable.builder(B, B_COORDS).cache(cache.view())
-                .peer(new ForwardingTable.Peer(C, LINK_C, C_COORDS, 1.0, LINK_MTU_C, true,
+                .peer(new ForwardingTable.Peer(C, linkC, C_COORDS, 1.0, LINK_MTU_C, true,
                         ForwardingTable.TreeRole.PARENT))
-                .peer(new ForwardingTable.Peer(A, LINK_A, A_COORDS, 1.0, 1280, true,
+                .peer(new ForwardingTable.Peer(A, linkA, A_COORDS, 1.0, 1280, true,
                         ForwardingTable.TreeRole.CHILD))
                 .build());
     }
@@ -350,6 +353,56 @@ class DataPlaneTransitTest {
             }
         }
         assertEquals(n, dp.counter(DataPlaneCounter.HANDOFFS));
+        assertNull(dp.agentFailure());
+    }
+
+    /**
+     * Two workers, but both of B's links pinned to worker 1 (ids 3 and 1): a forward is re-sealed on the worker that
+     * opened it, with no hand-off. Both directions are interleaved in bursts, so a forward sent out of the wrong
+     * link would fail to open with that link's key (or land on the wrong channel), and one sent out of order would
+     * break the per-link counter sequence; every datagram's content is compared. Run single-threaded, on the
+     * compact thread, and with every agent on its own thread.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ThreadingMode.class, names = {"SHARED", "DEDICATED", "COMPACT"})
+    void linksOnOneWorkerForwardWithoutHandoffInOrderBothWays(final ThreadingMode mode) throws Exception {
+        dedicated = mode != ThreadingMode.SHARED;
+        linkA = 3;
+        linkC = 1;
+        assertEquals(Pinning.ofLink(linkA, 2), Pinning.ofLink(linkC, 2), "both links on one worker");
+        start(2, true, mode);
+        final int rounds = 12;
+        final int burst = 10;   // small enough for the receiving sockets' buffers
+        long toC = 0;
+        long toA = 0;
+        for (int r = 0; r < rounds; r++) {
+            final List<byte[]> sentToC = new ArrayList<>();
+            final List<byte[]> sentToA = new ArrayList<>();
+            for (int i = 0; i < burst; i++) {
+                final byte[] forward = datagram(20, 1400, A, C, payload(toC + i, 64 + (i * 37) % 300));
+                final byte[] back = datagram(20, 65535, C, A, payload(100_000 + toA + i, 48 + (i * 53) % 400));
+                sentToC.add(forward);
+                sentToA.add(back);
+                fromA(i % 4 == 0 ? 0x02 : 0, forward);
+                fromC(i % 3 == 0 ? 0x02 : 0, back);
+            }
+            for (int i = 0; i < burst; i++) {
+                final Frame f = receive(c, B_TO_C);
+                assertEquals(toC + i, f.counter(), "B's counter on link C, in order");
+                assertForwarded(f, C_IDX, i % 4 == 0 ? 0x02 : 0, sentToC.get(i), LINK_MTU_C);
+            }
+            for (int i = 0; i < burst; i++) {
+                final Frame f = receive(a, B_TO_A);
+                assertEquals(toA + i, f.counter(), "B's counter on link A, in order");
+                assertForwarded(f, A_IDX, i % 3 == 0 ? 0x02 : 0, sentToA.get(i), 1280);
+            }
+            toC += burst;
+            toA += burst;
+        }
+        assertEquals(toC + toA, dp.counter(DataPlaneCounter.FORWARDED));
+        assertEquals(0, dp.counter(DataPlaneCounter.HANDOFFS), "no hand-off between workers");
+        assertEquals(0, dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED));
+        assertTrue(delivered.isEmpty());
         assertNull(dp.agentFailure());
     }
 
