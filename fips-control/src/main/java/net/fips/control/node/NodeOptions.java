@@ -22,6 +22,9 @@ import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.ble.L2capProbe;
+import net.fips.dataplane.tun.TunConfig;
+import net.fips.dataplane.tun.TunDevice;
+import net.fips.dataplane.tun.TunException;
 
 /**
  * What a {@link Node} takes besides its configuration: hooks and overrides for embedders and tests. The defaults
@@ -40,6 +43,7 @@ public final class NodeOptions {
     private Path aclDirectory = Path.of("/etc/fips");
     private Path keyDirectory;
     private UnaryOperator<LinkConfig> linkConfigTuner = UnaryOperator.identity();
+    private TunOpener tunOpener = TunDevice::open;
 
     /** @return the daemon's defaults */
     public static NodeOptions defaults() {
@@ -116,6 +120,30 @@ public final class NodeOptions {
     public NodeOptions linkConfigTuner(final UnaryOperator<LinkConfig> tuner) {
         this.linkConfigTuner = Objects.requireNonNull(tuner, "tuner");
         return this;
+    }
+
+    /** Makes the node's TUN device from its settings (the data plane's {@link TunConfig}). */
+    @FunctionalInterface
+    public interface TunOpener {
+        /**
+         * @param config name, MTU, the node's address and the offload request, from {@code tun.*}
+         * @return the device, ready for the data plane (which closes it)
+         * @throws TunException naming what failed; the node does not start
+         */
+        TunDevice open(TunConfig config) throws TunException;
+    }
+
+    /**
+     * @param opener makes the TUN device when {@code tun.enabled} is true, instead of {@link TunDevice#open} (the
+     *               daemon's ahead-of-time training hands the node a {@code TunStandIn}'s device)
+     */
+    public NodeOptions tunOpener(final TunOpener opener) {
+        this.tunOpener = Objects.requireNonNull(opener, "opener");
+        return this;
+    }
+
+    TunOpener tunOpener() {
+        return tunOpener;
     }
 
     LocalDelivery localDelivery() {
