@@ -59,9 +59,8 @@ public final class DaemonTraining {
      * minutes, so the stream's profiles hold the session rekey's branches (a new key epoch, the K-bit cutover, the
      * drain of the old keys), which a daemon's stream takes early (its 65,536-message trigger); a method whose
      * profile never saw them is compiled with an uncommon trap there, and the first rekey deoptimises it. Link
-     * rekeys keep the reference's fixed timings (30 s minimum key age): shortened as the loopback tests shorten them
-     * (2 s, no jitter) they stopped this full-rate stream after a few rekeys on the loaded 2-vCPU VM, 2026-12-06
-     * (docs/benchmarks.md, "The JIT ramp").
+     * rekeys keep the reference's fixed timings (30 s minimum key age); 2 s link rekeys once stalled this stream,
+     * a data-plane bug fixed since (ADR 0063; docs/benchmarks.md, "Rekey stall under 2 s link rekeys").
      */
     static final int REKEY_SECONDS = 4;
     private static final long LINK_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);

@@ -2,24 +2,14 @@ package net.fips.control.lan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -30,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import net.fips.control.ctl.ControlJson;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.testing.Await;
+import net.fips.testing.ChildJvm;
 import net.fips.testing.NamespaceProbes;
 
 /**
@@ -79,8 +70,8 @@ class LanNodeNamespaceTest {
 
             final NodeIdentity a = NodeIdentity.generate();
             final NodeIdentity b = NodeIdentity.generate();
-            final Child ca = start(nsA, children, a.nsec(), b.npub());
-            final Child cb = start(nsB, children, b.nsec(), a.npub());
+            final ChildJvm ca = start(nsA, children, a.nsec(), b.npub());
+            final ChildJvm cb = start(nsB, children, b.nsec(), a.npub());
             final String linkedA = ca.expect("linked ", 90);
             final String linkedB = cb.expect("linked ", 90);
             // The link runs over IPv6 link-local addresses: mDNS gave the scope, the dual-stack socket dialled it.
@@ -151,78 +142,11 @@ class LanNodeNamespaceTest {
         assertEquals(0, r.rc(), String.join(" ", cmd) + ": " + r.out());
     }
 
-    /** A node's child JVM: its stdout lines queued, its stderr in a file. */
-    private static final class Child {
-        private final Process process;
-        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        private final Path log;
-
-        Child(final Process process, final Path log) {
-            this.process = process;
-            this.log = log;
-            Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    for (String l = r.readLine(); l != null; l = r.readLine()) {
-                        lines.add(l);
-                    }
-                } catch (final IOException e) {
-                    lines.add("io " + e.getMessage());
-                }
-            });
-        }
-
-        String expect(final String prefix, final int seconds) throws Exception {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (true) {
-                final String l = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (l == null) {
-                    fail("no '" + prefix + "' line within " + seconds + " s\n" + log());
-                }
-                if (l.startsWith("failed")) {
-                    fail(l + "\n" + log());
-                }
-                if (l.startsWith(prefix)) {
-                    return l;
-                }
-            }
-        }
-
-        void say(final String line) throws IOException {
-            final OutputStream out = process.getOutputStream();
-            out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-            out.flush();
-        }
-
-        String log() {
-            try {
-                final List<String> all = Files.readAllLines(log);
-                return String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size()));
-            } catch (final IOException e) {
-                return "(no log: " + e.getMessage() + ")";
-            }
-        }
-    }
-
-    private Child start(final String ns, final List<Process> children, final String nsec, final String peer)
+    private ChildJvm start(final String ns, final List<Process> children, final String nsec, final String peer)
             throws IOException {
-        final Set<String> cp = new LinkedHashSet<>();
-        for (final String prop : List.of("jdk.module.path", "java.class.path")) {
-            final String v = System.getProperty(prop);
-            if (v != null && !v.isEmpty()) {
-                cp.addAll(List.of(v.split(File.pathSeparator)));
-            }
-        }
-        cp.add(Path.of(System.getProperty("user.dir"), "target", "test-classes").toString());
-        cp.add(Path.of(System.getProperty("user.dir"), "target", "classes").toString());
-        final List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns,
-                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", String.join(File.pathSeparator, cp),
-                LanNodeProbe.class.getName(), nsec, peer, LanAdvert.DEFAULT_SERVICE_TYPE,
-                dir.resolve(ns).toString(), "75"));
-        final Path log = dir.resolve(ns + ".log");
-        final Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
-        children.add(p);
-        return new Child(p, log);
+        final ChildJvm c = ChildJvm.start(ns, dir.resolve(ns + ".log"), LanNodeProbe.class, nsec, peer,
+                LanAdvert.DEFAULT_SERVICE_TYPE, dir.resolve(ns).toString(), "75");
+        children.add(c.process());
+        return c;
     }
 }

@@ -5,19 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -28,6 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.nostr.TestRelay;
+import net.fips.testing.ChildJvm;
 import net.fips.testing.NamespaceProbes;
 
 /**
@@ -81,11 +74,11 @@ class NatLabNamespaceTest {
             build(masquerade);
             final NodeIdentity idA = NodeIdentity.generate();
             final NodeIdentity idB = NodeIdentity.generate();
-            final Child stun = start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478");
+            final ChildJvm stun = start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478");
             stun.expect("ready", 60);
-            final Child a = start("ha" + sfx, NatLabPeer.class, idA.nsec(), idB.npub(), "198.18.0.1:3478",
+            final ChildJvm a = start("ha" + sfx, NatLabPeer.class, idA.nsec(), idB.npub(), "198.18.0.1:3478",
                     dir.resolve("a").toString());
-            final Child b = start("hb" + sfx, NatLabPeer.class, idB.nsec(), idA.npub(), "198.18.0.1:3478",
+            final ChildJvm b = start("hb" + sfx, NatLabPeer.class, idB.nsec(), idA.npub(), "198.18.0.1:3478",
                     dir.resolve("b").toString());
             final String ra = a.expect("reflexive ", 60).substring("reflexive ".length());
             final String rb = b.expect("reflexive ", 60).substring("reflexive ".length());
@@ -129,10 +122,7 @@ class NatLabNamespaceTest {
             build(masquerade);
             final NodeIdentity idA = NodeIdentity.generate();
             final NodeIdentity idB = NodeIdentity.generate();
-            final Child stun = start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478");
-            stun.expect("ready", 60);
-            final Child relay = start("nw" + sfx, TestRelay.class, "198.18.0.1", "7777");
-            final String url = relay.expect("ready ", 60).substring("ready ".length());
+            final String url = startServers();
             assertEquals("ws://198.18.0.1:7777", url);
             final boolean cone = !masquerade.contains("fully-random");
             final String tun = cone ? "tun" : "no-tun";
@@ -140,15 +130,11 @@ class NatLabNamespaceTest {
                 resolvConf("ha" + sfx);
                 resolvConf("hb" + sfx);
             }
-            final Child a = start("ha" + sfx, NatLabNode.class, idA.nsec(), idB.npub(), url, "198.18.0.1:3478",
-                    dir.resolve("a").toString(), "120", "10", tun);
-            final Child b = start("hb" + sfx, NatLabNode.class, idB.nsec(), idA.npub(), url, "198.18.0.1:3478",
-                    dir.resolve("b").toString(), "120", "10", tun);
+            final ChildJvm a = node("ha", idA, idB, url, "a", "10", tun);
+            final ChildJvm b = node("hb", idB, idA, url, "b", "10", tun);
             if (masquerade.contains("fully-random")) {
-                final String ca = a.expect("cooldown ", 150);
-                final String cb = b.expect("cooldown ", 150);
-                assertTrue(ca.startsWith("cooldown 2 2 "), ca + "\n" + a.log());
-                assertTrue(cb.startsWith("cooldown 2 2 "), cb + "\n" + b.log());
+                final String ca = inCooldown(a);
+                final String cb = inCooldown(b);
                 final String aa = a.expect("after ", 30);
                 final String ab = b.expect("after ", 30);
                 // No retry in cooldown: no new attempt, no signal sent in 10 s.
@@ -157,12 +143,8 @@ class NatLabNamespaceTest {
                 System.out.println("natlab fully-random: cooldown after 2 failed traversals each; quiet 10 s");
                 return;
             }
-            final String la = a.expect("linked ", 150);
-            final String lb = b.expect("linked ", 150);
-            assertTrue(la.startsWith("linked 198.18.0.3:"), la + "\n" + a.log());
-            assertTrue(lb.startsWith("linked 198.18.0.2:"), lb + "\n" + b.log());
-            assertTrue(a.expect("data ", 60).startsWith("data "), a.log());
-            assertTrue(b.expect("data ", 60).startsWith("data "), b.log());
+            final String la = linkedWithData(a, "198.18.0.3:");
+            final String lb = linkedWithData(b, "198.18.0.2:");
             final String pa = pingByName("ha" + sfx, idB.npub(), a, b);
             final String pb = pingByName("hb" + sfx, idA.npub(), b, a);
             System.out.println("natlab cone: time-to-link A " + la.substring(la.lastIndexOf(' ') + 1) + " ms, B "
@@ -189,28 +171,17 @@ class NatLabNamespaceTest {
             buildSharedLan();
             final NodeIdentity idA = NodeIdentity.generate();
             final NodeIdentity idB = NodeIdentity.generate();
-            final Child stun = start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478");
-            stun.expect("ready", 60);
-            final Child relay = start("nw" + sfx, TestRelay.class, "198.18.0.1", "7777");
-            final String url = relay.expect("ready ", 60).substring("ready ".length());
+            final String url = startServers();
             final String flags = share ? "no-tun,share" : "no-tun";
-            final Child a = start("ha" + sfx, NatLabNode.class, idA.nsec(), idB.npub(), url, "198.18.0.1:3478",
-                    dir.resolve("a").toString(), "120", "5", flags);
-            final Child b = start("hb" + sfx, NatLabNode.class, idB.nsec(), idA.npub(), url, "198.18.0.1:3478",
-                    dir.resolve("b").toString(), "120", "5", flags);
+            final ChildJvm a = node("ha", idA, idB, url, "a", "5", flags);
+            final ChildJvm b = node("hb", idB, idA, url, "b", "5", flags);
             if (!share) {
-                final String ca = a.expect("cooldown ", 150);
-                final String cb = b.expect("cooldown ", 150);
-                assertTrue(ca.startsWith("cooldown 2 2 "), ca + "\n" + a.log());
-                assertTrue(cb.startsWith("cooldown 2 2 "), cb + "\n" + b.log());
+                inCooldown(a);
+                inCooldown(b);
                 return;
             }
-            final String la = a.expect("linked ", 150);
-            final String lb = b.expect("linked ", 150);
-            assertTrue(la.startsWith("linked 10.1.0.3:"), la + "\n" + a.log());
-            assertTrue(lb.startsWith("linked 10.1.0.2:"), lb + "\n" + b.log());
-            assertTrue(a.expect("data ", 60).startsWith("data "), a.log());
-            assertTrue(b.expect("data ", 60).startsWith("data "), b.log());
+            final String la = linkedWithData(a, "10.1.0.3:");
+            final String lb = linkedWithData(b, "10.1.0.2:");
             System.out.println("natlab shared LAN: time-to-link A " + la.substring(la.lastIndexOf(' ') + 1)
                     + " ms, B " + lb.substring(lb.lastIndexOf(' ') + 1) + " ms (from node start)");
         } finally {
@@ -230,7 +201,8 @@ class NatLabNamespaceTest {
      *
      * @return the answered run's summary (its statistics lines) and the tries it took
      */
-    private String pingByName(final String ns, final String npub, final Child from, final Child to) throws Exception {
+    private String pingByName(final String ns, final String npub, final ChildJvm from, final ChildJvm to)
+            throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         NamespaceProbes.Run r;
         int tries = 0;
@@ -339,74 +311,39 @@ class NatLabNamespaceTest {
         must("ip", "-n", nsB, "link", "set", nameB, "up");
     }
 
-    /** A child JVM in a namespace: its stdout lines queued, its stderr in a file. */
-    private final class Child {
-        private final Process process;
-        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        private final Path log;
-
-        Child(final Process process, final Path log) {
-            this.process = process;
-            this.log = log;
-            Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    for (String l = r.readLine(); l != null; l = r.readLine()) {
-                        lines.add(l);
-                    }
-                } catch (final IOException e) {
-                    lines.add("io " + e.getMessage());
-                }
-            });
-        }
-
-        String expect(final String prefix, final int seconds) throws Exception {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (true) {
-                final String l = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (l == null) {
-                    fail("no '" + prefix + "' line within " + seconds + " s\n" + log());
-                }
-                if (l.startsWith(prefix) || l.startsWith("failed")) {
-                    return l;
-                }
-            }
-        }
-
-        void say(final String line) throws IOException {
-            final OutputStream out = process.getOutputStream();
-            out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-            out.flush();
-        }
-
-        String log() {
-            try {
-                final List<String> all = Files.readAllLines(log);
-                return String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size()));
-            } catch (final IOException e) {
-                return "(no log: " + e.getMessage() + ")";
-            }
-        }
+    /** Starts the STUN responder and the relay in the "internet" namespace; @return the relay's URL */
+    private String startServers() throws Exception {
+        start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478").expect("ready", 60);
+        return start("nw" + sfx, TestRelay.class, "198.18.0.1", "7777").expect("ready ", 60)
+                .substring("ready ".length());
     }
 
-    private Child start(final String ns, final Class<?> main, final String... args) throws IOException {
-        final Set<String> cp = new LinkedHashSet<>();
-        for (final String prop : List.of("jdk.module.path", "java.class.path")) {
-            final String v = System.getProperty(prop);
-            if (v != null && !v.isEmpty()) {
-                cp.addAll(List.of(v.split(File.pathSeparator)));
-            }
-        }
-        cp.add(Path.of(System.getProperty("user.dir"), "target", "test-classes").toString());
-        cp.add(Path.of(System.getProperty("user.dir"), "target", "classes").toString());
-        final List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns,
-                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", String.join(File.pathSeparator, cp), main.getName()));
-        cmd.addAll(List.of(args));
-        final Path log = dir.resolve(ns + "-" + main.getSimpleName() + ".log");
-        final Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
-        children.add(p);
-        return new Child(p, log);
+    /** A {@link NatLabNode} in host namespace {@code host}: {@code self} knowing only {@code peer}'s npub. */
+    private ChildJvm node(final String host, final NodeIdentity self, final NodeIdentity peer, final String url,
+                          final String name, final String failureQuietSecs, final String flags) throws IOException {
+        return start(host + sfx, NatLabNode.class, self.nsec(), peer.npub(), url, "198.18.0.1:3478",
+                dir.resolve(name).toString(), "120", failureQuietSecs, flags);
+    }
+
+    /** The node reports its cooldown after exactly 2 failed of 2 initiated traversals; @return that line */
+    private static String inCooldown(final ChildJvm n) throws InterruptedException {
+        final String c = n.expect("cooldown ", 150);
+        assertTrue(c.startsWith("cooldown 2 2 "), c + "\n" + n.log());
+        return c;
+    }
+
+    /** The node links to a remote starting with {@code remote} and then carries data; @return the link line */
+    private static String linkedWithData(final ChildJvm n, final String remote) throws InterruptedException {
+        final String l = n.expect("linked ", 150);
+        assertTrue(l.startsWith("linked " + remote), l + "\n" + n.log());
+        assertTrue(n.expect("data ", 60).startsWith("data "), n.log());
+        return l;
+    }
+
+    private ChildJvm start(final String ns, final Class<?> main, final String... args) throws IOException {
+        final ChildJvm c = ChildJvm.start(ns, dir.resolve(ns + "-" + main.getSimpleName() + ".log"), main, args);
+        children.add(c.process());
+        return c;
     }
 
     private static void must(final String... cmd) throws Exception {
