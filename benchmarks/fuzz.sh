@@ -10,6 +10,8 @@
 #   DnsJazzerTest#decode, Socks5JazzerTest#handshake), or a bare method name of WireJazzerTest (fips-dataplane);
 #   by default every target of WireJazzerTest.
 # Full logs: target/fuzz/<target>.log under the checkout (<Class>.<method>.log for Class#method targets).
+# FUZZ_JFR=1 also records the fuzzing JVM with JDK Flight Recorder (method sampling every 10 ms) into
+# target/fuzz/<label>.jfr; `jfr view hot-methods <file>` then shows where the executions spend their time.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -45,11 +47,17 @@ for t in "${targets[@]}"; do
     module=$(cut -d/ -f2 <<<"$src")
     fqcn=$(sed -E 's#^.*/src/test/java/##; s#\.java$##; s#/#.#g' <<<"$src")
     log=target/fuzz/$label.log
+    # The surefire fork's argLine starts with ${fips.native.access}; a recording rides on that property.
+    jfr=()
+    if [ -n "${FUZZ_JFR:-}" ]; then
+        rm -f "target/fuzz/$label.jfr"
+        jfr=("-Dfips.native.access=--enable-native-access=net.fips.ffm -XX:StartFlightRecording=settings=profile,filename=$root/target/fuzz/$label.jfr")
+    fi
     # The libFuzzer arguments after the fake argv[0] (jazzer.internal.arg.0) come last and so override the
     # @FuzzTest's maxDuration (-max_total_time).
     JAZZER_FUZZ=1 ./mvnw -B -pl "$module" -am test -Djcstress.skip=true \
         -Dtest="$fqcn#$method" -Dsurefire.failIfNoSpecifiedTests=false \
-        -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_total_time="$secs" >"$log" 2>&1
+        -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_total_time="$secs" "${jfr[@]}" >"$log" 2>&1
     rc=$?
     done_line=$(grep -a -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
     execs=$(sed -E 's/^#([0-9]+).*/\1/' <<<"$done_line")
