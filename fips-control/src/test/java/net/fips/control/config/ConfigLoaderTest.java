@@ -426,7 +426,7 @@ class ConfigLoaderTest {
         assertTrue(e.contains("transports.udp.main: unknown key"), e.toString());
     }
 
-    /** Found by ConfigJazzerTest (input crash-5b369c65... committed): a null key there leaked a NullPointerException. */
+    /** Found by ConfigJazzerTest (input crash-5b369c65... committed): a null key leaked a NullPointerException. */
     @Test
     void transportKeysThatAreNotStringsAreRefusedByName() {
         for (final String type : List.of("udp", "tcp", "ethernet", "tor", "nym", "ble")) {
