@@ -5,7 +5,8 @@
 # and exec/s from Jazzer's final "#N DONE" line. Jazzer's corpus grows in <module>/.cifuzz-corpus/ (ignored by git);
 # a crash is written to <module>/src/test/resources/<package>/<Class>Inputs/<method>/ (commit it with the fix: every
 # plain test run then replays it) and fails that target's run.
-# Usage: benchmarks/fuzz.sh [target...]   (FUZZ_SECONDS=60)
+# Usage: benchmarks/fuzz.sh [target...]   (FUZZ_SECONDS=60; FUZZ_RUNS=<n> also stops a target after n executions,
+#   libFuzzer's -runs, e.g. FUZZ_RUNS=10000000 with a generous FUZZ_SECONDS)
 #   target: Class#method, Class the simple or fully qualified name of a test class in any module (for example
 #   DnsJazzerTest#decode, Socks5JazzerTest#handshake), or a bare method name of WireJazzerTest (fips-dataplane);
 #   by default every target of WireJazzerTest.
@@ -59,6 +60,10 @@ for t in "${targets[@]}"; do
     fqcn=$(sed -E 's#^.*/src/test/java/##; s#\.java$##; s#/#.#g' <<<"$src")
     log=target/fuzz/$label.log
     # The surefire fork's argLine starts with ${fips.native.access}; a recording rides on that property.
+    runs=()
+    if [ -n "${FUZZ_RUNS:-}" ]; then
+        runs=("-Djazzer.internal.arg.2=-runs=$FUZZ_RUNS")
+    fi
     jfr=()
     if [ -n "${FUZZ_JFR:-}" ]; then
         rm -f "target/fuzz/$label.jfr"
@@ -68,7 +73,7 @@ for t in "${targets[@]}"; do
     # @FuzzTest's maxDuration (-max_total_time).
     JAZZER_FUZZ=1 ./mvnw -B -pl "$module" -am test -Djcstress.skip=true \
         -Dtest="$fqcn#$method" -Dsurefire.failIfNoSpecifiedTests=false \
-        -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_total_time="$secs" "${jfr[@]}" "${excludes[@]}" >"$log" 2>&1
+        -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_total_time="$secs" "${runs[@]}" "${jfr[@]}" "${excludes[@]}" >"$log" 2>&1
     rc=$?
     done_line=$(grep -a -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
     execs=$(sed -E 's/^#([0-9]+).*/\1/' <<<"$done_line")
