@@ -36,7 +36,7 @@ final class ReferenceKeys {
     }
 
     /** The {@code node.discovery.nostr} keys of parts of traversal and discovery this node does not implement. */
-    private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of("share_local_candidates",
+    private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of(
             "startup_sweep_delay_secs", "startup_sweep_max_age_secs",
             "protocol_mismatch_cooldown_secs", "max_concurrent_offers_per_npub");
     private static final Map<String, Line> EXACT = new LinkedHashMap<>();
@@ -62,7 +62,7 @@ final class ReferenceKeys {
         master("node.native_api.*");
         // Nostr rendezvous (§1.7): the node runs adverts, the relay pool, signals and NAT traversal (STUN, offers
         // and answers, punching: stun_servers, signal_ttl_secs, attempt_timeout_secs, punch_*,
-        // max_concurrent_incoming_offers act); local candidates, the protocol-mismatch cooldown, the master
+        // max_concurrent_incoming_offers, share_local_candidates act); the protocol-mismatch cooldown, the master
         // per-npub offer limit and the open-discovery startup sweep are not implemented. mDNS
         // (node.discovery.lan, node.rendezvous.lan) runs.
         for (final String key : NOSTR_TRAVERSAL_KEYS) {
@@ -71,8 +71,6 @@ final class ReferenceKeys {
         }
         // transports (§1.12-§1.17)
         v041("transports.udp.accept_connections");
-        v041("transports.tor.advertise_on_nostr");
-        v041("transports.tor.advertised_port");
         // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented
         v041("transports.ble.auto_connect");
         // of the gateway, which only fips-gateway reads (§1.19), the conntrack timeouts the reference parses and

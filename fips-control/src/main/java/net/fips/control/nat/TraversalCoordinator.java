@@ -43,7 +43,8 @@ import net.fips.dataplane.wire.NodeAddr;
  * {@link Listener}; nothing here retries (the node schedules retries, at the earliest when the cooldown ends).
  * Responder: silent on every failure; admission ({@code max_concurrent_incoming_offers}), validation, the
  * duplicate-session election, the replay check, then socket + STUN, answer, punch with the hint it sent, adopt.
- * Not done here: NIP-09 deletion of the wraps (the relay runtime's), local candidates.
+ * Not done here: NIP-09 deletion of the wraps (the relay runtime's). Host candidates ({@code share_local_candidates})
+ * come from the {@link NatIo} attempt; both sides plan their targets from their own and the peer's lists (§2.4).
  */
 public final class TraversalCoordinator {
     /** What happened to an attempt, for the node (on the {@link #tick} thread). */
@@ -472,7 +473,7 @@ public final class TraversalCoordinator {
     }
 
     private static TraversalAddress address(final InetSocketAddress a) {
-        return a == null ? null : new TraversalAddress("udp", a.getAddress().getHostAddress(), a.getPort());
+        return a == null ? null : new TraversalAddress("udp", LocalCandidates.text(a.getAddress()), a.getPort());
     }
 
     private static List<TraversalAddress> addresses(final List<InetSocketAddress> list) {

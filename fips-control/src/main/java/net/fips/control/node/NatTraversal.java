@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.config.NostrConfig;
 import net.fips.control.identity.PeerIdentity;
+import net.fips.control.nat.LocalCandidates;
 import net.fips.control.nat.NatAdopter;
 import net.fips.control.nat.SocketNatIo;
 import net.fips.control.nat.StunClient;
@@ -27,7 +28,8 @@ import net.fips.control.nostr.TraversalStarter;
 /**
  * The node's NAT traversal engine (discovery-gateway.md §1.11, §2): a {@link TraversalCoordinator} over the Nostr
  * runtime's signal channel ({@link NostrSignalling}), sockets and STUN from {@link SocketNatIo} with our
- * {@code stun_servers}, and adoption of a punched socket into the node's {@code nostr-nat} slots. Built by
+ * {@code stun_servers} (and our host candidates when {@code share_local_candidates} is on), and adoption of a
+ * punched socket into the node's {@code nostr-nat} slots. Built by
  * {@link NostrDiscovery} when Nostr discovery is on (unless a test replaces it through
  * {@link NodeOptions#traversalStarter}); {@link #tick} runs on the control tick, the blocking steps (STUN, the punch)
  * on threads {@code fips-nat-*}, which {@link #close} stops. Initiator failures go to the runtime's failure state
@@ -70,7 +72,8 @@ final class NatTraversal implements TraversalStarter, AutoCloseable {
         this.failures = runtime.failureState();
         this.executor = Executors.newCachedThreadPool(Thread.ofPlatform().name("fips-nat-", 0).daemon().factory());
         final SocketNatIo io = new SocketNatIo(new InetSocketAddress("0.0.0.0", 0), nc.stunServers(),
-                StunClient.TRAVERSAL_TIMEOUT_MS, StunClient.system(), adopter);
+                StunClient.TRAVERSAL_TIMEOUT_MS, StunClient.system(), adopter,
+                nc.shareLocalCandidates() ? LocalCandidates.system() : null);
         final ReplayCache replay = new ReplayCache((int) Math.max(1, Math.min(Integer.MAX_VALUE,
                 nc.seenSessionsMaxEntries())), nc.replayWindowSecs() * 1000);
         this.coordinator = new TraversalCoordinator(TraversalCoordinator.Settings.of(nc), localNpub,

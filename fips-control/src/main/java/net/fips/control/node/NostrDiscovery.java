@@ -2,6 +2,7 @@ package net.fips.control.node;
 
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -38,6 +39,7 @@ import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkSnapshot;
 import net.fips.control.link.RetrySnapshot;
 import net.fips.control.nat.NatAdopter;
+import net.fips.control.nat.PublicAddressLearner;
 import net.fips.control.nostr.AdvertCache;
 import net.fips.control.nostr.AdvertValidity;
 import net.fips.control.nostr.Backoff;
@@ -86,7 +88,7 @@ final class NostrDiscovery implements AutoCloseable {
     /** The node's engine when {@link #traversal} is it (null when a test replaced it, or without slots). */
     private final NatTraversal nat;
     private final LongSupplier wallMs;
-    private final NostrAdverts adverts = new NostrAdverts();
+    private final NostrAdverts adverts;
     private final Map<String, PeerState> peers = new LinkedHashMap<>();
     private final Set<String> configuredNpubs = new LinkedHashSet<>();
     private final Runnable closeThreads;
@@ -141,6 +143,9 @@ final class NostrDiscovery implements AutoCloseable {
         this.nat = nat;
         this.wallMs = wallMs;
         this.closeThreads = closeThreads;
+        // A wildcard-bound public UDP transport learns its public IP by STUN from a fresh 0.0.0.0:0 socket (§1.8).
+        this.adverts = new NostrAdverts(PublicAddressLearner.stun(new InetSocketAddress("0.0.0.0", 0),
+                nc.stunServers(), nc.advertRefreshSecs()));
         for (final PeerConfig p : cfg.peers()) {
             if ((p.viaNostr() || hasNatAddress(p)) && p.isAutoConnect()) {
                 peers.put(p.npub(), new PeerState(p.identity(), p));
@@ -709,6 +714,7 @@ final class NostrDiscovery implements AutoCloseable {
         if (nat != null) {
             nat.close();
         }
+        adverts.close();
         runtime.close();
         closeThreads.run();
     }

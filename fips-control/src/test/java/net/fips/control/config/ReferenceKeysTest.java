@@ -65,14 +65,10 @@ class ReferenceKeysTest {
                         "node.discovery.nostr.startup_sweep_delay_secs" + V041),
                 Arguments.of("node: { discovery: { nostr: { max_concurrent_offers_per_npub: 2 } } }",
                         "node.discovery.nostr.max_concurrent_offers_per_npub" + V041),
-                Arguments.of("node: { rendezvous: { nostr: { share_local_candidates: true } } }",
-                        "node.rendezvous.nostr.share_local_candidates" + MASTER),
+                Arguments.of("node: { rendezvous: { nostr: { max_concurrent_offers_per_npub: 3 } } }",
+                        "node.rendezvous.nostr.max_concurrent_offers_per_npub" + MASTER),
                 Arguments.of("transports: { udp: { a: { accept_connections: false } } }",
                         "transports.udp.a.accept_connections" + V041),
-                Arguments.of("transports: { tor: { advertise_on_nostr: false } }",
-                        "transports.tor.advertise_on_nostr" + V041),
-                Arguments.of("transports: { tor: { a: { advertised_port: 443 } } }",
-                        "transports.tor.a.advertised_port" + V041),
                 Arguments.of("transports: { ble: { one: { auto_connect: true } } }",
                         "transports.ble.one.auto_connect" + V041),
                 Arguments.of("gateway: { conntrack: { udp_timeout: 30 } }", "gateway.conntrack.udp_timeout" + V041));
@@ -93,7 +89,7 @@ class ReferenceKeysTest {
     @Test
     void tableEntriesAreSchemaPathsOfBothLines() {
         assertEquals(ReferenceKeys.Line.MASTER, ReferenceKeys.unimplemented("node.native_api.max_flows"));
-        assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("transports.tor.advertised_port"));
+        assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("transports.udp.accept_connections"));
         assertNull(ReferenceKeys.unimplemented("transports.tor.directory_service.bind_addr"));
         assertNull(ReferenceKeys.unimplemented("gateway.port_forwards"));
         assertEquals(ReferenceKeys.Line.V041, ReferenceKeys.unimplemented("gateway.conntrack.udp_timeout"));
@@ -110,7 +106,9 @@ class ReferenceKeysTest {
                 "transports.nym.socks5_addr", "transports.nym.startup_timeout_secs",
                 "node.discovery.lan.enabled", "node.discovery.lan.service_type", "node.rendezvous.lan.scope",
                 "node.discovery.nostr.punch_interval_ms", "node.discovery.nostr.attempt_timeout_secs",
-                "node.rendezvous.nostr.max_concurrent_incoming_offers", "node.discovery.nostr.stun_servers")) {
+                "node.rendezvous.nostr.max_concurrent_incoming_offers", "node.discovery.nostr.stun_servers",
+                "node.discovery.nostr.share_local_candidates", "node.rendezvous.nostr.share_local_candidates",
+                "transports.tor.advertise_on_nostr", "transports.tor.advertised_port")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);
         }
         assertFalse(ReferenceKeys.entries().isEmpty());

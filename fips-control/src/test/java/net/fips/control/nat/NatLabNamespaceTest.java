@@ -36,8 +36,10 @@ import net.fips.testing.NamespaceProbes;
  * nftables masquerade with unsolicited inbound dropped, one host behind each (10.1.0.2, 10.2.0.2), each host a child
  * JVM running a node ({@link NatLabPeer}). The lab relays the reflexive addresses (standing in for the signal
  * relays). Port-restricted cone ({@code masquerade}): STUN, punch, adoption and a Noise link whose remote is the other
- * router's WAN address. Symmetric ({@code masquerade fully-random}): both punches time out. Every namespace and link
- * is removed afterwards, also on failure; no traffic leaves the namespaces.
+ * router's WAN address. Symmetric ({@code masquerade fully-random}): both punches time out. Two hosts behind one
+ * router (which does not hairpin) link over their LAN addresses with {@code share_local_candidates} and end in the
+ * cooldown without. Every namespace and link is removed afterwards, also on failure; no traffic leaves the
+ * namespaces.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class NatLabNamespaceTest {
@@ -171,6 +173,51 @@ class NatLabNamespaceTest {
         }
     }
 
+    /**
+     * Two nodes on one LAN behind one masquerade router (10.1.0.2 and 10.1.0.3 behind 198.18.0.2), each with only the
+     * other's npub and {@code addr: nat}. Both learn the same public IP; a probe to it from inside is not hairpinned
+     * back (the router has no mapping for it and drops it), so without host candidates every punch times out and
+     * both end in the cooldown. With {@code share_local_candidates} the offer and answer carry 10.1.0.x, the punch
+     * reaches the other host across the LAN, and the link's remote is its LAN address.
+     */
+    @ParameterizedTest(name = "share_local_candidates {0}")
+    @ValueSource(booleans = {true, false})
+    void twoNodesBehindOneNatMeetThroughHostCandidates(final boolean share) throws Exception {
+        assumeTrue(NamespaceProbes.isRoot(), "needs root for network namespaces");
+        assumeTrue(NamespaceProbes.run(List.of("nft", "--version")).rc() == 0, "needs nft (Debian nftables)");
+        try {
+            buildSharedLan();
+            final NodeIdentity idA = NodeIdentity.generate();
+            final NodeIdentity idB = NodeIdentity.generate();
+            final Child stun = start("nw" + sfx, NatLabStun.class, "198.18.0.1", "3478");
+            stun.expect("ready", 60);
+            final Child relay = start("nw" + sfx, TestRelay.class, "198.18.0.1", "7777");
+            final String url = relay.expect("ready ", 60).substring("ready ".length());
+            final String flags = share ? "no-tun,share" : "no-tun";
+            final Child a = start("ha" + sfx, NatLabNode.class, idA.nsec(), idB.npub(), url, "198.18.0.1:3478",
+                    dir.resolve("a").toString(), "120", "5", flags);
+            final Child b = start("hb" + sfx, NatLabNode.class, idB.nsec(), idA.npub(), url, "198.18.0.1:3478",
+                    dir.resolve("b").toString(), "120", "5", flags);
+            if (!share) {
+                final String ca = a.expect("cooldown ", 150);
+                final String cb = b.expect("cooldown ", 150);
+                assertTrue(ca.startsWith("cooldown 2 2 "), ca + "\n" + a.log());
+                assertTrue(cb.startsWith("cooldown 2 2 "), cb + "\n" + b.log());
+                return;
+            }
+            final String la = a.expect("linked ", 150);
+            final String lb = b.expect("linked ", 150);
+            assertTrue(la.startsWith("linked 10.1.0.3:"), la + "\n" + a.log());
+            assertTrue(lb.startsWith("linked 10.1.0.2:"), lb + "\n" + b.log());
+            assertTrue(a.expect("data ", 60).startsWith("data "), a.log());
+            assertTrue(b.expect("data ", 60).startsWith("data "), b.log());
+            System.out.println("natlab shared LAN: time-to-link A " + la.substring(la.lastIndexOf(' ') + 1)
+                    + " ms, B " + lb.substring(lb.lastIndexOf(' ') + 1) + " ms (from node start)");
+        } finally {
+            close();
+        }
+    }
+
     /** {@code /etc/netns/<ns>/resolv.conf} (bound by {@code ip netns exec}): the node's DNS responder on ::1. */
     private void resolvConf(final String ns) throws IOException {
         final Path d = Files.createDirectories(Path.of("/etc/netns", ns));
@@ -248,6 +295,37 @@ class NatLabNamespaceTest {
             Files.writeString(rules, NFT.formatted(masquerade));
             must("ip", "netns", "exec", r, "nft", "-f", rules.toString());
         }
+    }
+
+    /** One router ({@code ra}, WAN 198.18.0.2) with a LAN bridge and two hosts on it ({@code ha}, {@code hb}). */
+    private void buildSharedLan() throws Exception {
+        for (final String n : List.of("nw", "ra", "ha", "hb")) {
+            must("ip", "netns", "add", n + sfx);
+            namespaces.add(n + sfx);
+            must("ip", "-n", n + sfx, "link", "set", "lo", "up");
+        }
+        final String nw = "nw" + sfx;
+        final String r = "ra" + sfx;
+        must("ip", "-n", nw, "link", "add", "br0", "type", "bridge");
+        must("ip", "-n", nw, "addr", "add", "198.18.0.1/24", "dev", "br0");
+        must("ip", "-n", nw, "link", "set", "br0", "up");
+        veth("fwa" + sfx, r, "wan", "fba" + sfx, nw, "bra");
+        must("ip", "-n", nw, "link", "set", "bra", "master", "br0");
+        must("ip", "-n", r, "addr", "add", "198.18.0.2/24", "dev", "wan");
+        must("ip", "-n", r, "link", "add", "lan", "type", "bridge");
+        must("ip", "-n", r, "addr", "add", "10.1.0.1/24", "dev", "lan");
+        must("ip", "-n", r, "link", "set", "lan", "up");
+        for (final String x : List.of("a", "b")) {
+            final String h = "h" + x + sfx;
+            veth("fl" + x + sfx, r, "l" + x, "fh" + x + sfx, h, "eth0");
+            must("ip", "-n", r, "link", "set", "l" + x, "master", "lan");
+            must("ip", "-n", h, "addr", "add", (x.equals("a") ? "10.1.0.2" : "10.1.0.3") + "/24", "dev", "eth0");
+            must("ip", "-n", h, "route", "add", "default", "via", "10.1.0.1");
+        }
+        must("ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+        final Path rules = dir.resolve("nft-shared");
+        Files.writeString(rules, NFT.formatted("masquerade"));
+        must("ip", "netns", "exec", r, "nft", "-f", rules.toString());
     }
 
     private void veth(final String a, final String nsA, final String nameA, final String b, final String nsB,

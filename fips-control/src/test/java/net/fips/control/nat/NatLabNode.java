@@ -5,6 +5,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -22,9 +23,10 @@ import net.fips.control.node.NodeOptions;
  * traversal engine do the rest. Prints {@code linked <remote> transport <id> after <ms>} (from node start) and then
  * {@code data <packets in> <packets out>} once the link has carried packets both ways, or {@code cooldown <failed>
  * <initiated> <signals sent>} when its traversals ended in the failure cooldown, followed some seconds later by
- * {@code after <initiated> <signals sent>}; {@code failed <why>} when neither happens in time. With the optional
- * eighth argument {@code tun} the node also runs its TUN {@code fips0} and the {@code .fips} DNS responder on
- * {@code [::1]:53} (as {@code tests/netns/lib.sh} configures daemons), so the lab can {@code ping -6 <npub>.fips}.
+ * {@code after <initiated> <signals sent>}; {@code failed <why>} when neither happens in time. The optional eighth
+ * argument is a comma-separated list of flags: with {@code tun} the node also runs its TUN {@code fips0} and the
+ * {@code .fips} DNS responder on {@code [::1]:53} (as {@code tests/netns/lib.sh} configures daemons), so the lab can
+ * {@code ping -6 <npub>.fips}; with {@code share} it sets {@code share_local_candidates: true}.
  */
 public final class NatLabNode {
     private NatLabNode() {
@@ -33,17 +35,19 @@ public final class NatLabNode {
     /**
      * @param args our nsec, the peer's npub, the relay URL, the STUN server ({@code ip:port}), a scratch directory,
      *             the seconds to wait for an outcome, the seconds to stay watching after a cooldown, optionally
-     *             {@code tun} (TUN and DNS on)
+     *             flags ({@code tun}: TUN and DNS on; {@code share}: host candidates shared)
      * @throws Exception on set-up errors (printed by the JVM; the lab sees no outcome line)
      */
     public static void main(final String[] args) throws Exception {
+        final Set<String> flags = args.length > 7 ? Set.of(args[7].split(",")) : Set.of();
         final String yaml = "node:\n  identity:\n    nsec: \"" + args[0] + "\"\n  control:\n    enabled: false\n"
                 + "  retry:\n    base_interval_secs: 1\n    max_backoff_secs: 2\n"
                 + "  discovery:\n    nostr:\n      enabled: true\n"
                 + "      advert_relays: [\"" + args[2] + "\"]\n      dm_relays: [\"" + args[2] + "\"]\n"
                 + "      stun_servers: [\"stun:" + args[3] + "\"]\n      failure_streak_threshold: 2\n"
                 + "      signal_ttl_secs: 15\n"
-                + tunAndDns(args.length > 7 && "tun".equals(args[7]))
+                + "      share_local_candidates: " + flags.contains("share") + "\n"
+                + tunAndDns(flags.contains("tun"))
                 + "transports:\n  udp:\n    bind_addr: \"0.0.0.0:2121\"\n"
                 + "    advertise_on_nostr: true\n"
                 + "peers:\n  - npub: \"" + args[1] + "\"\n    addresses: [{transport: udp, addr: nat}]\n";

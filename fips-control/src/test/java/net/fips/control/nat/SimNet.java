@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Nat#CONE} keeps one public port per socket (endpoint-independent mapping) and lets in only what comes from
  * addresses that socket has sent to (port-restricted filtering, the masquerade + input-drop lab of §7.3);
  * {@link Nat#SYMMETRIC} opens a new public port for each destination ({@code masquerade fully-random}) and lets in
- * only that destination's replies. Delivery is immediate; every datagram a host sends is counted.
+ * only that destination's replies. Several hosts may share one router ({@link #lanHost}): they reach each other's
+ * private addresses directly, but a router does not hairpin (a datagram to its own public address from inside is
+ * dropped), as many home routers do not. Delivery is immediate; every datagram a host sends is counted.
  */
 final class SimNet {
     /** How a router maps. */
@@ -31,6 +33,8 @@ final class SimNet {
 
     private final Map<InetSocketAddress, Mapping> mappings = new HashMap<>();
     private final AtomicInteger nextPort = new AtomicInteger(40_000);
+    private final AtomicInteger nextLocalPort = new AtomicInteger(50_000);
+    private final Map<InetSocketAddress, Endpoint> lan = new HashMap<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong filtered = new AtomicLong();
 
@@ -50,10 +54,17 @@ final class SimNet {
     final class Host {
         private final InetAddress publicIp;
         private final Nat nat;
+        private final InetAddress privateIp;
 
-        Host(final String publicIp, final Nat nat) {
+        Host(final String publicIp, final Nat nat, final String privateIp) {
             this.publicIp = ip(publicIp);
             this.nat = nat;
+            this.privateIp = privateIp == null ? null : ip(privateIp);
+        }
+
+        /** @return the host's LAN address, or null for a host alone behind its router */
+        InetAddress privateIp() {
+            return privateIp;
         }
 
         /** @return a fresh socket on this host */
@@ -67,11 +78,22 @@ final class SimNet {
         private final Host host;
         private final LinkedBlockingQueue<Object[]> in = new LinkedBlockingQueue<>();
         private final Map<InetSocketAddress, Mapping> byDestination = new HashMap<>();
+        private final int localPort = nextLocalPort.getAndIncrement();
         private Mapping cone;
         private volatile boolean closed;
 
         Endpoint(final Host host) {
             this.host = host;
+            if (host.privateIp != null) {
+                synchronized (SimNet.this) {
+                    lan.put(new InetSocketAddress(host.privateIp, localPort), this);
+                }
+            }
+        }
+
+        /** @return the socket's own (private side) port */
+        int localPort() {
+            return localPort;
         }
 
         @Override
@@ -86,6 +108,20 @@ final class SimNet {
                 m.permitted().add(to);
             }
             final byte[] copy = Arrays.copyOf(data, length);
+            final Endpoint neighbour;
+            synchronized (SimNet.this) {
+                neighbour = host.privateIp == null ? null : lan.get(to);
+            }
+            if (neighbour != null && neighbour.host.publicIp.equals(host.publicIp)) {
+                if (!neighbour.closed) {
+                    neighbour.in.add(new Object[]{copy, new InetSocketAddress(host.privateIp, localPort)});
+                }
+                return length;   // same LAN: straight across, no NAT
+            }
+            if (to.getAddress().equals(host.publicIp)) {
+                filtered.incrementAndGet();   // no hairpin
+                return length;
+            }
             if (STUN.equals(to)) {
                 final byte[] txid = Stun.requestTxid(copy, length);
                 if (txid != null) {
@@ -157,7 +193,12 @@ final class SimNet {
 
     /** @return a host with its own router */
     Host host(final String publicIp, final Nat nat) {
-        return new Host(publicIp, nat);
+        return new Host(publicIp, nat, null);
+    }
+
+    /** @return a host on the LAN behind the router with {@code publicIp} (shared with other such hosts) */
+    Host lanHost(final String publicIp, final Nat nat, final String privateIp) {
+        return new Host(publicIp, nat, privateIp);
     }
 
     /** @return datagrams hosts sent so far (STUN requests, probes, acks) */
@@ -172,10 +213,19 @@ final class SimNet {
 
     /** A {@link NatIo} for {@code host}: STUN against {@link #STUN} with the real client; adoption recorded. */
     NatIo io(final Host host, final List<String> adopted) {
+        return io(host, adopted, null);
+    }
+
+    /**
+     * A {@link NatIo} for {@code host} as {@link #io(Host, List)}, with host candidates from {@code locals} (null:
+     * none) paired with each socket's own port.
+     */
+    NatIo io(final Host host, final List<String> adopted, final LocalCandidates locals) {
         final StunClient stun = new StunClient(System::nanoTime, InetAddress::getByName);
         return () -> {
             final Endpoint e = host.open();
             final StunClient.Result r = stun.discover(e, List.of("stun:198.18.0.1:3478"), 500);
+            final List<InetSocketAddress> candidates = locals == null ? List.of() : locals.collect(e.localPort());
             return new NatIo.Attempt() {
                 @Override
                 public DatagramPort port() {
@@ -194,7 +244,7 @@ final class SimNet {
 
                 @Override
                 public List<InetSocketAddress> locals() {
-                    return List.of();
+                    return candidates;
                 }
 
                 @Override

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +45,7 @@ class TraversalCoordinatorTest {
     private static final class Hub {
         final Map<String, Signalling.Listener> listeners = new ConcurrentHashMap<>();
         final AtomicLong sent = new AtomicLong();
+        final List<String> payloads = new CopyOnWriteArrayList<>();
         volatile boolean twice;
 
         Signalling as(final String npub) {
@@ -50,6 +53,7 @@ class TraversalCoordinatorTest {
                 @Override
                 public void send(final String recipientNpub, final String payload) throws IOException {
                     sent.incrementAndGet();
+                    payloads.add(payload);
                     final Signalling.Listener l = listeners.get(recipientNpub);
                     if (l != null) {
                         l.onSignal(npub, payload);
@@ -95,8 +99,13 @@ class TraversalCoordinatorTest {
     private final AtomicLong skewMs = new AtomicLong();
 
     private Side side(final SimNet.Host host) {
+        return side(host, null);
+    }
+
+    private Side side(final SimNet.Host host, final LocalCandidates locals) {
         final Side s = new Side();
-        s.coordinator = new TraversalCoordinator(SETTINGS, s.id.npub(), hub.as(s.id.npub()), net.io(host, s.adopted),
+        s.coordinator = new TraversalCoordinator(SETTINGS, s.id.npub(), hub.as(s.id.npub()),
+                net.io(host, s.adopted, locals),
                 s.failures, new ReplayCache(100, 300_000), System::nanoTime,
                 () -> System.currentTimeMillis() + skewMs.get(), r -> Thread.ofPlatform().daemon().start(r), s);
         return s;
@@ -197,6 +206,50 @@ class TraversalCoordinatorTest {
         a.coordinator.tick();
         assertEquals(List.of(), a.failed, "a closed coordinator reports nothing");
         assertTrue(!a.coordinator.inFlight(silent));
+    }
+
+    /** A LAN host's view of itself: its address on an up interface among others that do not count. */
+    private static LocalCandidates candidatesOf(final SimNet.Host host) {
+        final InetAddress lanIp = host.privateIp();
+        return new LocalCandidates(() -> List.of(
+                new LocalCandidates.InterfaceAddress("lo", true, true, InetAddress.ofLiteral("127.0.0.1")),
+                new LocalCandidates.InterfaceAddress("eth0", true, false, lanIp),
+                new LocalCandidates.InterfaceAddress("eth0", true, false, InetAddress.ofLiteral("fe80::1")),
+                new LocalCandidates.InterfaceAddress("wlan0", false, false, InetAddress.ofLiteral("192.168.9.9"))),
+                to -> to.getAddress() instanceof Inet4Address ? lanIp : null);
+    }
+
+    @Test
+    void twoHostsBehindOneRouterWithoutHairpinFailWithoutHostCandidates() {
+        final Side a = side(net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.2"));
+        final Side b = side(net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.3"));
+        a.coordinator.connect(b.id.npub());
+        tickUntil(() -> !a.failed.isEmpty(), "the punch fails", a, b);
+        assertEquals(List.of("PunchTimeout"), a.failed, "probes to the shared router's address are not hairpinned");
+        assertEquals(List.of(), b.established);
+        assertTrue(hub.payloads.getFirst().contains("\"localAddresses\":[]"), hub.payloads::toString);
+    }
+
+    @Test
+    void twoHostsBehindOneRouterMeetThroughTheirHostCandidates() {
+        final SimNet.Host ha = net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.2");
+        final SimNet.Host hb = net.lanHost("198.18.0.2", SimNet.Nat.CONE, "10.1.0.3");
+        final Side a = side(ha, candidatesOf(ha));
+        final Side b = side(hb, candidatesOf(hb));
+        a.coordinator.connect(b.id.npub());
+        tickUntil(() -> !a.established.isEmpty() && !b.established.isEmpty(), "both adopt", a, b);
+        assertTrue(a.established.getFirst().startsWith(b.id.npub() + "@/10.1.0.3:"), a.established::toString);
+        assertTrue(b.established.getFirst().startsWith(a.id.npub() + "@/10.1.0.2:"), b.established::toString);
+        assertEquals(List.of(), a.failed);
+        // The offer and the answer carry exactly the LAN address (once, loopback, link-local and the down interface
+        // left out), with the attempt socket's port; the reflexive addresses are the shared router's.
+        final String offer = hub.payloads.get(0);
+        final String answer = hub.payloads.get(1);
+        assertTrue(offer.matches(".*\"localAddresses\":\\[\\{\"protocol\":\"udp\",\"ip\":\"10\\.1\\.0\\.2\","
+                + "\"port\":5\\d{4}}].*"), offer);
+        assertTrue(answer.matches(".*\"localAddresses\":\\[\\{\"protocol\":\"udp\",\"ip\":\"10\\.1\\.0\\.3\","
+                + "\"port\":5\\d{4}}].*"), answer);
+        assertTrue(offer.contains("\"ip\":\"198.18.0.2\""), offer);
     }
 
     @Test
