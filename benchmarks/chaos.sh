@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Longer chaos runs: tests/netns/chaos.sh (real daemons in namespaces, two disjoint paths s..d, impaired veths,
+# Longer chaos runs: tests/netns/chaos.sh (real daemons in namespaces, two disjoint paths s..d, impaired links,
 # transits killed with SIGKILL and restarted while a checksummed TCP stream crosses) with knobs for longer runs,
 # preceded by the machine, load and commit. Per kill it prints the outage (longest gap between ping replies s -> d,
-# one ping every 200 ms) and the time until every live daemon names one live root again, after the kill and after
-# the restart; then the median and maximum outage. The test's assertions still hold (whole stream, one root at
-# the end, no stack trace); a failed run prints the daemons' last log lines.
+# one ping every 200 ms), the time until every live daemon names one live root again, after the kill and after
+# the restart, and the stream's longest stall; then the medians and maxima. The test's assertions still hold (whole
+# stream, one root at the end, no stack trace); a failed run prints the daemons' last log lines and keeps its
+# directory (logs, fipsctl state).
 # Knobs (environment, defaults here; the test's own defaults are the CI run's): NODES (8), LOSS (% per direction
 # and veth, 1), DELAY (ms, 2), JITTER (ms, 1), CHURN (kills/min, 4), DURATION (s, 240), DOWN (s each transit
-# stays dead, 3), RATE (bytes/s of the stream, 65536). Delay and jitter need sch_netem; without it the run says so
-# and applies only the loss.
+# stays dead, 3), RATE (bytes/s of the stream, 65536), IMPAIR (auto: tc netem where the kernel has sch_netem, else
+# the TAP relay tests/netns/netem_relay.py; the run says which), CHAOS_SAVE (copy the run's directory there).
 # Usage: sudo benchmarks/chaos.sh            e.g. NODES=10 CHURN=6 DURATION=600 sudo -E benchmarks/chaos.sh
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,5 +18,6 @@ export DURATION=${DURATION:-240} DOWN=${DOWN:-3} RATE=${RATE:-65536}
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 echo "benchmarks/chaos.sh: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); $(nproc) CPUs ($cpu);" \
     "load $(cut -d' ' -f1-3 /proc/loadavg); commit $(git -C "$root" rev-parse --short HEAD)"
-echo "NODES=$NODES LOSS=$LOSS DELAY=$DELAY JITTER=$JITTER CHURN=$CHURN DURATION=$DURATION DOWN=$DOWN RATE=$RATE"
+echo "NODES=$NODES LOSS=$LOSS DELAY=$DELAY JITTER=$JITTER CHURN=$CHURN DURATION=$DURATION DOWN=$DOWN RATE=$RATE" \
+    "IMPAIR=${IMPAIR:-auto}"
 exec "$root/tests/netns/chaos.sh"

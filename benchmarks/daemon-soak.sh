@@ -17,7 +17,8 @@
 #   link_rekeys     "Link rekeyed" lines in the daemon's log so far (link layer, INFO)
 #   session_rekeys  "session rekey" lines in the daemon's log so far (end-to-end sessions, DEBUG)
 # At the end it prints a summary (heap after GC, RSS: first vs last; CPU mean; iperf3 and ping sent/received/lost;
-# rekeys) to stdout, and exits 1 when anything was lost or a daemon died. Run as root (namespaces, TUN), e.g.
+# rekeys) to stdout, then where datagrams were dropped (the kernel's UDP and fips0 drop counters in each namespace
+# over the run, the daemons' drop counters), and exits 1 when anything was lost or a daemon died. Run as root (namespaces, TUN), e.g.
 #   sudo nice -n 10 benchmarks/daemon-soak.sh                    # the full hour
 #   sudo DURATION=120 benchmarks/daemon-soak.sh                  # a short check
 # Needs what the namespace tests need (ip, ping, iperf3, ss, /dev/net/tun) plus the JDK 25's jcmd.
@@ -74,6 +75,21 @@ rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/de
 ticks() { awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "/proc/$1/stat" 2>/dev/null; }
 count() { grep -c "$1" "$2" 2>/dev/null || true; }
 hz=$(getconf CLK_TCK)
+
+# Where a lost datagram went: the kernel's UDP drop counters in each namespace (IPv4 = the daemons' link sockets
+# on the veth, IPv6 = iperf3's and ping's sockets on fips0), fips0's queue drops (TX = packets the kernel could not
+# queue for the daemon's TUN reader) and the daemons' own counters (`fipsctl stats metrics`), before and after.
+kernel_drops() {
+    local ns=${E2E_NS[$1]} c
+    for c in UdpRcvbufErrors UdpSndbufErrors UdpInErrors Udp6RcvbufErrors Udp6SndbufErrors Udp6InErrors; do
+        printf '%s=%s ' "$c" "$(ip netns exec "$ns" nstat -az "$c" 2>/dev/null | awk -v c="$c" '$1 == c { print $2 }')"
+    done
+    for c in rx_dropped tx_dropped; do
+        printf 'fips0_%s=%s ' "$c" "$(ip netns exec "$ns" cat "/sys/class/net/fips0/statistics/$c" 2>/dev/null)"
+    done
+    echo
+}
+for n in a b; do kernel_drops $n > "$LOGDIR/kernel-drops-$n-start.txt"; done
 
 # Traffic: iperf3 UDP both ways and a ping, both for DURATION seconds.
 e2e_in b iperf3 -s -1 -p 5201 -J > "$E2E_DIR/iperf-server.json" 2>&1 &
@@ -132,6 +148,11 @@ e2e_wait 10 sh -c "grep -q '\"sum_received\"' '$E2E_DIR/iperf-server.json'"
 e2e_wait 10 grep -q 'packets transmitted' "$E2E_DIR/ping.txt"
 cp "$E2E_DIR/iperf-client.json" "$E2E_DIR/iperf-server.json" "$E2E_DIR/ping.txt" "$LOGDIR/" 2>/dev/null
 
+for n in a b; do
+    kernel_drops $n > "$LOGDIR/kernel-drops-$n-end.txt"
+    e2e_ctl $n stats metrics > "$LOGDIR/metrics-$n.json" 2>&1 || true
+done
+
 # "packets lost out_of_order" of the stream FILE's side received (rekey.sh reads iperf3 -J the same way).
 received() {
     awk '/^\t"end":/ {e = 1} e && /"sum/ {exit}
@@ -165,6 +186,26 @@ awk -F, 'NR > 1 { n = $2
     END { for (n in r0) printf "node %s: heap after GC %d KiB (t=%d s) -> %d KiB (t=%d s); heap used max %d KiB;" \
         " RSS %d -> %d KiB; CPU mean %.2f %% of a core over %d samples; rekeys: link %d, session %d\n",
         n, g0[n], gt0[n], g1[n], gt1[n], hm[n], r0[n], r1[n], c[n] / cn[n], cn[n], lr[n], sr[n] }' "$OUT" | sort
+# Non-zero drop counters: the kernel's (end minus start) and the daemons' (counters named drop or error).
+for n in a b; do
+    echo "node $n kernel drops during the run: $(paste -d' ' <(tr ' ' '\n' < "$LOGDIR/kernel-drops-$n-start.txt") \
+        <(tr ' ' '\n' < "$LOGDIR/kernel-drops-$n-end.txt") | awk -F'[ =]' 'NF >= 4 && $4 != $2 { printf "%s +%d ", $1, $4 - $2 }')"
+    echo "node $n daemon drop and error counters: $(python3 -c '
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("unreadable:", e); sys.exit()
+out = []
+def walk(p, v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            walk(p + [k], x)
+    elif isinstance(v, (int, float)) and not isinstance(v, bool) and v and any(w in ".".join(p).lower() for w in ("drop", "error")):
+        out.append("%s=%s" % (".".join(p), v))
+walk([], d)
+print(" ".join(out) or "none")' "$LOGDIR/metrics-$n.json")"
+done
 [ -n "$died" ] && { echo "FAIL: daemon(s)$died died during the soak"; exit 1; }
 [ $lost_any = 0 ] || { echo "FAIL: traffic was lost (see above)"; exit 1; }
 echo "PASS: nothing lost over ${DURATION} s"

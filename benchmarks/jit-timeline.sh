@@ -62,3 +62,29 @@ awk -v pat="$pat" -v key="$KEY" '
         for (r in deopt) printf " %s=%d", r, deopt[r]
         print ""
     }' "$log"
+# Every trap in code compiled for a matching method (its compile id resolved to the method C2 compiled, so traps in
+# JDK methods inlined into the data plane count too; any action, maybe_recompile included), by reason, and the sites
+# (trapping method and bci) with their counts, the 25 most frequent: where the recompiles come from.
+awk -v pat="$pat" '
+    /\[jit,compilation\]/ && !/made not entrant/ {
+        for (i = 3; i <= NF; i++) if ($i ~ /::/) { id = $2; gsub(/[^0-9]/, "", id); name[id] = $i; break }
+    }
+    /\[deoptimization *\]/ && /cid=/ {
+        match($0, /cid= *[0-9]+/); c = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", c)
+        if (!(c in name) || name[c] !~ pat) next
+        site = ""; r = ""
+        for (i = 1; i <= NF; i++) {
+            if ($i ~ /^level=/) { site = $(i + 1); sub(/\(.*/, "", site) }
+            if ($i ~ /^trap_bci=/) { site = site "@" substr($i, 10); r = $(i + 1); if (r ~ /^osr_bci=/) r = $(i + 2) }
+        }
+        n++; reason[r]++; sites[name[c] " <- " site " " r]++
+    }
+    END {
+        printf "  traps in C2 code of matching methods (any action): %d", n + 0
+        for (r in reason) printf " %s=%d", r, reason[r]
+        print ""
+        fflush()
+        cmd = "sort -k1,1nr | head -25"
+        for (s in sites) printf "    %3d  %s\n", sites[s], s | cmd
+        close(cmd)
+    }' "$log"

@@ -17,7 +17,8 @@
 #   tiered-t01  tiered plus -XX:CompileThresholdScaling=0.1
 #   tiered-t4   tiered with only C2's (tier 4) thresholds lowered to a tenth (Tier4InvocationThreshold=500,
 #               Tier4MinInvocationThreshold=60, Tier4CompileThreshold=1500, Tier4BackEdgeThreshold=4000)
-#   aot         the defaults plus FIPS_DAEMON_AOT=1 (JDK 25 AOT cache with profiles, trained by DaemonTraining)
+#   aot         the defaults plus FIPS_DAEMON_AOT=1 (JDK 25 AOT cache with profiles, trained by DaemonTraining:
+#               a TCP stream through two nodes with TUN stand-ins)
 # RAMP_JITLOG=DIR: each daemon also writes -Xlog:jit+compilation=debug (with uptime) to DIR/<config>-<rep>-<node>.log,
 # and -Xlog:deoptimization=debug beside it; benchmarks/jit-timeline.sh reads them (docs/benchmarks.md, "The JIT
 # ramp").

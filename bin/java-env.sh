@@ -137,8 +137,10 @@ fips_train_ctl_cache() {
 
 # Trains the daemon's ahead-of-time cache $1 for module path $2 with JVM options $3 (the daemon's own: the cache is
 # only used by a JVM with the same collector and object layout) through the training run net.fips.cli.DaemonTraining
-# (two nodes link on 127.0.0.1, then synthetic packets through the session path), one trainer at a time, written to
-# a temporary file and moved into place. Prints one line to stderr; fails (and leaves no cache) when the JVM does.
+# (two nodes link on 127.0.0.1, each with a socket-pair stand-in for fips0, and a TCP stream runs through both TUN
+# sides and the session path for 10-30 s; about 45 s in all on the loaded 2-vCPU VM, docs/benchmarks.md "The JIT
+# ramp"), one trainer at a time, written to a temporary file and moved into place. Prints one line to stderr; fails
+# (and leaves no cache) when the JVM does, and the daemon then starts without one.
 fips_train_daemon_cache() {
     local cache=$1 modpath=$2 opts=$3 tmp rc
     exec 7>"$cache.lock"

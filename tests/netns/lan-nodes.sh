@@ -6,6 +6,11 @@
 # lan` on a lists b with its address and a dial (on a or b). Then, where Debian's python3-zeroconf is installed
 # (skipped with a note otherwise), an independent mDNS browser in a's namespace sees b's and c's services with the
 # reference's instance names and TXT (npub, scope, v=1) on UDP port 2121.
+# Then IPv6 (ADR 0059): a, b and c stop; d and e start on a bridge of their own that carries no IPv4 at all (IPv6
+# link-local addresses only), UDP bound to [::]:2121. Asserts: d and e link over mDNS within 30 s and d pings e; `show
+# lan` on d lists e at e's link-local address with d's interface as scope; the link runs over link-local IPv6; and
+# python3-zeroconf in d's namespace, browsing on ff02::fb only, resolves e's service with e's address from an AAAA
+# record and the reference's TXT.
 set -u
 . "$(dirname "$0")/lib.sh"
 e2e_init lan-nodes
@@ -88,6 +93,65 @@ if /usr/bin/python3 -c 'import zeroconf' 2>/dev/null; then
     e2e_log "python3-zeroconf in a's namespace resolves b and c with the reference's TXT"
 else
     e2e_log "python3-zeroconf is not installed: the independent browser check is skipped"
+fi
+
+# IPv6 only: a, b and c stop (fewer JVMs on the machine); d and e get a bridge of their own with no IPv4 on it.
+for n in a b c; do e2e_stop "$n" TERM; done
+br6="fe2e${E2E_ID}y"
+ip netns add "$br6" || e2e_fail "ip netns add $br6"
+E2E_NETNS+=("$br6")
+ip -n "$br6" link add br0 type bridge || e2e_fail "no bridge in $br6"
+ip -n "$br6" link set br0 up
+for n in d e; do
+    e2e_node "$n"
+    # No duplicate address detection: the link-local address is usable as soon as the link is up.
+    e2e_in "$n" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+        || e2e_fail "sysctl accept_dad in $n"
+    ip link add "f${E2E_ID}$n" netns "${E2E_NS[$n]}" type veth peer name "p${E2E_ID}$n" netns "$br6" \
+        || e2e_fail "ip link add f${E2E_ID}$n"
+    ip -n "$br6" link set "p${E2E_ID}$n" master br0 up
+    ip -n "${E2E_NS[$n]}" link set "f${E2E_ID}$n" up
+    E2E_IP[$n]="[::]"
+done
+E2E_NODE_EXTRA=$lan e2e_config d
+E2E_NODE_EXTRA=$lan e2e_config e
+grep -q 'bind_addr: "\[::\]:2121"' "${E2E_CFG[d]}" || e2e_fail "d's UDP transport is not bound to [::]:2121"
+e2e_launch d
+e2e_launch e
+e2e_await d
+e2e_await e
+for n in d e; do
+    ip -n "${E2E_NS[$n]}" -4 addr show dev "f${E2E_ID}$n" | grep -q inet && e2e_fail "$n's link has IPv4"
+done
+# e's link-local address, compressed (as ip and zeroconf write it) and in the JDK's uncompressed form (show lan).
+ll_e=$(ip -n "${E2E_NS[e]}" -6 addr show dev "f${E2E_ID}e" scope link | sed -n 's/.*inet6 \([0-9a-f:]*\)\/.*/\1/p')
+[ -n "$ll_e" ] || e2e_fail "e has no IPv6 link-local address"
+jdk_e=$(/usr/bin/python3 -c 'import ipaddress, sys
+print(":".join(format(int(g, 16), "x") for g in ipaddress.IPv6Address(sys.argv[1]).exploded.split(":")))' "$ll_e")
+e2e_log "IPv6-only link: d=${E2E_ADDR[d]} e=${E2E_ADDR[e]}, e's link-local $ll_e, UDP on [::]:2121"
+
+t=$SECONDS
+e2e_wait 30 has_peer d e || e2e_fail "d and e did not link over IPv6 mDNS within 30 s: $(e2e_ctl d show lan)"
+e2e_wait 10 has_peer e d || e2e_fail "e does not list d as a peer"
+e2e_log "d and e linked $((SECONDS - t)) s after start, found over mDNS on IPv6"
+e2e_wait 30 e2e_ping_ok d e || e2e_fail "no ping reply from e within 30 s"
+e2e_wait 30 lists d e || e2e_fail "d does not list e as a LAN peer: $(e2e_ctl d show lan)"
+lan_d=$(e2e_ctl d show lan) || e2e_fail "fipsctl show lan failed: $lan_d"
+grep -qF "\"[$jdk_e%f${E2E_ID}d]:2121\"" <<<"$lan_d" \
+    || e2e_fail "d does not list e at [$jdk_e%f${E2E_ID}d]:2121: $lan_d"
+peers_d=$(e2e_ctl d show peers)
+grep -q '"transport_addr" *: *"\[fe80:' <<<"$peers_d" || e2e_fail "d's link to e is not over link-local IPv6: $peers_d"
+e2e_log "show lan on d: e at [$jdk_e%f${E2E_ID}d]:2121; the link runs over link-local IPv6"
+
+if /usr/bin/python3 -c 'import zeroconf' 2>/dev/null; then
+    out=$(e2e_in d timeout 30 /usr/bin/python3 "$(dirname "$0")/mdns_browse.py" _fips._udp.local. 4 v6 2>&1) \
+        || e2e_fail "python3-zeroconf IPv6 browse failed: $out"
+    want="fips-${E2E_NPUB[e]:0:16}._fips._udp.local. 2121 "
+    line=$(grep -F "$want" <<<"$out") || e2e_fail "zeroconf on ff02::fb did not resolve e ($want): $out"
+    grep -qF "$ll_e" <<<"$line" || e2e_fail "zeroconf: no AAAA record with e's address $ll_e: $line"
+    grep -q " npub=${E2E_NPUB[e]},scope=fips-overlay-v1,v=1\$" <<<"$line" \
+        || e2e_fail "zeroconf: e's TXT over IPv6 is not the reference's: $line"
+    e2e_log "python3-zeroconf on ff02::fb in d's namespace resolves e at $ll_e (AAAA) with the reference's TXT"
 fi
 
 e2e_pass

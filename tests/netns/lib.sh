@@ -261,3 +261,69 @@ e2e_iperf_server() {
     e2e_wait 10 sh -c "ip netns exec '${E2E_NS[$n]}' ss -Htln | grep -q ':$port\\b'" \
         || e2e_fail "iperf3 server in $n did not listen on port $port"
 }
+
+# e2e_netem_ok: succeeds when this kernel runs `tc qdisc ... netem` (probed on lo of a scratch namespace); some
+# kernels are built without sch_netem ("Specified qdisc kind is unknown").
+e2e_netem_ok() {
+    local ns="fe2e${E2E_ID}q" ok=1
+    ip netns add "$ns" 2>/dev/null || return 1
+    ip -n "$ns" link set lo up
+    ip netns exec "$ns" tc qdisc add dev lo root netem delay 1ms 2>/dev/null && ok=0
+    ip netns del "$ns"
+    return $ok
+}
+
+# e2e_relay_links DELAY JITTER LOSS SEED "TAG1 IP1 TAG2 IP2"...: the netem stand-in for kernels without sch_netem.
+# One tests/netns/netem_relay.py (run in the root namespace, pid in E2E_RELAY and E2E_BG, counters at its exit in
+# $E2E_DIR/relay.log, how it was scheduled in E2E_RELAY_HOW) creates per link a TAP in each node's namespace, named as e2e_veth names its veth ends, and
+# forwards frames between them with DELAY ms +- JITTER ms (uniform) and LOSS % loss per direction, drawn from SEED.
+# The ends get IPi/24 and are brought up as e2e_veth does. Killing the relay removes its TAPs. The relay runs under
+# SCHED_FIFO priority 1 (chrt; E2E_RELAY_SCHED=normal leaves it to the ordinary scheduler): netem works in the
+# kernel's softirq and timers, and a relay that waits for a CPU behind busy JVMs on a loaded machine added tens to
+# hundreds of ms per hop; it uses little CPU at the chaos test's rates, and the kernel's RT throttling bounds it.
+e2e_relay_links() {
+    local delay=$1 jitter=$2 loss=$3 seed=$4
+    shift 4
+    local l a ipa b ipb spec=() ready=$E2E_DIR/relay.ready
+    for l in "$@"; do
+        read -r a ipa b ipb <<<"$l"
+        spec+=("f${E2E_ID}$a$b@${E2E_NS[$a]}=f${E2E_ID}$b$a@${E2E_NS[$b]}")
+    done
+    rm -f "$ready"
+    local sched=()
+    [ "${E2E_RELAY_SCHED:-fifo}" = fifo ] && chrt -f 1 true 2>/dev/null && sched=(chrt -f 1)
+    E2E_RELAY_HOW=${sched[*]:-ordinary scheduling}
+    "${sched[@]}" python3 "$E2E_ROOT/tests/netns/netem_relay.py" --delay "$delay" --jitter "$jitter" \
+        --loss "$loss" --seed "$seed" --ready "$ready" "${spec[@]}" 2> "$E2E_DIR/relay.log" &
+    E2E_RELAY=$!
+    E2E_BG+=($!)
+    local deadline=$((SECONDS + 20))
+    until [ -f "$ready" ]; do
+        e2e_alive "$E2E_RELAY" || e2e_fail "netem_relay.py exited: $(cat "$E2E_DIR/relay.log")"
+        [ $SECONDS -ge $deadline ] && e2e_fail "netem_relay.py not ready within 20 s"
+        sleep 0.1
+    done
+    local n ip
+    for l in "$@"; do
+        read -r a ipa b ipb <<<"$l"
+        ip -n "${E2E_NS[$a]}" addr add "$ipa/24" dev "f${E2E_ID}$a$b" || e2e_fail "address on f${E2E_ID}$a$b"
+        ip -n "${E2E_NS[$b]}" addr add "$ipb/24" dev "f${E2E_ID}$b$a" || e2e_fail "address on f${E2E_ID}$b$a"
+        ip -n "${E2E_NS[$a]}" link set "f${E2E_ID}$a$b" up
+        ip -n "${E2E_NS[$b]}" link set "f${E2E_ID}$b$a" up
+        for n in "$a:$ipa" "$b:$ipb"; do
+            ip=${n#*:}; n=${n%%:*}
+            if [ -n "${E2E_IP[$n]:-}" ]; then E2E_IP[$n]=0.0.0.0; else E2E_IP[$n]=$ip; fi
+        done
+    done
+}
+
+# e2e_relay_counters: stops the relay of e2e_relay_links (SIGTERM, up to 5 s) and prints its per-direction
+# counters (frames read, lost, over the queue limit, not writable, sent).
+e2e_relay_counters() {
+    [ -n "${E2E_RELAY:-}" ] || return 0
+    kill -TERM "$E2E_RELAY" 2>/dev/null
+    local deadline=$((SECONDS + 5))
+    while e2e_alive "$E2E_RELAY" && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+    cat "$E2E_DIR/relay.log"
+    E2E_RELAY=
+}

@@ -30,7 +30,12 @@ class ArchitectureTest {
             // directly, without a node
             "net.fips.dataplane.engine.PathExercise",
             "net.fips.dataplane.crypto.AeadCipher",
-            "net.fips.dataplane.crypto.AeadCiphers");
+            "net.fips.dataplane.crypto.AeadCiphers",
+            // DaemonTraining: the training nodes' TUN devices are stand-ins (a socket pair) and the training drives a
+            // TCP stream's packets through them as the kernel would (docs/benchmarks.md, "The JIT ramp")
+            "net.fips.dataplane.tun.TunStandIn",
+            "net.fips.dataplane.tun.StandInTcpStream",
+            "net.fips.dataplane.tun.StandInTcpStream$Result");
 
     private static JavaClasses classes;
 

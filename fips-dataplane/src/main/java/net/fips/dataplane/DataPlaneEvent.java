@@ -44,6 +44,21 @@ public sealed interface DataPlaneEvent {
     }
 
     /**
+     * A packet whose FMP version is not ours arrived on a transport that carries only the links it was set up for
+     * ({@link net.fips.dataplane.transport.Transport#bootstrapOnly()}: a socket adopted from NAT traversal): the peer
+     * behind it speaks another protocol version (discovery-gateway.md §1.12). The packet itself is dropped and
+     * counted as {@code DROP_BAD_VERSION} like any other; this report is raised at most once per
+     * {@link #REPORT_INTERVAL_NANOS} per transport, so a flood cannot fill the event queue.
+     *
+     * @param transportId the transport it arrived on
+     * @param version     the version nibble it carried
+     */
+    record ForeignVersionReceived(int transportId, int version) implements DataPlaneEvent {
+        /** At most one report per transport in this interval. */
+        public static final long REPORT_INTERVAL_NANOS = 1_000_000_000L;
+    }
+
+    /**
      * What the transit path reports for the routing layer (routing-session.md §4.2, §4.5): coordinates seen in
      * forwarded or delivered datagrams, and routing failures that call for an error signal. Only produced while a
      * {@link net.fips.dataplane.route.ForwardingTable} is installed.

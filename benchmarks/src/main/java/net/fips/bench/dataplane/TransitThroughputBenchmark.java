@@ -39,8 +39,10 @@ import net.fips.dataplane.LocalDelivery;
  * Transit throughput A → B → C on loopback, each data plane on its own threads: A seals 1400-byte SessionDatagrams
  * addressed to C, B opens them, routes them with its {@link ForwardingTable} (C is a direct peer), rewrites ttl and
  * path_mtu and re-seals them in place towards C; C delivers them to a counting hook. With {@code workers=2} B's two
- * links are pinned to different workers, so every datagram crosses B's handoff ring. Windowed like
- * {@link LinkThroughputBenchmark}.
+ * links are pinned to different workers ({@code pinning=split}), so every datagram crosses B's handoff ring, or to
+ * one worker ({@code pinning=shared}), which re-seals on the worker that opened it. {@code threading} packs each
+ * data plane's agents onto threads: {@code DEDICATED} (a thread per agent) or {@code COMPACT} (one thread per data
+ * plane, what a daemon on fewer than four processors runs). Windowed like {@link LinkThroughputBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -61,6 +63,14 @@ public class TransitThroughputBenchmark {
     @Param({"1", "2"})
     public int workers;
 
+    /** B's links with two workers: {@code split} (one per worker, every datagram handed off) or {@code shared}. */
+    @Param({"split"})
+    public String pinning;
+
+    /** {@link ThreadingMode} of all three data planes. */
+    @Param({"DEDICATED"})
+    public String threading;
+
     private final AtomicLong delivered = new AtomicLong();
     private DataPlane a;
     private DataPlane b;
@@ -69,7 +79,7 @@ public class TransitThroughputBenchmark {
     private final DeliveryWindow window = new DeliveryWindow(delivered);
 
     private DataPlane plane(final int workerCount, final LocalDelivery hook) throws IOException {
-        final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.DEDICATED)
+        final DataPlane dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.valueOf(threading))
                 .workerCount(workerCount).poolSlots(8192).ringCapacity(1024).cipherSupplier(Links.ciphers(mode))
                 .localDelivery(hook));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(Links.MTU)
@@ -83,11 +93,16 @@ public class TransitThroughputBenchmark {
         a = plane(1, (link, seg, off, len) -> { });
         b = plane(workers, (link, seg, off, len) -> { });
         c = plane(1, (link, seg, off, len) -> delivered.incrementAndGet());
-        // B's links: 2 (to A) and 1 (to C) sit on different workers when there are two.
+        // B's links: 2 (to A) and 1 (to C) sit on different workers when there are two; 3 (to A) and 1 on one.
+        final long bToA = switch (pinning) {
+            case "split" -> 2;
+            case "shared" -> 3;
+            default -> throw new IllegalArgumentException("pinning " + pinning);
+        };
         a.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x11, 0x12, Links.key(1),
                 Links.key(2), System.nanoTime()));
-        b.addLink(new LinkSpec(2, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x12, 0x11, Links.key(2),
-                Links.key(1), System.nanoTime()));
+        b.addLink(new LinkSpec(bToA, 0, TransportAddr.ofInet(a.udpTransport(0).localAddress()), 0x12, 0x11,
+                Links.key(2), Links.key(1), System.nanoTime()));
         b.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(c.udpTransport(0).localAddress()), 0x21, 0x22, Links.key(3),
                 Links.key(4), System.nanoTime()));
         c.addLink(new LinkSpec(1, 0, TransportAddr.ofInet(b.udpTransport(0).localAddress()), 0x22, 0x21, Links.key(4),
@@ -95,7 +110,7 @@ public class TransitThroughputBenchmark {
         b.setForwardingTable(ForwardingTable.builder(ADDR_B, Coords.of(ADDR_B, ADDR_C))
                 .peer(new ForwardingTable.Peer(ADDR_C, 1, Coords.of(ADDR_C), 1.0, Links.MTU, true,
                         ForwardingTable.TreeRole.PARENT))
-                .peer(new ForwardingTable.Peer(ADDR_A, 2, Coords.of(ADDR_A, ADDR_B, ADDR_C), 1.0, Links.MTU, true,
+                .peer(new ForwardingTable.Peer(ADDR_A, bToA, Coords.of(ADDR_A, ADDR_B, ADDR_C), 1.0, Links.MTU, true,
                         ForwardingTable.TreeRole.CHILD))
                 .build());
         datagram = Arena.ofShared().allocate(Links.SIZE, 64);
@@ -105,8 +120,8 @@ public class TransitThroughputBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        System.out.printf("%nworkers %d: sent %d, delivered %d, written off %d; B forwarded %d, handoffs %d, "
-                        + "B no-route %d%n", workers, window.sent(), delivered.get(), window.lost(),
+        System.out.printf("%nworkers %d, %s, %s: sent %d, delivered %d, written off %d; B forwarded %d, handoffs %d, "
+                        + "B no-route %d%n", workers, pinning, threading, window.sent(), delivered.get(), window.lost(),
                 b.counter(DataPlaneCounter.FORWARDED), b.counter(DataPlaneCounter.HANDOFFS),
                 b.counter(DataPlaneCounter.DROP_NO_ROUTE));
         System.out.printf("drops: A %s; B %s; C %s; B rx %s; C rx %s%n", Links.drops(a), Links.drops(b),

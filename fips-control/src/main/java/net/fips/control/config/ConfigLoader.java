@@ -541,6 +541,11 @@ public final class ConfigLoader {
             problems.error("transports", "a transport sets advertise_on_nostr: true but node.discovery.nostr.enabled"
                     + " is false");
         }
+        if (node.nostr().get("max_concurrent_offers_per_npub") instanceof Number n && n.longValue() == 0) {
+            // master's check (§1.14): 0 reads as "no limit" but would refuse every inbound offer
+            problems.error("node.discovery.nostr.max_concurrent_offers_per_npub", "is 0, which refuses every inbound"
+                    + " traversal offer; leave it out for the default (4) or set a positive allowance");
+        }
         if (nostr && udp.stream().anyMatch(u -> u.effectiveAdvertiseOnNostr() && !u.isPublic())) {
             if (node.nostr().get("dm_relays") instanceof List<?> l && l.isEmpty()) {
                 problems.error("node.discovery.nostr.dm_relays", "must not be empty when a UDP transport advertises"

@@ -71,6 +71,19 @@ public record NostrConfig(boolean enabled, boolean advertise, List<String> adver
             DEFAULT_STUN_SERVERS, false, "fips-overlay-v1", 120, Policy.CONFIGURED_ONLY, 64, 16, 4, 2048, 2048, 10,
             300, 2000, 200, 10_000, 3600, 1800, 5, 3600, 5, 1800, 300, 4096, 86_400);
 
+    /**
+     * @param on {@code advertise}
+     * @return these settings with {@code advertise} set to {@code on} (what a reload applies while running)
+     */
+    public NostrConfig withAdvertise(final boolean on) {
+        return new NostrConfig(enabled, on, advertRelays, dmRelays, stunServers, shareLocalCandidates, app,
+                signalTtlSecs, policy, openDiscoveryMaxPending, maxConcurrentIncomingOffers, maxConcurrentOffersPerNpub,
+                advertCacheMaxEntries, seenSessionsMaxEntries, attemptTimeoutSecs, replayWindowSecs, punchStartDelayMs,
+                punchIntervalMs, punchDurationMs, advertTtlSecs, advertRefreshSecs, startupSweepDelaySecs,
+                startupSweepMaxAgeSecs, failureStreakThreshold, extendedCooldownSecs, warnLogIntervalSecs,
+                failureStateMaxEntries, protocolMismatchCooldownSecs);
+    }
+
     /** Checks nullness and freezes the lists. */
     public NostrConfig {
         advertRelays = List.copyOf(advertRelays);

@@ -1,7 +1,6 @@
 package net.fips.control.config;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -35,10 +34,6 @@ final class ReferenceKeys {
         }
     }
 
-    /** The {@code node.discovery.nostr} keys of parts of traversal and discovery this node does not implement. */
-    private static final List<String> NOSTR_TRAVERSAL_KEYS = List.of(
-            "startup_sweep_delay_secs", "startup_sweep_max_age_secs",
-            "protocol_mismatch_cooldown_secs", "max_concurrent_offers_per_npub");
     private static final Map<String, Line> EXACT = new LinkedHashMap<>();
     private static final Map<String, Line> SECTIONS = new LinkedHashMap<>();
 
@@ -60,15 +55,9 @@ final class ReferenceKeys {
         v041("node.buffers.tun_channel");
         v041("node.buffers.dns_channel");
         master("node.native_api.*");
-        // Nostr rendezvous (§1.7): the node runs adverts, the relay pool, signals and NAT traversal (STUN, offers
-        // and answers, punching: stun_servers, signal_ttl_secs, attempt_timeout_secs, punch_*,
-        // max_concurrent_incoming_offers, share_local_candidates act); the protocol-mismatch cooldown, the master
-        // per-npub offer limit and the open-discovery startup sweep are not implemented. mDNS
-        // (node.discovery.lan, node.rendezvous.lan) runs.
-        for (final String key : NOSTR_TRAVERSAL_KEYS) {
-            v041("node.discovery.nostr." + key);
-            master("node.rendezvous.nostr." + key);
-        }
+        // Nostr rendezvous (§1.7): every key of node.discovery.nostr / node.rendezvous.nostr acts (adverts, relays,
+        // signals, NAT traversal with local candidates, the protocol-mismatch cooldown, the master per-npub offer
+        // limit, the open-discovery startup sweep). mDNS (node.discovery.lan, node.rendezvous.lan) runs.
         // transports (§1.12-§1.17)
         v041("transports.udp.accept_connections");
         // transports.ble: the node runs the BLE transport; only dialling discovered peers is not implemented

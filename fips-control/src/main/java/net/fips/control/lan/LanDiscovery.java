@@ -2,10 +2,12 @@ package net.fips.control.lan;
 
 import java.io.IOException;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -24,8 +26,12 @@ import javax.jmdns.ServiceListener;
  * ({@link LanAdvert#refusal}) waits in a bounded queue for the control loop, which dials it ({@link #drain}); the
  * TXT {@code npub} is only a hint, since a node that claims someone else's npub fails the Noise IK handshake.
  *
- * <p>Threads: JmDNS's own; this class only queues from them. Addresses are IPv4 only for now (JmDNS's IPv6 support
- * is partial); an IPv6-only LAN is not discovered.
+ * <p>IPv4 and IPv6 alike (discovery-gateway.md §3.1-§3.2): an instance on an IPv6 address joins ff02::fb on its
+ * interface and announces that address as an AAAA record. JmDNS hands resolved AAAA addresses over without a scope
+ * id, so a link-local one gets the scope of the interface of the instance that heard it ({@link #withScope}); one
+ * heard on loopback, which has no IPv6 multicast, is skipped as the reference skips a scope-less link-local address.
+ *
+ * <p>Threads: JmDNS's own; this class only queues from them.
  */
 public final class LanDiscovery implements AutoCloseable {
 
@@ -41,6 +47,8 @@ public final class LanDiscovery implements AutoCloseable {
 
     /** How many finds wait for the control loop at most; more are dropped and counted. */
     public static final int QUEUE = 256;
+    /** How long {@link #close} waits for the instances to stop, at most. */
+    public static final long CLOSE_WAIT_MS = 8_000;
 
     private static final System.Logger LOG = System.getLogger(LanDiscovery.class.getName());
 
@@ -101,6 +109,8 @@ public final class LanDiscovery implements AutoCloseable {
 
     private void startOn(final InetAddress address) throws IOException {
         final String instance = LanAdvert.instanceName(npub);
+        final NetworkInterface nif = address instanceof Inet6Address a6 && a6.getScopedInterface() != null
+                ? a6.getScopedInterface() : NetworkInterface.getByInetAddress(address);
         final JmDNS jm = JmDNS.create(address, instance);
         synchronized (this) {
             if (closed) {
@@ -125,13 +135,13 @@ public final class LanDiscovery implements AutoCloseable {
 
             @Override
             public void serviceResolved(final ServiceEvent e) {
-                onResolved(e.getInfo());
+                onResolved(e.getInfo(), nif);
             }
         });
         jm.registerService(ServiceInfo.create(serviceType, instance, port, 0, 0, LanAdvert.txt(npub, scope)));
     }
 
-    private void onResolved(final ServiceInfo info) {
+    private void onResolved(final ServiceInfo info, final NetworkInterface heardOn) {
         if (!info.getPropertyNames().hasMoreElements()) {
             // JmDNS may report a service resolved before its TXT record arrived (mdns-sd waits for it,
             // discovery-gateway.md §3.3); it reports it again once the TXT is in.
@@ -151,13 +161,40 @@ public final class LanDiscovery implements AutoCloseable {
             }
             return;
         }
-        for (final InetAddress a : info.getInetAddresses()) {
+        for (final InetAddress resolved : info.getInetAddresses()) {
+            final InetAddress a = withScope(resolved, heardOn);
             if (!LanAdvert.dialable(a)) {
                 continue;
             }
             if (!found.offer(new Found(theirNpub, theirScope, new InetSocketAddress(a, info.getPort())))) {
                 dropped.incrementAndGet();
             }
+        }
+    }
+
+    /**
+     * Gives a scope-less IPv6 link-local address the scope of the interface it was heard on, as mdns-sd gives it the
+     * receiving interface's index (discovery-gateway.md §3.2). JmDNS does not say which interface a datagram came
+     * in on; the instance's own interface stands for it (a host with several IPv6 links may hear an announcement on
+     * an instance of another link, ADR 0059: a wrong scope fails its dial and the peer's other addresses are tried).
+     *
+     * @param address a resolved address
+     * @param heardOn the interface of the instance that resolved it, or null when unknown
+     * @return the address, scoped when it is a scope-less link-local IPv6 one and the interface is not loopback
+     */
+    static InetAddress withScope(final InetAddress address, final NetworkInterface heardOn) {
+        if (!(address instanceof Inet6Address a6) || !a6.isLinkLocalAddress() || a6.getScopeId() != 0
+                || a6.getScopedInterface() != null || heardOn == null) {
+            return address;
+        }
+        try {
+            if (heardOn.isLoopback()) {
+                return address;
+            }
+            return Inet6Address.getByAddress(null, a6.getAddress(), heardOn);
+        } catch (final IOException e) {
+            // The interface went away since the instance started: the address stays scope-less and is skipped.
+            return address;
         }
     }
 
@@ -222,8 +259,11 @@ public final class LanDiscovery implements AutoCloseable {
     }
 
     /**
-     * @return the IPv4 addresses of every interface that is up and multicast-capable, loopback last (the reference
-     *         includes loopback, so two nodes on one host can find each other where the kernel loops multicast back)
+     * @return the IPv4 addresses of every interface that is up and multicast-capable and the IPv6 ones of those that
+     *         are not point-to-point either (a TUN such as the node's own fips0 has no link to announce on; ADR
+     *         0059), then loopback's IPv4 addresses (the reference includes loopback, so two nodes on one host can
+     *         find each other where the kernel loops multicast back; loopback has no IPv6 multicast); IPv6
+     *         link-local ones carry their interface as scope
      * @throws SocketException when the interfaces cannot be listed
      */
     public static List<InetAddress> interfaceAddresses() throws SocketException {
@@ -236,6 +276,8 @@ public final class LanDiscovery implements AutoCloseable {
             for (final InetAddress a : Collections.list(nif.getInetAddresses())) {
                 if (a instanceof Inet4Address) {
                     (nif.isLoopback() ? loopback : out).add(a);
+                } else if (a instanceof Inet6Address && !nif.isLoopback() && !nif.isPointToPoint()) {
+                    out.add(a);
                 }
             }
         }
@@ -244,8 +286,11 @@ public final class LanDiscovery implements AutoCloseable {
     }
 
     /**
-     * Withdraws the announcements (goodbye records) and stops every instance; JmDNS's threads end with them.
-     * Idempotent; an instance still being created by {@link #start} is closed as soon as it exists.
+     * Withdraws the announcements (goodbye records) and stops every instance; JmDNS's threads end with them. The
+     * instances stop side by side: JmDNS takes about 4 s to stop one (it waits for the goodbye and its own cancel),
+     * so one after the other a node with five interface addresses would need 20 s. Waits at most
+     * {@value #CLOSE_WAIT_MS} ms; an instance still stopping then finishes on its own (daemon) thread. Idempotent; an
+     * instance still being created by {@link #start} is closed as soon as it exists.
      */
     @Override
     public void close() {
@@ -255,13 +300,29 @@ public final class LanDiscovery implements AutoCloseable {
             running = new ArrayList<>(instances);
             instances.clear();
         }
+        final List<Thread> stopping = new ArrayList<>();
         for (final JmDNS jm : running) {
-            try {
-                jm.unregisterAllServices();
-                jm.close();
-            } catch (final IOException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "mDNS close: {0}", e.toString());
+            stopping.add(Thread.ofPlatform().daemon().name("mdns-close").start(() -> {
+                try {
+                    jm.unregisterAllServices();
+                    jm.close();
+                } catch (final IOException | RuntimeException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "mDNS close: {0}", e.toString());
+                }
+            }));
+        }
+        final long deadline = System.nanoTime() + CLOSE_WAIT_MS * 1_000_000L;
+        try {
+            for (final Thread t : stopping) {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0 || !t.join(Duration.ofNanos(left))) {
+                    LOG.log(System.Logger.Level.DEBUG, "mDNS close: an instance is still stopping after {0} ms",
+                            CLOSE_WAIT_MS);
+                    return;
+                }
             }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -12,12 +12,20 @@ import java.util.Map;
  * the retry of ADR 0042): a new or re-appeared announcement is due at once; after a dial it is due again after a
  * backoff that doubles from {@code base} up to {@code max}; a peer found already linked is checked again after
  * {@code base} and its backoff starts over; a withdrawn announcement (goodbye or expiry) is never due until it is
- * announced again. Pure: time comes in as nanoseconds from the node's clock, and only the control thread calls it.
+ * announced again. A peer announced at several addresses (IPv4 and IPv6, several interfaces) keeps them all, at most
+ * {@value #MAX_ADDRESSES}: a newly seen address is dialled at once, and a dial that did not link moves the next
+ * attempt on to the next address (ADR 0059), so a wrong candidate (an IPv6 link-local address given another link's
+ * scope) does not hold the peer up. Pure: time comes in as nanoseconds from the node's clock, and only the control
+ * thread calls it.
  */
 public final class LanPeers {
 
     /** Peers remembered at most; a new one then replaces a withdrawn one, else the least recently seen. */
     public static final int MAX_PEERS = 256;
+    /** Addresses remembered per peer at most; a new one then replaces the least recently seen. */
+    public static final int MAX_ADDRESSES = 8;
+    /** An address not announced again for this long, while the peer's others are, is forgotten. */
+    public static final long STALE_NANOS = 300_000_000_000L;
 
     /** What a dial attempt came to, as the node reports it back ({@link #dialled}). */
     public enum Outcome {
@@ -36,7 +44,8 @@ public final class LanPeers {
      *
      * @param npub        its npub (TXT {@code npub}; only a hint until the handshake proves it)
      * @param scope       its TXT {@code scope}, or null
-     * @param address     where it was last announced
+     * @param address     the address its next (or latest) dial goes to
+     * @param addresses   every address it is announced at, in the order first seen
      * @param firstSeen   clock nanoseconds of the first announcement
      * @param lastSeen    clock nanoseconds of the latest announcement
      * @param present     false once its announcement was withdrawn or expired
@@ -44,14 +53,22 @@ public final class LanPeers {
      * @param lastOutcome the latest dial attempt's outcome, or null before the first
      * @param nextAttempt clock nanoseconds when it is due next
      */
-    public record Peer(String npub, String scope, InetSocketAddress address, long firstSeen, long lastSeen,
-            boolean present, long dials, Outcome lastOutcome, long nextAttempt) {
+    public record Peer(String npub, String scope, InetSocketAddress address, List<InetSocketAddress> addresses,
+            long firstSeen, long lastSeen, boolean present, long dials, Outcome lastOutcome, long nextAttempt) {
+        /** Freezes the list. */
+        public Peer {
+            addresses = List.copyOf(addresses);
+        }
     }
 
     private static final class Entry {
         final String npub;
         String scope;
         InetSocketAddress address;
+        /** Address to when it was last announced, in the order first seen. */
+        final Map<InetSocketAddress, Long> addresses = new LinkedHashMap<>();
+        /** The last dial did not link: the next attempt goes to the next address. */
+        boolean rotate;
         final long firstSeen;
         long lastSeen;
         boolean present = true;
@@ -68,7 +85,34 @@ public final class LanPeers {
         }
 
         Peer view() {
-            return new Peer(npub, scope, address, firstSeen, lastSeen, present, dials, lastOutcome, nextAttempt);
+            return new Peer(npub, scope, address, List.copyOf(addresses.keySet()), firstSeen, lastSeen, present,
+                    dials, lastOutcome, nextAttempt);
+        }
+
+        /** Remembers an address; forgets stale ones and, over the cap, the least recently seen (never the current). */
+        boolean remember(final InetSocketAddress a, final long now) {
+            final boolean known = addresses.put(a, now) != null;
+            addresses.entrySet().removeIf(x -> !x.getKey().equals(address) && !x.getKey().equals(a)
+                    && now - x.getValue() > STALE_NANOS);
+            while (addresses.size() > MAX_ADDRESSES) {
+                InetSocketAddress oldest = null;
+                long oldestSeen = 0;
+                for (final Map.Entry<InetSocketAddress, Long> x : addresses.entrySet()) {
+                    if (!x.getKey().equals(a) && !x.getKey().equals(address)
+                            && (oldest == null || x.getValue() - oldestSeen < 0)) {
+                        oldest = x.getKey();
+                        oldestSeen = x.getValue();
+                    }
+                }
+                addresses.remove(oldest);
+            }
+            return known;
+        }
+
+        /** Moves {@link #address} on to the address after it, in the order first seen. */
+        void next() {
+            final List<InetSocketAddress> all = List.copyOf(addresses.keySet());
+            address = all.get((all.indexOf(address) + 1) % all.size());
         }
     }
 
@@ -97,8 +141,8 @@ public final class LanPeers {
      * @param scope   TXT {@code scope}, or null
      * @param address the announced address and port
      * @param now     clock nanoseconds
-     * @return true when the peer is new, re-appeared after a withdrawal or moved to another address (worth an INFO
-     *         line; it is then due at once)
+     * @return true when the peer is new, re-appeared after a withdrawal or seen at an address it was not known at
+     *         (worth an INFO line; it is then due at once, at that address)
      */
     public boolean seen(final String npub, final String scope, final InetSocketAddress address, final long now) {
         Entry e = peers.get(npub);
@@ -109,16 +153,19 @@ public final class LanPeers {
             }
             e = new Entry(npub, now, baseNanos);
             peers.put(npub, e);
+            e.address = address;
+            e.remember(address, now);
             news = true;
         } else {
-            news = !e.present || !address.equals(e.address);
+            news = !e.remember(address, now) || !e.present;
             if (news) {
                 e.nextAttempt = now;
                 e.backoff = baseNanos;
+                e.address = address;
+                e.rotate = false;
             }
         }
         e.scope = scope;
-        e.address = address;
         e.lastSeen = now;
         e.present = true;
         return news;
@@ -143,12 +190,17 @@ public final class LanPeers {
 
     /**
      * @param now clock nanoseconds
-     * @return the present peers due for a dial attempt, oldest first
+     * @return the present peers due for a dial attempt, oldest first; one whose last dial did not link is moved on
+     *         to its next address first
      */
     public List<Peer> due(final long now) {
         final List<Peer> out = new ArrayList<>();
         for (final Entry e : peers.values()) {
             if (e.present && e.nextAttempt - now <= 0) {
+                if (e.rotate) {
+                    e.rotate = false;
+                    e.next();
+                }
                 out.add(e.view());
             }
         }
@@ -170,6 +222,7 @@ public final class LanPeers {
         }
         final boolean newlyLinked = outcome == Outcome.LINKED && e.lastOutcome != Outcome.LINKED;
         e.lastOutcome = outcome;
+        e.rotate = outcome == Outcome.STARTED || outcome == Outcome.REFUSED;
         switch (outcome) {
             case STARTED -> {
                 e.dials++;

@@ -186,6 +186,9 @@ public final class LinkConductor {
                     redials.scheduleReconnect(peer.nodeAddr);
                 }
             }
+            // The node's Nostr discovery handles these (ControlLoop routes them there); nothing for the link layer.
+            case DataPlaneEvent.ForeignVersionReceived v -> {
+            }
             // Only raised with a forwarding table installed; the routing layer handles them, not the link layer.
             case DataPlaneEvent.RoutingEvent r -> {
             }

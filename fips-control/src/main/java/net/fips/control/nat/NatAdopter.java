@@ -1,6 +1,7 @@
 package net.fips.control.nat;
 
 import java.net.InetSocketAddress;
+import java.util.Optional;
 
 import net.fips.dataplane.udp.TraversalSocket;
 
@@ -24,4 +25,12 @@ public interface NatAdopter {
      *                      running) or {@code adoption-failed} (a socket call failed), naming why
      */
     int adopt(String npub, TraversalSocket socket, InetSocketAddress remote) throws PunchFailure;
+
+    /**
+     * @param transportId a transport id
+     * @return the peer whose punched socket that transport holds now, or empty (not an adoption slot, or vacant)
+     */
+    default Optional<String> peerOn(final int transportId) {
+        return Optional.empty();
+    }
 }

@@ -41,9 +41,10 @@ import net.fips.dataplane.wire.NodeAddr;
  * socket and STUN (a STUN failure is not fatal), offer, wait up to {@code signal_ttl_secs} for the answer, validate
  * it, punch with our own hint, adopt. Every failure is recorded in {@link FailureState} and reported to the
  * {@link Listener}; nothing here retries (the node schedules retries, at the earliest when the cooldown ends).
- * Responder: silent on every failure; admission ({@code max_concurrent_incoming_offers}), validation, the
+ * Responder: silent on every failure; admission ({@code max_concurrent_incoming_offers}, and master's
+ * {@code max_concurrent_offers_per_npub} per sender, §1.14), validation, the
  * duplicate-session election, the replay check, then socket + STUN, answer, punch with the hint it sent, adopt.
- * Not done here: NIP-09 deletion of the wraps (the relay runtime's). Host candidates ({@code share_local_candidates})
+ * The wraps are not deleted afterwards (NIP-09; ADR 0058). Host candidates ({@code share_local_candidates})
  * come from the {@link NatIo} attempt; both sides plan their targets from their own and the peer's lists (§2.4).
  */
 public final class TraversalCoordinator {
@@ -87,9 +88,10 @@ public final class TraversalCoordinator {
      * @param punchIntervalMs     {@code punch_interval_ms}
      * @param punchDurationMs     {@code punch_duration_ms}
      * @param maxIncomingOffers   {@code max_concurrent_incoming_offers}
+     * @param maxOffersPerNpub    {@code max_concurrent_offers_per_npub} (master, §1.14): one sender's share of them
      */
     public record Settings(long signalTtlMs, long attemptTimeoutMs, long punchStartDelayMs, long punchIntervalMs,
-            long punchDurationMs, int maxIncomingOffers) {
+            long punchDurationMs, int maxIncomingOffers, int maxOffersPerNpub) {
         /**
          * @param c {@code node.discovery.nostr}
          * @return its traversal settings
@@ -97,7 +99,8 @@ public final class TraversalCoordinator {
         public static Settings of(final NostrConfig c) {
             return new Settings(c.signalTtlSecs() * 1000, c.attemptTimeoutSecs() * 1000, c.punchStartDelayMs(),
                     c.punchIntervalMs(), c.punchDurationMs(), (int) Math.min(Integer.MAX_VALUE,
-                    c.maxConcurrentIncomingOffers()));
+                    c.maxConcurrentIncomingOffers()), (int) Math.min(Integer.MAX_VALUE,
+                    c.maxConcurrentOffersPerNpub()));
         }
     }
 
@@ -133,8 +136,11 @@ public final class TraversalCoordinator {
     private final Map<String, Outbound> outbound = new HashMap<>();
     private final Map<String, Outbound> byNonce = new HashMap<>();
     private int incomingInFlight;
+    /** Offers being handled per sender (tick thread only); an entry goes when its count reaches 0. */
+    private final Map<String, Integer> incomingBySender = new HashMap<>();
     private volatile boolean closed;
     private final AtomicLong signalsDropped = new AtomicLong();
+    private final AtomicLong offersOverSenderAllowance = new AtomicLong();
 
     /**
      * @param settings   the timers and limits
@@ -242,6 +248,14 @@ public final class TraversalCoordinator {
     /** @return signals that were neither a valid answer to one of our offers nor an acceptable offer */
     public long signalsDropped() {
         return signalsDropped.get();
+    }
+
+    /**
+     * @return offers dropped because their sender already had {@code max_concurrent_offers_per_npub} being handled
+     *         (also counted in {@link #signalsDropped})
+     */
+    public long offersOverSenderAllowance() {
+        return offersOverSenderAllowance.get();
     }
 
     // ------------------------------------------------------------------ initiator
@@ -368,6 +382,12 @@ public final class TraversalCoordinator {
             signalsDropped.incrementAndGet();   // the reference's "rate-limited inbound traversal offer"
             return;
         }
+        if (incomingBySender.getOrDefault(sender, 0) >= settings.maxOffersPerNpub()) {
+            // master's per-sender allowance (§1.14): one npub cannot take every responder slot
+            signalsDropped.incrementAndGet();
+            offersOverSenderAllowance.incrementAndGet();
+            return;
+        }
         try {
             SignalValidation.validateOffer(offer, received, settings.signalTtlMs(), sender, localNpub);
         } catch (final SignalValidation.Rejected e) {
@@ -383,6 +403,7 @@ public final class TraversalCoordinator {
             return;
         }
         incomingInFlight++;
+        incomingBySender.merge(sender, 1, Integer::sum);
         executor.execute(() -> {
             try {
                 final NatIo.Attempt a = io.open();
@@ -392,7 +413,7 @@ public final class TraversalCoordinator {
                 }
                 inbox.add(() -> answer(sender, offer, a, received));
             } catch (final IOException | RuntimeException e) {
-                inbox.add(() -> incomingInFlight--);
+                inbox.add(() -> released(sender));
             }
         });
     }
@@ -425,11 +446,11 @@ public final class TraversalCoordinator {
             targets = targets(a, answer.localAddresses(), offer.reflexiveAddress(), offer.localAddresses());
         } catch (final IOException | PunchFailure e) {
             a.close();
-            incomingInFlight--;
+            released(sender);
             return;
         }
         punch(a, offer.sessionId(), targets, hint, () -> closed, remote -> {
-            incomingInFlight--;
+            released(sender);
             try {
                 final int id = a.adopt(sender, remote);
                 listener.established(sender, id, remote, false);
@@ -438,7 +459,13 @@ public final class TraversalCoordinator {
             } finally {
                 a.close();
             }
-        }, f -> incomingInFlight--);
+        }, f -> released(sender));
+    }
+
+    /** An offer of {@code sender} is done with (tick thread): its global and per-sender slots are free again. */
+    private void released(final String sender) {
+        incomingInFlight--;
+        incomingBySender.computeIfPresent(sender, (k, n) -> n <= 1 ? null : n - 1);
     }
 
     // ------------------------------------------------------------------ shared

@@ -13,9 +13,10 @@ import net.fips.control.config.NodeConfig;
 
 /**
  * Which settings differ between the running configuration and a freshly loaded one, by config path
- * ({@code node.limits}, {@code transports.udp}, {@code peers}, ...). Everything but {@code node.log_level} and LAN
- * discovery ({@code node.discovery.lan}, which {@code LanService.apply} re-applies, and is not compared here) is
- * applied only at start, so every difference this reports needs a restart.
+ * ({@code node.limits}, {@code transports.udp}, {@code peers}, ...). Everything but {@code node.log_level}, LAN
+ * discovery ({@code node.discovery.lan}, which {@code LanService.apply} re-applies, and is not compared here) and
+ * {@code node.discovery.nostr.advertise} while Nostr runs is applied only at start, so every difference this reports
+ * needs a restart.
  */
 final class ConfigDiff {
     /** {@code node.*} components a reload applies (or that are not settings): never reported. */
@@ -46,7 +47,8 @@ final class ConfigDiff {
         if (!running.udp().equals(fresh.udp())) {
             out.add("transports.udp");
         }
-        if (!running.nostr().equals(fresh.nostr())) {
+        // advertise is applied by a reload while Nostr runs (NostrDiscovery.applyAdvertise, ADR 0058)
+        if (!running.nostr().equals(fresh.nostr().withAdvertise(running.nostr().advertise()))) {
             out.add("node.discovery.nostr");
         }
         if (!running.tcp().equals(fresh.tcp())) {

@@ -72,6 +72,7 @@ final class ControlLoop implements Runnable {
     private final Function<NodeAddr, String> names;
     private final StatsSampler stats;
     private LongConsumer tickHook = now -> { };
+    private Consumer<DataPlaneEvent.ForeignVersionReceived> foreignVersion = v -> { };
 
     ControlLoop(final LinkConductor conductor, final MeshControl mesh, final SessionLayer sessions,
                 final DataPlane dataPlane,
@@ -92,6 +93,8 @@ final class ControlLoop implements Runnable {
         this.toConductor = e -> {
             if (e instanceof DataPlaneEvent.RoutingEvent r) {
                 mesh.onRoutingEvent(r, now);
+            } else if (e instanceof DataPlaneEvent.ForeignVersionReceived v) {
+                foreignVersion.accept(v);
             } else if (sessions != null && sessions.onEvent(e, now)) {
                 return;
             } else {
@@ -110,6 +113,14 @@ final class ControlLoop implements Runnable {
      */
     void onTick(final LongConsumer hook) {
         this.tickHook = this.tickHook.andThen(Objects.requireNonNull(hook, "hook"));
+    }
+
+    /**
+     * Sets who hears of packets of another FMP version on an adopted NAT-traversal transport (Nostr discovery's
+     * protocol-mismatch cooldown, discovery-gateway.md §1.12); run on this thread. Call before {@link #start()}.
+     */
+    void onForeignVersion(final Consumer<DataPlaneEvent.ForeignVersionReceived> handler) {
+        this.foreignVersion = Objects.requireNonNull(handler, "handler");
     }
 
     /** @return the stats history's sampler (feed {@code active_sessions} through it) */

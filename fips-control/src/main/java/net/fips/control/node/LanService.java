@@ -3,6 +3,7 @@ package net.fips.control.node;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -208,6 +209,13 @@ final class LanService implements AutoCloseable {
         }
         if (d != null) {
             for (final LanDiscovery.Found f : d.drain(LanDiscovery.QUEUE)) {
+                if (NodeSettings.transportFor(f.address(), transports) < 0) {
+                    // discovery-gateway.md §3.2: no UDP transport of this address family (an IPv4 socket cannot
+                    // send to IPv6); the address is not kept, so it never takes a dial from a reachable one.
+                    LOG.log(Level.DEBUG, "LAN discovery: no UDP transport reaches {0}; skipped for {1}",
+                            TransportAddr.inetText(f.address()), f.npub());
+                    continue;
+                }
                 if (peers.seen(f.npub(), f.scope(), f.address(), now)) {
                     LOG.log(Level.INFO, "LAN discovery: found {0} at {1}", f.npub(),
                             TransportAddr.inetText(f.address()));
@@ -300,6 +308,10 @@ final class LanService implements AutoCloseable {
             final ObjectNode po = peers.addObject();
             po.put("npub", p.npub());
             po.put("address", TransportAddr.inetText(p.address()));
+            final ArrayNode all = po.putArray("addresses");
+            for (final InetSocketAddress a : p.addresses()) {
+                all.add(TransportAddr.inetText(a));
+            }
             po.put("scope", p.scope());
             po.put("present", p.present());
             po.put("first_seen_ms_ago", Math.max(0, (now - p.firstSeen()) / 1_000_000L));

@@ -98,6 +98,8 @@ final class NatAdoptionFactory implements TransportFactory {
         private final List<UdpTransport> slots;
         private final int maxPeers;
         private final long[] lastUsed;
+        /** The peer each slot's socket was adopted for, null while vacant (guarded by the slot's transport). */
+        private final String[] adoptedFor;
         private final ConcurrentLinkedQueue<Dial> dials = new ConcurrentLinkedQueue<>();
         private volatile int firstId = -1;
         private volatile LinkConductor conductor;
@@ -107,6 +109,7 @@ final class NatAdoptionFactory implements TransportFactory {
             this.slots = List.copyOf(slots);
             this.maxPeers = maxPeers;
             this.lastUsed = new long[slots.size()];
+            this.adoptedFor = new String[slots.size()];
         }
 
         @Override
@@ -160,11 +163,23 @@ final class NatAdoptionFactory implements TransportFactory {
                     } catch (final IOException e) {
                         throw new PunchFailure("adoption-failed", e.getMessage());
                     }
+                    adoptedFor[i] = npub;
                 }
                 dials.add(new Dial(peer, i, remote));
                 return firstId + i;
             }
             throw new PunchFailure("adoption-refused", "all " + slots.size() + " NAT adoption slots are in use");
+        }
+
+        @Override
+        public Optional<String> peerOn(final int transportId) {
+            final int i = transportId - firstId;
+            if (firstId < 0 || i < 0 || i >= slots.size()) {
+                return Optional.empty();
+            }
+            synchronized (slots.get(i)) {
+                return Optional.ofNullable(adoptedFor[i]);
+            }
         }
 
         /** Control thread: dials queued adoptions, vacates idle slots. */
@@ -189,6 +204,7 @@ final class NatAdoptionFactory implements TransportFactory {
                 } else if (now - lastUsed[i] >= IDLE_GRACE_NANOS) {
                     synchronized (s) {
                         try {
+                            adoptedFor[i] = null;
                             s.vacate();
                             LOG.log(Level.INFO, "NAT traversal: transport {0} has no link left; closed", firstId + i);
                         } catch (final IOException e) {

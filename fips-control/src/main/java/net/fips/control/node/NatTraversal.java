@@ -213,6 +213,11 @@ final class NatTraversal implements TraversalStarter, AutoCloseable {
         return coordinator.signalsDropped();
     }
 
+    /** @return offers dropped for their sender's {@code max_concurrent_offers_per_npub} (within signalsDropped) */
+    long offersOverSenderAllowance() {
+        return coordinator.offersOverSenderAllowance();
+    }
+
     /** Stops every attempt and the {@code fips-nat-*} threads (waits for a STUN exchange or a punch to stop). */
     @Override
     public void close() {

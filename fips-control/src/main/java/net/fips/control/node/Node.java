@@ -436,6 +436,10 @@ public final class Node implements AutoCloseable {
         if (!lanApplied.isEmpty()) {
             reloaded.add(lanApplied);
         }
+        final String advertiseApplied = nostr == null ? "" : nostr.applyAdvertise(fresh.config().nostr().advertise());
+        if (!advertiseApplied.isEmpty()) {
+            reloaded.add(advertiseApplied);
+        }
         for (final String w : fresh.warnings()) {
             LOG.log(Level.WARNING, "config: {0}", w);
         }

@@ -104,7 +104,7 @@ final class NodeAssembly {
             final byte[] epoch = new byte[Node.EPOCH_BYTES];
             new SecureRandom().nextBytes(epoch);
             if (cfg.tun().enabled() && sessionPath) {
-                tun = openTun(cfg.tun(), identity);
+                tun = openTun(cfg.tun(), identity, options.tunOpener());
             }
 
             final LongSupplier clock = options.nanoClock();
@@ -202,7 +202,7 @@ final class NodeAssembly {
                     TimeUnit.SECONDS.toNanos(Math.max(1, nc.retry().maxBackoffSecs())));
             loop.onTick(lan::tick);
             nostr = NostrDiscovery.startIfEnabled(cfg, identity, transports, conductor, options,
-                    opened.natAdopter(), loop::onTick);
+                    opened.natAdopter(), loop);
             if (sessions != null) {
                 loop.stats().activeSessions(() -> sessions.sessions().establishedCount());
             }
@@ -305,11 +305,12 @@ final class NodeAssembly {
                 Math.min(d.rekeyCutoverNanos(), rekeyAfter / 4), Math.min(d.rekeyDrainNanos(), rekeyAfter / 2));
     }
 
-    private static TunDevice openTun(final TunConfig t, final NodeIdentity identity) throws NodeStartException {
+    private static TunDevice openTun(final TunConfig t, final NodeIdentity identity,
+            final NodeOptions.TunOpener opener) throws NodeStartException {
         final Inet6Address address = identity.address().toInet6Address();
         try {
             // fqn: the data plane's TunConfig, beside config.TunConfig
-            final TunDevice d = TunDevice.open(net.fips.dataplane.tun.TunConfig.of(address).withName(t.name())
+            final TunDevice d = opener.open(net.fips.dataplane.tun.TunConfig.of(address).withName(t.name())
                     .withMtu(t.mtu()).withOffload(t.offload() == TunConfig.Offload.AUTO));
             LOG.log(Level.INFO, "TUN offload: {0}", d.offloadDescription());
             return d;

@@ -361,7 +361,7 @@ final class NodeControlApi implements ControlApi {
     @Override
     public JsonNode showNostr() {
         final NostrDiscovery nostr = node.nostr();
-        return nostr == null ? NostrDiscovery.disabledStatus() : nostr.status();
+        return nostr == null ? NostrStatusView.disabled() : nostr.status();
     }
 
     @Override

@@ -22,6 +22,9 @@ import net.fips.dataplane.LocalDelivery;
 import net.fips.dataplane.engine.ThreadingMode;
 import net.fips.dataplane.Ipv6Sink;
 import net.fips.dataplane.ble.L2capProbe;
+import net.fips.dataplane.tun.TunConfig;
+import net.fips.dataplane.tun.TunDevice;
+import net.fips.dataplane.tun.TunException;
 
 /**
  * What a {@link Node} takes besides its configuration: hooks and overrides for embedders and tests. The defaults
@@ -34,11 +37,13 @@ public final class NodeOptions {
     /** Null: from {@code node.dataplane.threading} (and its environment override). */
     private ThreadingMode threadingMode;
     private LongSupplier nanoClock = System::nanoTime;
+    private LongSupplier nostrWallClock = System::currentTimeMillis;
     private Random random;
     private String version = "unknown";
     private Path aclDirectory = Path.of("/etc/fips");
     private Path keyDirectory;
     private UnaryOperator<LinkConfig> linkConfigTuner = UnaryOperator.identity();
+    private TunOpener tunOpener = TunDevice::open;
 
     /** @return the daemon's defaults */
     public static NodeOptions defaults() {
@@ -66,6 +71,15 @@ public final class NodeOptions {
     /** @param clock monotonic nanoseconds shared by the control loop and the data plane (default nanoTime) */
     public NodeOptions nanoClock(final LongSupplier clock) {
         this.nanoClock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /**
+     * @param clock the wall clock of Nostr discovery, Unix ms, read on every use (advert times, signal freshness,
+     *              failure cooldowns, the open-discovery startup sweep; default {@link System#currentTimeMillis})
+     */
+    public NodeOptions nostrWallClock(final LongSupplier clock) {
+        this.nostrWallClock = Objects.requireNonNull(clock, "clock");
         return this;
     }
 
@@ -108,6 +122,30 @@ public final class NodeOptions {
         return this;
     }
 
+    /** Makes the node's TUN device from its settings (the data plane's {@link TunConfig}). */
+    @FunctionalInterface
+    public interface TunOpener {
+        /**
+         * @param config name, MTU, the node's address and the offload request, from {@code tun.*}
+         * @return the device, ready for the data plane (which closes it)
+         * @throws TunException naming what failed; the node does not start
+         */
+        TunDevice open(TunConfig config) throws TunException;
+    }
+
+    /**
+     * @param opener makes the TUN device when {@code tun.enabled} is true, instead of {@link TunDevice#open} (the
+     *               daemon's ahead-of-time training hands the node a {@code TunStandIn}'s device)
+     */
+    public NodeOptions tunOpener(final TunOpener opener) {
+        this.tunOpener = Objects.requireNonNull(opener, "opener");
+        return this;
+    }
+
+    TunOpener tunOpener() {
+        return tunOpener;
+    }
+
     LocalDelivery localDelivery() {
         return localDelivery;
     }
@@ -137,6 +175,10 @@ public final class NodeOptions {
 
     LongSupplier nanoClock() {
         return nanoClock;
+    }
+
+    LongSupplier nostrWallClock() {
+        return nostrWallClock;
     }
 
     Random randomOrSecure() {

@@ -19,25 +19,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import net.fips.control.config.FipsConfig;
+import net.fips.control.config.NodeConfig;
 import net.fips.control.config.NostrConfig;
 import net.fips.control.config.PeerConfig;
-import net.fips.control.identity.IdentityFormatException;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.identity.PeerIdentity;
-import net.fips.control.link.DialSnapshot;
 import net.fips.control.link.LinkConductor;
 import net.fips.control.link.LinkSnapshot;
-import net.fips.control.link.RetrySnapshot;
 import net.fips.control.nat.NatAdopter;
 import net.fips.control.nat.PublicAddressLearner;
 import net.fips.control.nostr.AdvertCache;
@@ -46,11 +39,14 @@ import net.fips.control.nostr.Backoff;
 import net.fips.control.nostr.DialCandidates;
 import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.NostrRuntime;
+import net.fips.control.nostr.OpenDiscoverySweep;
 import net.fips.control.nostr.OverlayAdvert;
 import net.fips.control.nostr.RelayPool;
 import net.fips.control.nostr.RelayScheduler;
 import net.fips.control.nostr.TraversalStarter;
+import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.transport.Transport;
+import net.fips.dataplane.wire.FmpPrefix;
 
 /**
  * Nostr discovery wired into the node (discovery-gateway.md §1.7-§1.10, §1.12), on the control thread's 1 s tick:
@@ -63,6 +59,8 @@ import net.fips.dataplane.transport.Transport;
  * {@code nat} endpoint goes to the {@link TraversalStarter}. Failed dials (the link layer's retry count, or a
  * stranger's dial that ended without a link) feed the failure state; in cooldown the peer is not dialled from its
  * advert (ADR 0043), and when the streak reaches the threshold the advert is fetched again (the stale re-check).
+ * This class dials; what becomes of the dials (links, failures, traversal backoff) is {@link NostrDialOutcomes}'s
+ * job, the per-peer state is a {@link NostrPeerState}, and {@code show_nostr} is rendered by {@link NostrStatusView}.
  *
  * <p>Owns the runtime's threads: one timer thread {@code fips-nostr}, the WebSocket client's executor
  * ({@code fips-nostr-http-*}) and the NAT traversal engine's ({@link NatTraversal}, {@code fips-nat-*}, ticked
@@ -75,8 +73,6 @@ final class NostrDiscovery implements AutoCloseable {
     /** Open-discovery dials per tick, at most (§1.7: 16 discovery connects per tick). */
     static final int OPEN_DIALS_PER_TICK = 16;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
-    /** After a won traversal, no new one towards that peer for this long (its handshake runs meanwhile). */
-    static final long AFTER_ESTABLISHED_NANOS = 10_000_000_000L;
 
     private final FipsConfig cfg;
     private final NostrConfig nc;
@@ -84,78 +80,56 @@ final class NostrDiscovery implements AutoCloseable {
     private final List<Transport> transports;
     private final LinkConductor conductor;
     private final NostrRuntime runtime;
-    private final TraversalStarter traversal;
-    /** The node's engine when {@link #traversal} is it (null when a test replaced it, or without slots). */
+    /** The node's traversal engine (null when a test replaced it, or without slots). */
     private final NatTraversal nat;
     private final LongSupplier wallMs;
     private final NostrAdverts adverts;
-    private final Map<String, PeerState> peers = new LinkedHashMap<>();
+    private final Map<String, NostrPeerState> peers = new LinkedHashMap<>();
     private final Set<String> configuredNpubs = new LinkedHashSet<>();
+    private final NostrDialOutcomes outcomes;
+    private final NostrStatusView view;
     private final Runnable closeThreads;
+    /** The node's adoption slots (whose peer a foreign-version packet came from), or null without them. */
+    private final NatAdopter adopter;
+    /** When discovery started, Unix ms: the startup sweep runs {@code startup_sweep_delay_secs} later (§1.10). */
+    private final long startedAtMs;
+    private boolean startupSweepDone;
+    private volatile OpenDiscoverySweep.Result startupSweep;
+    private volatile OpenDiscoverySweep.Result lastSweep;
     private volatile ObjectNode status;
     /** The control clock at the latest tick (ns). */
     private long nowNanos;
 
-    /** What we know of one peer reached (or to be reached) through its advert. Control thread only. */
-    private static final class PeerState {
-        final PeerIdentity identity;
-        final PeerConfig config;
-        final String name;
-        final AtomicBoolean fetching = new AtomicBoolean();
-        long nextFetchNanos;
-        /** A stranger is not dialled again before this (open discovery). */
-        long nextTryNanos;
-        /** The advert endpoint the link layer dials now; null to (re)dial from the advert. */
-        String endpoint;
-        /** The last endpoint dialled, for show_nostr. */
-        String lastEndpoint;
-        int lastRetryCount;
-        /** Failed attempts so far: picks which reachable advert endpoint is dialled. */
-        int rotation;
-        boolean pendingStranger;
-        boolean linked;
-        boolean forgotten;
-        /** The next traversal to this peer starts no earlier than this (after a failure: backoff). */
-        long nextTraversalNanos;
-        /** Traversals that failed in a row since the last link (the backoff's exponent). */
-        int traversalFailures;
-        String outcome = "waiting for advert";
-        long outcomeAtMs;
-        long dials;
-
-        PeerState(final PeerIdentity identity, final PeerConfig config) {
-            this.identity = identity;
-            this.config = config;
-            this.name = config != null ? config.alias().orElse(identity.shortNpub()) : identity.shortNpub();
-        }
-    }
-
     private NostrDiscovery(final FipsConfig cfg, final NodeIdentity identity, final List<Transport> transports,
             final LinkConductor conductor, final NostrRuntime runtime, final TraversalStarter traversal,
-            final NatTraversal nat, final LongSupplier wallMs, final Runnable closeThreads) {
+            final NatTraversal nat, final NatAdopter adopter, final LongSupplier wallMs, final Runnable closeThreads) {
         this.cfg = cfg;
         this.nc = cfg.nostr();
         this.identity = identity;
         this.transports = List.copyOf(transports);
         this.conductor = conductor;
         this.runtime = runtime;
-        this.traversal = traversal;
         this.nat = nat;
         this.wallMs = wallMs;
         this.closeThreads = closeThreads;
+        this.adopter = adopter;
+        this.startedAtMs = wallMs.getAsLong();
         // A wildcard-bound public UDP transport learns its public IP by STUN from a fresh 0.0.0.0:0 socket (§1.8).
         this.adverts = new NostrAdverts(PublicAddressLearner.stun(new InetSocketAddress("0.0.0.0", 0),
                 nc.stunServers(), nc.advertRefreshSecs()));
         for (final PeerConfig p : cfg.peers()) {
             if ((p.viaNostr() || hasNatAddress(p)) && p.isAutoConnect()) {
-                peers.put(p.npub(), new PeerState(p.identity(), p));
+                peers.put(p.npub(), new NostrPeerState(p.identity(), p));
             }
             configuredNpubs.add(p.npub());
         }
+        this.outcomes = new NostrDialOutcomes(cfg, this.transports, conductor, runtime, traversal, nat, wallMs, peers,
+                () -> this.nowNanos);
+        this.view = new NostrStatusView(identity, nc, runtime, traversal, nat);
         if (nat != null) {
-            nat.outcomes(this::traversalOutcome);
+            nat.outcomes(outcomes::traversalOutcome);
         }
-        render(0);
+        render();
     }
 
     /** @return whether the peer has the address {@code udp nat} (reach by NAT traversal, §1.13) */
@@ -167,15 +141,19 @@ final class NostrDiscovery implements AutoCloseable {
         return "udp".equals(a.kind()) && "nat".equalsIgnoreCase(a.addr());
     }
 
+    private void render() {
+        status = view.render(peers.values(), startupSweepDone, startupSweep, lastSweep);
+    }
+
     /**
      * Starts the runtime when {@code node.discovery.nostr.enabled} (never waiting for a relay) and hands its tick
-     * to {@code onTick} (the control loop's).
+     * and its handler of foreign-version reports to the control loop.
      *
      * @return the running discovery, or null when Nostr is off
      */
     static NostrDiscovery startIfEnabled(final FipsConfig cfg, final NodeIdentity identity,
             final List<Transport> transports, final LinkConductor conductor, final NodeOptions options,
-            final Optional<NatAdopter> adopter, final Consumer<LongConsumer> onTick) {
+            final Optional<NatAdopter> adopter, final ControlLoop loop) {
         final NostrConfig nc = cfg.nostr();
         if (!nc.enabled()) {
             return null;
@@ -186,7 +164,7 @@ final class NostrDiscovery implements AutoCloseable {
                 Thread.ofPlatform().name("fips-nostr-http-", 0).daemon().factory());
         final HttpClient http = HttpClient.newBuilder().executor(httpExecutor).connectTimeout(CONNECT_TIMEOUT)
                 .build();
-        final LongSupplier wall = System::currentTimeMillis;
+        final LongSupplier wall = options.nostrWallClock();
         final Set<String> urls = new LinkedHashSet<>();
         urls.addAll(nc.advertRelays());
         urls.addAll(nc.dmRelays());
@@ -213,8 +191,9 @@ final class NostrDiscovery implements AutoCloseable {
             final TraversalStarter traversal = nat != null ? nat
                     : options.traversalStarter().map(f -> f.apply(runtime)).orElseGet(TraversalStarter::unavailable);
             final NostrDiscovery d = new NostrDiscovery(cfg, identity, transports, conductor, runtime, traversal,
-                    nat, wall, closeThreads);
-            onTick.accept(d::tick);
+                    nat, adopter.orElse(null), wall, closeThreads);
+            loop.onTick(d::tick);
+            loop.onForeignVersion(d::onForeignVersion);
             runtime.start();
             LOG.log(Level.INFO, "nostr discovery: {0} relay(s), policy {1}, advertise {2}", urls.size(),
                     nc.policy().name().toLowerCase(Locale.ROOT), nc.advertise());
@@ -265,13 +244,13 @@ final class NostrDiscovery implements AutoCloseable {
         final LinkSnapshot snap = conductor.snapshot();
         if (nc.policy() == NostrConfig.Policy.DISABLED) {
             // Advert endpoints are not dialled, but a static `udp nat` address still starts traversals (§1.10).
-            for (final PeerState p : peers.values()) {
+            for (final NostrPeerState p : peers.values()) {
                 if (p.config != null && hasNatAddress(p.config)) {
                     configuredPeer(p, snap, nowNanos);
                 }
             }
         } else {
-            for (final PeerState p : peers.values()) {
+            for (final NostrPeerState p : peers.values()) {
                 if (p.config != null) {
                     configuredPeer(p, snap, nowNanos);
                 } else {
@@ -279,26 +258,35 @@ final class NostrDiscovery implements AutoCloseable {
                 }
             }
             if (nc.policy() == NostrConfig.Policy.OPEN) {
-                openDiscovery(snap, nowNanos);
+                final long wall = wallMs.getAsLong();
+                if (!startupSweepDone && wall - startedAtMs >= nc.startupSweepDelaySecs() * 1000) {
+                    startupSweepDone = true;
+                    startupSweep = openDiscovery(snap, nowNanos, OpenDiscoverySweep.STARTUP,
+                            nc.startupSweepMaxAgeSecs());
+                }
+                final OpenDiscoverySweep.Result r = openDiscovery(snap, nowNanos, OpenDiscoverySweep.PER_TICK, null);
+                if (r != null && r.queued() > 0) {
+                    lastSweep = r;
+                }
             }
         }
-        render(nowNanos);
+        render();
     }
 
-    private void configuredPeer(final PeerState p, final LinkSnapshot snap, final long now) {
+    private void configuredPeer(final NostrPeerState p, final LinkSnapshot snap, final long now) {
         final String npub = p.identity.npub();
         final long wall = wallMs.getAsLong();
-        if (linkedNow(p, snap, wall)) {
+        if (outcomes.linkedNow(p, snap, wall)) {
             return;
         }
-        countRetries(p, snap, wall);
+        outcomes.countRetries(p, snap, wall);
         final OptionalLong cooldown = runtime.cooldownUntil(npub, wall);
         if (cooldown.isPresent()) {
             if (!p.forgotten) {
                 p.forgotten = true;
                 p.endpoint = null;
-                restoreStatics(p);
-                outcome(p, "cooldown", wall);
+                outcomes.restoreStatics(p);
+                p.outcome("cooldown", wall);
                 LOG.log(Level.WARNING, "nostr: peer {0}: not dialled from its advert for {1} s (cooldown after"
                         + " repeated failures)", p.name, Math.max(0, (cooldown.getAsLong() - wall) / 1000));
             }
@@ -312,14 +300,14 @@ final class NostrDiscovery implements AutoCloseable {
                 runtime.fetchAdvert(npub).whenComplete((a, e) -> p.fetching.set(false));
             }
             if (p.endpoint == null) {
-                outcome(p, "waiting for advert", wall);
+                p.outcome("waiting for advert", wall);
             }
             return;
         }
         dialFromAdvert(p, advert.get(), wall, now);
     }
 
-    private void dialFromAdvert(final PeerState p, final AdvertCache.Cached advert, final long wall,
+    private void dialFromAdvert(final NostrPeerState p, final AdvertCache.Cached advert, final long wall,
             final long now) {
         final boolean staticNat = hasNatAddress(p.config);
         final boolean useAdvert = p.config.viaNostr() && nc.policy() != NostrConfig.Policy.DISABLED;
@@ -359,196 +347,117 @@ final class NostrDiscovery implements AutoCloseable {
             p.endpoint = key;
             p.lastEndpoint = key;
             p.dials++;
-            outcome(p, "dialling", wall);
+            p.outcome("dialling", wall);
             LOG.log(Level.INFO, "nostr: peer {0}: dialling {1} from its advert ({2})", p.name, key,
                     r.name().toLowerCase(Locale.ROOT));
             return;
         }
         final boolean advertsNat = advert.advert().hasUdpNatEndpoint();
         if ((natOnly || staticNat) && advertsNat) {
-            traverse(p, advert, wall, now);
+            outcomes.traverse(p, advert, wall, now);
         } else if (staticNat && p.endpoint == null) {
-            outcome(p, "advert has no nat endpoint: no traversal", wall);
+            p.outcome("advert has no nat endpoint: no traversal", wall);
         } else if (!natOnly && p.endpoint == null) {
-            outcome(p, "no advert endpoint reachable by our transports", wall);
+            p.outcome("no advert endpoint reachable by our transports", wall);
         }
     }
 
     /**
-     * Starts a traversal when none runs and the backoff after the last failure has passed: {@code base_interval}
-     * doubled per failure in a row, at most {@code max_backoff} (node.retry); the failure state's cooldown (checked
-     * by the caller) stops it for longer after {@code failure_streak_threshold} failures.
-     */
-    private void traverse(final PeerState p, final AdvertCache.Cached advert, final long wall, final long now) {
-        if (nat != null && nat.inFlight(p.identity.npub()) || now - p.nextTraversalNanos < 0
-                || dialling(conductor.snapshot(), p.identity.npub())) {
-            return;   // running, backing off, or a handshake (perhaps over a punched socket) is in flight
-        }
-        final boolean started = traversal.start(p.identity, advert);
-        if (started) {
-            p.dials++;
-            p.lastEndpoint = "udp nat";
-            outcome(p, "traversal started", wall);
-        } else if (nat == null) {
-            outcome(p, "nat only: traversal not available", wall);
-            p.nextTraversalNanos = now + FETCH_INTERVAL_NANOS;
-        }
-    }
-
-    /** The engine's outcome for a peer (control thread, inside {@link NatTraversal#tick}). */
-    private void traversalOutcome(final String npub, final boolean established) {
-        final PeerState p = peers.get(npub);
-        if (p == null) {
-            return;
-        }
-        final long wall = wallMs.getAsLong();
-        final long now = nowNanos;
-        if (established) {
-            // The handshake over the punched socket gets its time before another traversal is considered.
-            p.traversalFailures = 0;
-            p.nextTraversalNanos = now + AFTER_ESTABLISHED_NANOS;
-            outcome(p, "traversal established", wall);
-            return;
-        }
-        if (conductor.snapshot().peer(npub) != null) {
-            // Linked meanwhile (e.g. through the peer's own offer): the failure does not count (§1.12).
-            runtime.recordSuccess(npub, wall);
-            return;
-        }
-        p.traversalFailures = Math.min(p.traversalFailures + 1, 16);
-        final long base = TimeUnit.SECONDS.toNanos(Math.max(1, cfg.node().retry().baseIntervalSecs()));
-        final long max = TimeUnit.SECONDS.toNanos(Math.max(1, cfg.node().retry().maxBackoffSecs()));
-        p.nextTraversalNanos = now + Math.min(max, base << (p.traversalFailures - 1));
-        outcome(p, "traversal failed", wall);
-    }
-
-    /**
-     * With policy open: dial cached strangers, within the pending budget; one whose dial failed waits
+     * With policy open, one sweep (§1.10, {@link OpenDiscoverySweep}): dial cached strangers within the budget
+     * ({@code open_discovery_max_pending} less the strangers dialling or waiting before their next try, at most the
+     * free connection and peer slots, at most {@value #OPEN_DIALS_PER_TICK} per tick); one whose dial failed waits
      * {@value #FETCH_INTERVAL_NANOS} ns times its failures in a row (at most 8) before the next, until its cooldown.
+     * Logs the reference's INFO summary for the startup sweep and for any sweep that queued a dial.
+     *
+     * @return what the sweep did, or null when its budget was 0 (nothing looked at)
      */
-    private void openDiscovery(final LinkSnapshot snap, final long now) {
+    private OpenDiscoverySweep.Result openDiscovery(final LinkSnapshot snap, final long now, final String caller,
+            final Long maxAgeSecs) {
         final long wall = wallMs.getAsLong();
-        long pending = peers.values().stream().filter(s -> s.pendingStranger).count();
-        int started = 0;
-        for (final AdvertCache.Cached c : runtime.adverts()) {
-            if (started >= OPEN_DIALS_PER_TICK || pending >= nc.openDiscoveryMaxPending()) {
-                return;
-            }
-            final String npub = c.authorNpub();
-            final PeerState known = peers.get(npub);
-            if (configuredNpubs.contains(npub) || snap.peer(npub) != null || dialling(snap, npub)
-                    || known != null && (known.pendingStranger || now - known.nextTryNanos < 0)
-                    || runtime.cooldownUntil(npub, wall).isPresent()) {
-                continue;
-            }
-            final PeerIdentity id;
-            try {
-                id = PeerIdentity.fromNpub(npub);
-            } catch (final IdentityFormatException e) {
-                continue;
-            }
-            for (final OverlayAdvert.Endpoint e : c.advert().endpoints()) {
-                final Optional<NodeSettings.Dial> dial = e.isUdpNat() ? Optional.empty()
-                        : pick(id, e.transport(), e.addr());
-                if (dial.isEmpty()) {
-                    continue;
-                }
-                final PeerState s = known != null ? known : new PeerState(id, null);
-                peers.putIfAbsent(npub, s);
-                final LinkConductor.ConnectResult r = conductor.connect(id, dial.get().transportId(),
-                        dial.get().address());
-                s.endpoint = e.transport() + " " + e.addr();
-                s.lastEndpoint = s.endpoint;
-                s.dials++;
-                s.pendingStranger = r == LinkConductor.ConnectResult.STARTED;
-                outcome(s, "dialling", wall);
-                LOG.log(Level.DEBUG, "nostr: open discovery: dialling {0} at {1} ({2})", s.name, s.endpoint, r);
-                started++;
-                pending += s.pendingStranger ? 1 : 0;
-                break;
-            }
+        final long pending = peers.values().stream()
+                .filter(s -> s.config == null && (s.pendingStranger || now - s.nextTryNanos < 0)).count();
+        final NodeConfig.Limits limits = cfg.node().limits();
+        final long freeConnections = limits.maxConnections() <= 0 ? Long.MAX_VALUE
+                : limits.maxConnections() - (long) snap.dials().size();
+        final long freePeers = limits.maxPeers() <= 0 ? Long.MAX_VALUE : limits.maxPeers() - (long) snap.peers().size();
+        final int budget = Math.min(OPEN_DIALS_PER_TICK, OpenDiscoverySweep.budget(nc.openDiscoveryMaxPending(),
+                pending, Math.min(freeConnections, freePeers)));
+        if (budget == 0) {
+            LOG.log(Level.DEBUG, "nostr: open-discovery sweep ({0}): budget is 0, skipping", caller);
+            return null;
         }
+        final OpenDiscoverySweep.Result r = OpenDiscoverySweep.run(caller, runtime.adverts(), budget, maxAgeSecs,
+                wall, identity.npub(), new OpenDiscoverySweep.Peers() {
+                    @Override
+                    public boolean configured(final String npub) {
+                        return configuredNpubs.contains(npub);
+                    }
+
+                    @Override
+                    public boolean connected(final String npub) {
+                        return snap.peer(npub) != null;
+                    }
+
+                    @Override
+                    public boolean retryPending(final String npub) {
+                        final NostrPeerState known = peers.get(npub);
+                        return known != null && (known.pendingStranger || now - known.nextTryNanos < 0);
+                    }
+
+                    @Override
+                    public boolean inCooldown(final String npub) {
+                        return runtime.cooldownUntil(npub, wall).isPresent();
+                    }
+
+                    @Override
+                    public boolean connecting(final String npub) {
+                        return NostrDialOutcomes.dialling(snap, npub);
+                    }
+
+                    @Override
+                    public boolean queue(final PeerIdentity id, final AdvertCache.Cached c) {
+                        return dialStranger(id, c, wall);
+                    }
+                });
+        if (OpenDiscoverySweep.STARTUP.equals(caller) || r.queued() > 0) {
+            LOG.log(Level.INFO, "nostr: open-discovery sweep complete: {0}", r.summary());
+        }
+        return r;
     }
 
-    private void stranger(final PeerState p, final LinkSnapshot snap, final long now) {
+    /** @return whether a dial of a stranger started from one of its advert endpoints */
+    private boolean dialStranger(final PeerIdentity id, final AdvertCache.Cached c, final long wall) {
+        final String npub = id.npub();
+        for (final OverlayAdvert.Endpoint e : c.advert().endpoints()) {
+            final Optional<NodeSettings.Dial> dial = e.isUdpNat() ? Optional.empty()
+                    : pick(id, e.transport(), e.addr());
+            if (dial.isEmpty()) {
+                continue;
+            }
+            final NostrPeerState s = peers.computeIfAbsent(npub, k -> new NostrPeerState(id, null));
+            final LinkConductor.ConnectResult r = conductor.connect(id, dial.get().transportId(),
+                    dial.get().address());
+            s.endpoint = e.transport() + " " + e.addr();
+            s.lastEndpoint = s.endpoint;
+            s.dials++;
+            s.pendingStranger = r == LinkConductor.ConnectResult.STARTED;
+            s.outcome("dialling", wall);
+            LOG.log(Level.DEBUG, "nostr: open discovery: dialling {0} at {1} ({2})", s.name, s.endpoint, r);
+            return true;
+        }
+        return false;
+    }
+
+    private void stranger(final NostrPeerState p, final LinkSnapshot snap, final long now) {
         final long wall = wallMs.getAsLong();
-        if (linkedNow(p, snap, wall)) {
+        if (outcomes.linkedNow(p, snap, wall)) {
             p.pendingStranger = false;
             return;
         }
-        if (p.pendingStranger && !dialling(snap, p.identity.npub())) {
+        if (p.pendingStranger && !NostrDialOutcomes.dialling(snap, p.identity.npub())) {
             p.pendingStranger = false;
-            final long streak = failure(p, wall, "dial ended without a link");
+            final long streak = outcomes.failure(p, wall, "dial ended without a link");
             p.nextTryNanos = now + FETCH_INTERVAL_NANOS * Math.min(8, Math.max(1, streak));
-        }
-    }
-
-    /** @return whether the peer is linked (logging the first time after an advert dial) */
-    private boolean linkedNow(final PeerState p, final LinkSnapshot snap, final long wall) {
-        final boolean up = snap.peer(p.identity.npub()) != null;
-        if (up && !p.linked && p.lastEndpoint != null) {
-            LOG.log(Level.INFO, "nostr: peer {0} linked through its advert endpoint {1}", p.name, p.lastEndpoint);
-            runtime.recordSuccess(p.identity.npub(), wall);
-            outcome(p, "linked", wall);
-        }
-        p.linked = up;
-        return up;
-    }
-
-    /** Each failed attempt the link layer counted for this peer since we dialled its advert is a failure. */
-    private void countRetries(final PeerState p, final LinkSnapshot snap, final long wall) {
-        if (p.endpoint == null) {
-            return;
-        }
-        int count = 0;
-        boolean found = false;
-        for (final RetrySnapshot r : snap.retries()) {
-            if (r.npub().equals(p.identity.npub())) {
-                count = r.retryCount();
-                found = true;
-            }
-        }
-        if (!found) {
-            if (!dialling(snap, p.identity.npub()) && p.lastRetryCount > 0) {
-                // The link layer gave up (max_retries): dial the advert again on the next tick.
-                p.endpoint = null;
-            }
-            p.lastRetryCount = 0;
-            return;
-        }
-        for (int i = p.lastRetryCount; i < count; i++) {
-            failure(p, wall, "handshake to " + p.endpoint + " failed");
-            p.rotation++;
-        }
-        p.lastRetryCount = Math.max(p.lastRetryCount, count);
-    }
-
-    /** @return the streak after this failure */
-    private long failure(final PeerState p, final long wall, final String why) {
-        final String npub = p.identity.npub();
-        final FailureState.Decision d = runtime.recordFailure(npub, wall);
-        outcome(p, "failed", wall);
-        LOG.log(d.shouldWarn() ? Level.WARNING : Level.DEBUG,
-                "nostr: peer {0}: dial from its advert failed ({1}); {2} in a row{3}", p.name, why,
-                d.consecutiveFailures(), d.cooldownUntilMs() == null ? ""
-                        : ", cooldown " + Math.max(0, (d.cooldownUntilMs() - wall) / 1000) + " s");
-        if (d.crossedThreshold()) {
-            runtime.recheck(npub).whenComplete((r, e) -> LOG.log(Level.INFO,
-                    "nostr: peer {0}: advert re-checked after {1} failures: {2}", p.name, d.consecutiveFailures(),
-                    e != null ? e.toString() : r.name().toLowerCase(Locale.ROOT)));
-        }
-        return d.consecutiveFailures();
-    }
-
-    /** In cooldown: stop dialling the advert address; a peer with static addresses goes back to them. */
-    private void restoreStatics(final PeerState p) {
-        final List<String> problems = new ArrayList<>();
-        final Optional<NodeSettings.Dial> dial = p.config.addresses().isEmpty() ? Optional.empty()
-                : NodeSettings.pickDial(p.config, transports, problems);
-        conductor.forgetConfiguredPeer(p.identity);
-        if (dial.isPresent()) {
-            conductor.addConfiguredPeer(p.identity, dial.get().transportId(), dial.get().address(),
-                    p.config.autoReconnect());
         }
     }
 
@@ -575,127 +484,23 @@ final class NostrDiscovery implements AutoCloseable {
         return NodeSettings.pickDial(synthetic, transports, new ArrayList<>());
     }
 
-    private static boolean dialling(final LinkSnapshot snap, final String npub) {
-        for (final DialSnapshot d : snap.dials()) {
-            if (d.npub().equals(npub)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static void outcome(final PeerState p, final String what, final long wall) {
-        if (!what.equals(p.outcome)) {
-            p.outcome = what;
-            p.outcomeAtMs = wall;
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-    // show_nostr
-
-    private void render(final long nowNanos) {
-        final JsonNodeFactory f = JsonNodeFactory.instance;
-        final ObjectNode o = f.objectNode();
-        o.put("enabled", true);
-        o.put("npub", identity.npub());
-        o.put("app", nc.app());
-        o.put("policy", nc.policy().name().toLowerCase(Locale.ROOT));
-        o.put("advertise", nc.advertise());
-        final ArrayNode relays = o.putArray("relays");
-        for (final RelayPool.RelayView r : runtime.relays()) {
-            final ObjectNode n = relays.addObject();
-            n.put("url", r.url());
-            n.put("state", r.connected() ? "connected" : "disconnected");
-            n.put("advert_relay", nc.advertRelays().contains(r.url()));
-            n.put("dm_relay", nc.dmRelays().contains(r.url()));
-            n.put("connects", r.stats().connects());
-            n.put("connect_failures", r.stats().connectFailures());
-            n.put("disconnects", r.stats().disconnects());
-            n.put("events_delivered", r.stats().eventsDelivered());
-            n.put("events_invalid", r.stats().eventsInvalid());
-            n.put("events_expired", r.stats().eventsExpired());
-            n.put("malformed_messages", r.stats().malformedMessages());
-        }
-        final ObjectNode ours = o.putObject("our_advert");
-        final OverlayAdvert local = runtime.localAdvert();
-        endpoints(ours.putArray("endpoints"), local);
-        final NostrRuntime.Published pub = runtime.lastPublished();
-        if (pub == null) {
-            ours.putNull("last_publish_ms");
-            ours.putNull("event_id");
-            ours.putNull("expires_at_ms");
-            ours.putArray("accepted_by");
-        } else {
-            ours.put("last_publish_ms", pub.atMs());
-            ours.put("event_id", pub.eventId());
-            ours.put("expires_at_ms", pub.expiresAtMs());
-            final ArrayNode by = ours.putArray("accepted_by");
-            pub.relays().forEach(by::add);
-        }
-        final Long relayList = runtime.relayListPublishedMs();
-        if (relayList == null) {
-            ours.putNull("relay_list_published_ms");
-        } else {
-            ours.put("relay_list_published_ms", relayList);
-        }
-        final ArrayNode seen = o.putArray("adverts");
-        for (final AdvertCache.Cached c : runtime.adverts()) {
-            final ObjectNode n = seen.addObject();
-            n.put("npub", c.authorNpub());
-            endpoints(n.putArray("endpoints"), c.advert());
-            n.put("created_at", c.createdAt());
-            n.put("valid_until_ms", c.validUntilMs());
-            n.put("event_id", c.eventId());
-        }
-        final Map<String, FailureState.View> failures = new LinkedHashMap<>();
-        runtime.failures().forEach(v -> failures.put(v.npub(), v));
-        final ArrayNode dials = o.putArray("dials");
-        for (final PeerState p : peers.values()) {
-            final ObjectNode n = dials.addObject();
-            n.put("npub", p.identity.npub());
-            n.put("display_name", p.name);
-            n.put("configured", p.config != null);
-            if (p.lastEndpoint == null) {
-                n.putNull("endpoint");
-            } else {
-                n.put("endpoint", p.lastEndpoint);
-            }
-            n.put("outcome", p.outcome);
-            if (p.outcomeAtMs == 0) {
-                n.putNull("outcome_at_ms");
-            } else {
-                n.put("outcome_at_ms", p.outcomeAtMs);
-            }
-            n.put("dials", p.dials);
-            final FailureState.View v = failures.get(p.identity.npub());
-            n.put("consecutive_failures", v == null ? 0 : v.consecutiveFailures());
-            if (v == null || v.cooldownUntilMs() == null) {
-                n.putNull("cooldown_until_ms");
-            } else {
-                n.put("cooldown_until_ms", v.cooldownUntilMs());
-            }
-        }
-        final ArrayNode traversals = o.putArray("traversals");
-        if (nat != null) {
-            nat.render(traversals);
-        }
-        final ObjectNode counters = o.putObject("counters");
-        runtime.counters().forEach(counters::put);
-        counters.put("traversals_unavailable", traversal.unavailableCount());
-        counters.put("traversal_signals_dropped", nat == null ? 0 : nat.signalsDropped());
-        status = o;
-    }
-
-    private static void endpoints(final ArrayNode out, final OverlayAdvert a) {
-        if (a == null) {
+    /**
+     * A packet of another FMP version arrived on an adopted NAT-traversal socket (control thread; §1.12, the
+     * reference's {@code record_protocol_mismatch}): the peer the socket was adopted for goes into the
+     * {@code protocol_mismatch_cooldown_secs} cooldown, so it is neither traversed to nor dialled from its advert
+     * meanwhile; one WARN per fresh cooldown. A report for a slot that was vacated meanwhile is only counted.
+     */
+    void onForeignVersion(final DataPlaneEvent.ForeignVersionReceived v) {
+        final Optional<String> npub = adopter == null ? Optional.empty() : adopter.peerOn(v.transportId());
+        final long wall = wallMs.getAsLong();
+        if (npub.isEmpty() || !runtime.recordProtocolMismatch(npub.orElseThrow(), wall)) {
+            LOG.log(Level.DEBUG, "nostr: FMP version {0} on adopted transport {1} ({2})", v.version(),
+                    v.transportId(), npub.orElse("no peer"));
             return;
         }
-        for (final OverlayAdvert.Endpoint e : a.endpoints()) {
-            final ObjectNode n = out.addObject();
-            n.put("transport", e.transport());
-            n.put("addr", e.addr());
-        }
+        LOG.log(Level.WARNING, "nostr: peer {0} speaks FMP version {1}, not {2} (adopted transport {3}); no NAT"
+                + " traversal to it for {4} s", npub.orElseThrow(), v.version(), FmpPrefix.VERSION, v.transportId(),
+                nc.protocolMismatchCooldownSecs());
     }
 
     /** @return a peer's {@code show_peers[].nostr_traversal} numbers, or null when it has no failure record */
@@ -708,6 +513,17 @@ final class NostrDiscovery implements AutoCloseable {
         return null;
     }
 
+    /**
+     * A reload's {@code node.discovery.nostr.advertise} (ADR 0058): switched off, the advert this process published
+     * is deleted from the relays; switched on, it is published again.
+     *
+     * @return what was applied, in words, or empty when nothing changed
+     */
+    String applyAdvertise(final boolean on) {
+        return runtime.setAdvertise(on) ? "node.discovery.nostr.advertise " + !on + " -> " + on
+                + (on ? " (advert published again)" : " (our advert deleted from the relays)") : "";
+    }
+
     /** Stops the runtime (no deletion is sent, §1.8) and its threads. */
     @Override
     public void close() {
@@ -717,12 +533,5 @@ final class NostrDiscovery implements AutoCloseable {
         adverts.close();
         runtime.close();
         closeThreads.run();
-    }
-
-    /** Shown when Nostr discovery is off. */
-    static ObjectNode disabledStatus() {
-        final ObjectNode o = JsonNodeFactory.instance.objectNode();
-        o.put("enabled", false);
-        return o;
     }
 }

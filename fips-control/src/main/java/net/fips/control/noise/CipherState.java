@@ -1,6 +1,5 @@
 package net.fips.control.noise;
 
-import java.lang.foreign.MemorySegment;
 import java.security.GeneralSecurityException;
 import java.util.Arrays;
 
@@ -179,8 +178,14 @@ public final class CipherState {
      * @return the 12-byte FIPS nonce of {@code counter}: 4 zero bytes then the counter as u64 little-endian
      */
     public static byte[] nonce(final long counter) {
+        // Written here byte by byte rather than through AeadCipher.fipsNonce on a heap segment: the data plane calls
+        // that with native segments only, and one heap call site made its receiver type bimorphic, so C2's compiled
+        // seal/open hit a class_check trap and were recompiled at the first handshake after they were compiled
+        // (docs/benchmarks.md, "The JIT ramp").
         final byte[] n = new byte[AeadCipher.NONCE_BYTES];
-        AeadCipher.fipsNonce(MemorySegment.ofArray(n), counter);
+        for (int i = 0; i < Long.BYTES; i++) {
+            n[AeadCipher.NONCE_BYTES - Long.BYTES + i] = (byte) (counter >>> (Byte.SIZE * i));
+        }
         return n;
     }
 

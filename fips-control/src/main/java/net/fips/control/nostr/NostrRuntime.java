@@ -2,7 +2,6 @@ package net.fips.control.nostr;
 
 import java.lang.System.Logger.Level;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -10,7 +9,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -29,12 +27,15 @@ import net.fips.control.identity.NodeIdentity;
  * subscriptions (every FIPS advert on {@code advert_relays}; kind-21059 wraps p-tagged to us on {@code dm_relays}),
  * our kind-10050 relay list, our advert (published when it changes, every {@code advert_refresh_secs}, and again
  * with backoff while no relay accepted it), the {@link AdvertCache}, the {@link FailureState}, the
- * {@link ReplayCache} and the {@link SignalChannel} for the traversal engine. Time comes from the injected wall
- * clock and {@link RelayScheduler}; nothing here blocks the caller on relay I/O. Thread-safe: relay callbacks,
- * timers and the control thread meet under this object's locks, and no lock is held while calling the pool.
+ * {@link ReplayCache} and the {@link SignalChannel} for the traversal engine. Publishing our advert and relay list
+ * is the {@link AdvertPublisher}'s job, behind this class's methods. Time comes from the injected wall clock and
+ * {@link RelayScheduler}; nothing here blocks the caller on relay I/O. Thread-safe: relay callbacks, timers and the
+ * control thread meet under this object's locks (and the publisher's), and no lock is held while calling the pool.
  *
  * <p>As the reference does (§1.8), nothing is deleted on shutdown: a republish replaces the advert, and the last
- * one expires by its NIP-40 tag.
+ * one expires by its NIP-40 tag. The advert is deleted (NIP-09) only when {@code advertise} is off and this process
+ * had published one, which here happens when a reload switches it off ({@link #setAdvertise}, ADR 0058). Signal
+ * wraps are never deleted (ADR 0058).
  */
 public final class NostrRuntime implements SignalChannel, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NostrRuntime.class.getName());
@@ -54,9 +55,7 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     private final NodeIdentity identity;
     private final String ourHex;
     private final LongSupplier wallMs;
-    private final RelayScheduler scheduler;
     private final RelayPool pool;
-    private final Predicate<OverlayAdvert.Endpoint> usable;
     private final SecureRandom random;
     private final AdvertCache cache;
     private final FailureState failures;
@@ -64,17 +63,9 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     private final Map<String, AtomicLong> counters = new LinkedHashMap<>();
     private volatile SignalChannel.Listener listener;
 
+    private final AdvertPublisher publisher;
+
     // guarded by this
-    private OverlayAdvert local;
-    private boolean publishing;
-    private boolean publishAgain;
-    private int publishFailStreak;
-    private int relayListAttempts;
-    private Published lastPublished;
-    private Long relayListPublishedMs;
-    private RelayScheduler.Task refreshTask;
-    private RelayScheduler.Task retryTask;
-    private RelayScheduler.Task relayListTask;
     private boolean started;
     private boolean closed;
 
@@ -121,9 +112,7 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         this.identity = identity;
         this.ourHex = HEX.formatHex(identity.publicKey());
         this.wallMs = wallMs;
-        this.scheduler = scheduler;
         this.pool = pool;
-        this.usable = usable;
         this.random = random;
         this.cache = new AdvertCache((int) Math.max(1, Math.min(Integer.MAX_VALUE, cfg.advertCacheMaxEntries())),
                 cfg.advertTtlSecs(), cfg.app(), usable);
@@ -135,9 +124,11 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         for (final String c : List.of("adverts_stored", "adverts_older", "adverts_invalid", "adverts_stale",
                 "adverts_own", "advert_fetches", "advert_publishes", "advert_publish_failures", "signals_sent",
                 "signals_received", "signals_undecodable",
-                "signals_misaddressed", "signals_rejected", "signals_replayed", "signals_unheard")) {
+                "signals_misaddressed", "signals_rejected", "signals_replayed", "signals_unheard",
+                "protocol_mismatches", "advert_deletions", "advert_deletion_failures")) {
             counters.put(c, new AtomicLong());
         }
+        this.publisher = new AdvertPublisher(cfg, identity, wallMs, scheduler, pool, usable, this::count);
     }
 
     /** Connects, subscribes, and starts the relay-list publish and the refresh timer. Never blocks on relays. */
@@ -147,18 +138,18 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
                 return;
             }
             started = true;
+            publisher.markStarted();
         }
         pool.start();
         pool.subscribe(cfg.advertRelays(), List.of(Filter.all().kinds(OverlayAdvert.KIND)
                 .tag('d', OverlayAdvert.IDENTIFIER)), this::onAdvertEvent);
         pool.subscribe(cfg.dmRelays(), List.of(Filter.all().kinds(SignalWrap.WRAP_KIND).tag('p', ourHex).limit(0)),
                 this::onWrap);
-        publishRelayList();
-        scheduleRefresh();
+        publisher.startTimers();
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // Our advert (§1.8)
+    // Our advert and relay list (§1.8): the publisher
 
     /**
      * Sets the advert the node wants published (the control thread rebuilds it every tick); a change requests a
@@ -167,160 +158,28 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
      * @param advert the content, or null
      */
     public void setLocalAdvert(final OverlayAdvert advert) {
-        synchronized (this) {
-            if (Objects.equals(local, advert)) {
-                return;
-            }
-            local = advert;
-        }
-        if (advert != null) {
-            requestPublish();
-        }
+        publisher.setLocalAdvert(advert);
     }
 
     /** Asks for a publish of the current advert; requests during a publish coalesce into one more. */
     public void requestPublish() {
-        synchronized (this) {
-            if (closed || !started) {
-                return;
-            }
-            if (publishing) {
-                publishAgain = true;
-                return;
-            }
-            publishing = true;
-        }
-        publishNow();
+        publisher.requestPublish();
     }
 
-    private void publishNow() {
-        final OverlayAdvert current;
-        synchronized (this) {
-            current = local;
-        }
-        final OverlayAdvert toSend = cfg.advertise() ? usablePart(current) : null;
-        if (toSend == null) {
-            publishDone();
-            return;
-        }
-        if (!pool.anyConnected(cfg.advertRelays())) {
-            // Not a failure: the relays are still connecting (start-up, or all of them reconnecting).
-            synchronized (this) {
-                scheduleRetryIn(WAIT_FOR_RELAY_MS);
-            }
-            publishDone();
-            return;
-        }
-        final long now = wallMs.getAsLong();
-        final NostrEvent event = DiscoveryEvents.advert(identity.secretKey(), toSend, cfg.app(), now,
-                cfg.advertTtlSecs());
-        final long expiresAtMs = Math.max(1, Math.floorDiv(now + cfg.advertTtlSecs() * 1000, 1000)) * 1000;
-        pool.publish(cfg.advertRelays(), event, ADVERT_PUBLISH_TIMEOUT_MS).whenComplete((ok, err) -> {
-            final List<String> accepted = ok == null ? List.of() : ok;
-            boolean first = false;
-            int streak = 0;
-            synchronized (this) {
-                if (!accepted.isEmpty()) {
-                    first = lastPublished == null;
-                    lastPublished = new Published(event.id(), wallMs.getAsLong(), expiresAtMs, accepted, toSend);
-                    publishFailStreak = 0;
-                    count("advert_publishes");
-                } else {
-                    streak = ++publishFailStreak;
-                    count("advert_publish_failures");
-                    scheduleRetry(streak);
-                }
-            }
-            if (!accepted.isEmpty()) {
-                LOG.log(first ? Level.INFO : Level.DEBUG, "nostr: advert {0} published to {1} relay(s) ({2})",
-                        event.id(), accepted.size(), endpointsText(toSend));
-            } else {
-                LOG.log(streak == 1 ? Level.WARNING : Level.DEBUG,
-                        "nostr: no advert relay accepted our advert ({0} connected); retrying in {1} s",
-                        pool.connectedCount(), PUBLISH_RETRY.delayMs(streak) / 1000);
-            }
-            publishDone();
-        });
+    /**
+     * Switches {@code advertise} while running (a config reload). Off: the advert this process published, if any,
+     * is deleted (NIP-09, §1.8) on the next publish, which this requests; on: the advert is published again.
+     *
+     * @param on the new value
+     * @return whether it changed
+     */
+    public boolean setAdvertise(final boolean on) {
+        return publisher.setAdvertise(on);
     }
 
-    /** @return the advert with only usable endpoints, or null when none is left or a nat endpoint lacks metadata */
-    private OverlayAdvert usablePart(final OverlayAdvert a) {
-        if (a == null) {
-            return null;
-        }
-        try {
-            return AdvertValidity.validate(a, usable);
-        } catch (final NostrFormatException e) {
-            LOG.log(Level.DEBUG, "nostr: our advert is not published: {0}", e.getMessage());
-            return null;
-        }
-    }
-
-    private void publishDone() {
-        final boolean again;
-        synchronized (this) {
-            publishing = false;
-            again = publishAgain && !closed;
-            publishAgain = false;
-        }
-        if (again) {
-            requestPublish();
-        }
-    }
-
-    /** Caller holds this. */
-    private void scheduleRetry(final int streak) {
-        scheduleRetryIn(PUBLISH_RETRY.delayMs(streak));
-    }
-
-    /** Caller holds this. */
-    private void scheduleRetryIn(final long delayMs) {
-        if (closed) {
-            return;
-        }
-        if (retryTask != null) {
-            retryTask.cancel();
-        }
-        retryTask = scheduler.schedule(this::requestPublish, delayMs);
-    }
-
-    private void scheduleRefresh() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            refreshTask = scheduler.schedule(() -> {
-                requestPublish();
-                scheduleRefresh();
-            }, Math.max(1_000, cfg.advertRefreshSecs() * 1000));
-        }
-    }
-
-    private void publishRelayList() {
-        if (!pool.anyConnected(cfg.dmRelays())) {
-            synchronized (this) {
-                if (!closed) {
-                    relayListTask = scheduler.schedule(this::publishRelayList, WAIT_FOR_RELAY_MS);
-                }
-            }
-            return;
-        }
-        final NostrEvent list = DiscoveryEvents.relayList(identity.secretKey(), cfg.dmRelays(),
-                Math.floorDiv(wallMs.getAsLong(), 1000));
-        pool.publish(cfg.dmRelays(), list, RELAY_OP_TIMEOUT_MS).whenComplete((ok, err) -> {
-            synchronized (this) {
-                if (ok != null && !ok.isEmpty()) {
-                    relayListPublishedMs = wallMs.getAsLong();
-                    return;
-                }
-                if (closed) {
-                    return;
-                }
-                relayListTask = scheduler.schedule(this::publishRelayList,
-                        PUBLISH_RETRY.delayMs(++relayListAttempts));
-            }
-            LOG.log(Level.DEBUG, "nostr: no dm relay accepted our relay list; retrying");
-        });
+    /** @return whether we advertise now */
+    public boolean advertising() {
+        return publisher.advertising();
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -433,6 +292,19 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     public FailureState.Decision recordFailure(final String npub, final long nowMs) {
         synchronized (failures) {
             return failures.recordFailure(npub, nowMs);
+        }
+    }
+
+    /**
+     * An adopted traversal socket to {@code npub} received a packet of another FMP version (§1.12): the streak is
+     * raised to the threshold and the cooldown set to {@code protocol_mismatch_cooldown_secs} from now.
+     *
+     * @return true when this is a fresh cooldown (log it once at WARN)
+     */
+    public boolean recordProtocolMismatch(final String npub, final long nowMs) {
+        count("protocol_mismatches");
+        synchronized (failures) {
+            return failures.recordProtocolMismatch(npub, nowMs, cfg.protocolMismatchCooldownSecs() * 1000);
         }
     }
 
@@ -573,18 +445,18 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
     }
 
     /** @return our last accepted advert, or null */
-    public synchronized Published lastPublished() {
-        return lastPublished;
+    public Published lastPublished() {
+        return publisher.lastPublished();
     }
 
     /** @return when a relay last accepted our kind-10050 list, Unix ms, or null */
-    public synchronized Long relayListPublishedMs() {
-        return relayListPublishedMs;
+    public Long relayListPublishedMs() {
+        return publisher.relayListPublishedMs();
     }
 
     /** @return the advert the node currently wants published (before the usability filter), or null */
-    public synchronized OverlayAdvert localAdvert() {
-        return local;
+    public OverlayAdvert localAdvert() {
+        return publisher.localAdvert();
     }
 
     /** @return the counters by name, in a fixed order */
@@ -608,12 +480,6 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
         return cfg;
     }
 
-    private static String endpointsText(final OverlayAdvert a) {
-        final List<String> out = new ArrayList<>();
-        a.endpoints().forEach(e -> out.add(e.transport() + " " + e.addr()));
-        return String.join(", ", out);
-    }
-
     /** Stops the timers and closes every relay connection. Nothing is deleted (§1.8). Idempotent. */
     @Override
     public void close() {
@@ -622,12 +488,8 @@ public final class NostrRuntime implements SignalChannel, AutoCloseable {
                 return;
             }
             closed = true;
-            for (final RelayScheduler.Task t : new RelayScheduler.Task[] {refreshTask, retryTask, relayListTask}) {
-                if (t != null) {
-                    t.cancel();
-                }
-            }
         }
+        publisher.close();
         pool.close();
     }
 }

@@ -99,4 +99,13 @@ class NostrConfigTest {
         assertTrue(e.stream().anyMatch(p -> p.startsWith("node.discovery.nostr.signal_ttl_secs")), e.toString());
         assertTrue(e.stream().anyMatch(p -> p.startsWith("node.discovery.nostr.dm_relays")), e.toString());
     }
+
+    @Test
+    void aZeroPerSenderOfferAllowanceIsRefusedAsOnMaster() {
+        final List<String> e = assertThrows(ConfigException.class, () -> load("""
+                node: { rendezvous: { nostr: { max_concurrent_offers_per_npub: 0 } } }
+                """)).problems();
+        assertTrue(e.stream().anyMatch(p -> p.startsWith("node.discovery.nostr.max_concurrent_offers_per_npub")
+                && p.contains("refuses every inbound traversal offer")), e.toString());
+    }
 }

@@ -61,12 +61,6 @@ class ReferenceKeysTest {
                 Arguments.of("node: { native_api: { enabled: true } }", "node.native_api.enabled" + MASTER),
                 Arguments.of("node: { native_api: { socket_path: /run/fips/api.sock } }",
                         "node.native_api.socket_path" + MASTER),
-                Arguments.of("node: { discovery: { nostr: { startup_sweep_delay_secs: 3 } } }",
-                        "node.discovery.nostr.startup_sweep_delay_secs" + V041),
-                Arguments.of("node: { discovery: { nostr: { max_concurrent_offers_per_npub: 2 } } }",
-                        "node.discovery.nostr.max_concurrent_offers_per_npub" + V041),
-                Arguments.of("node: { rendezvous: { nostr: { max_concurrent_offers_per_npub: 3 } } }",
-                        "node.rendezvous.nostr.max_concurrent_offers_per_npub" + MASTER),
                 Arguments.of("transports: { udp: { a: { accept_connections: false } } }",
                         "transports.udp.a.accept_connections" + V041),
                 Arguments.of("transports: { ble: { one: { auto_connect: true } } }",
@@ -107,6 +101,9 @@ class ReferenceKeysTest {
                 "node.discovery.lan.enabled", "node.discovery.lan.service_type", "node.rendezvous.lan.scope",
                 "node.discovery.nostr.punch_interval_ms", "node.discovery.nostr.attempt_timeout_secs",
                 "node.rendezvous.nostr.max_concurrent_incoming_offers", "node.discovery.nostr.stun_servers",
+                "node.discovery.nostr.startup_sweep_delay_secs", "node.rendezvous.nostr.startup_sweep_max_age_secs",
+                "node.discovery.nostr.protocol_mismatch_cooldown_secs",
+                "node.rendezvous.nostr.max_concurrent_offers_per_npub",
                 "node.discovery.nostr.share_local_candidates", "node.rendezvous.nostr.share_local_candidates",
                 "transports.tor.advertise_on_nostr", "transports.tor.advertised_port")) {
             assertNull(ReferenceKeys.unimplemented(implemented), implemented);

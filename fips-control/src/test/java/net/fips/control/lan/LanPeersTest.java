@@ -83,6 +83,48 @@ class LanPeersTest {
     }
 
     @Test
+    void aPeerAtSeveralAddressesKeepsThemAllAndADialThatDidNotLinkMovesOnToTheNext() {
+        final LanPeers p = new LanPeers(5 * S, 300 * S);
+        final InetSocketAddress v6 = new InetSocketAddress("fd00:77::2", 2121);
+        final InetSocketAddress ll = new InetSocketAddress("fe80::2", 2121);
+        assertTrue(p.seen(A, null, AT, 0));
+        p.dialled(A, LanPeers.Outcome.STARTED, 0);
+        assertTrue(p.seen(A, null, v6, S), "a new address is news");
+        assertEquals(List.of(v6), p.due(S).stream().map(LanPeers.Peer::address).toList(), "dialled at once, there");
+        p.dialled(A, LanPeers.Outcome.IN_PROGRESS, S);
+        assertFalse(p.seen(A, null, AT, 2 * S), "a known address is no news");
+        assertFalse(p.seen(A, null, v6, 2 * S));
+        assertTrue(p.seen(A, null, ll, 2 * S));
+        p.dialled(A, LanPeers.Outcome.STARTED, 2 * S);
+        assertEquals(List.of(AT, v6, ll), p.snapshot().getFirst().addresses(), "in the order first seen");
+        // The handshake to ll did not link: the next attempt goes to the next address, round the list.
+        assertEquals(List.of(AT), p.due(7 * S).stream().map(LanPeers.Peer::address).toList());
+        assertEquals(List.of(AT), p.due(7 * S).stream().map(LanPeers.Peer::address).toList(),
+                "not dialled yet (the per-tick cap): it stays there");
+        p.dialled(A, LanPeers.Outcome.REFUSED, 7 * S);
+        assertEquals(List.of(v6), p.due(17 * S).stream().map(LanPeers.Peer::address).toList());
+        p.dialled(A, LanPeers.Outcome.LINKED, 17 * S);
+        assertEquals(List.of(v6), p.due(22 * S).stream().map(LanPeers.Peer::address).toList(),
+                "linked: it stays at the address that linked");
+    }
+
+    @Test
+    void addressesAreBoundedAndStaleOnesForgotten() {
+        final LanPeers p = new LanPeers(5 * S, 300 * S);
+        for (int i = 0; i < LanPeers.MAX_ADDRESSES + 3; i++) {
+            p.seen(A, null, new InetSocketAddress("10.0.1." + i, 2121), i * S);
+        }
+        final List<InetSocketAddress> kept = p.snapshot().getFirst().addresses();
+        assertEquals(LanPeers.MAX_ADDRESSES, kept.size());
+        assertFalse(kept.contains(new InetSocketAddress("10.0.1.0", 2121)), "the least recently seen went");
+        assertTrue(kept.contains(new InetSocketAddress("10.0.1.10", 2121)));
+        final long later = 10 * S + LanPeers.STALE_NANOS + 1;
+        p.seen(A, null, new InetSocketAddress("10.0.1.10", 2121), later);
+        assertEquals(List.of(new InetSocketAddress("10.0.1.10", 2121)), p.snapshot().getFirst().addresses(),
+                "only the one announced within the stale time is left");
+    }
+
+    @Test
     void theTableIsBoundedWithdrawnPeersGoFirst() {
         final LanPeers p = new LanPeers(S, S);
         for (int i = 0; i < LanPeers.MAX_PEERS; i++) {

@@ -15,7 +15,7 @@ import java.util.logging.StreamHandler;
  * read edge at run time, and nothing here subclasses a java.logging class (a subclass would be checked when this
  * class is verified, before the edge exists).
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
     private final Logger jul;
     private final Level previous;
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -31,7 +31,7 @@ final class LogCapture implements AutoCloseable {
     }
 
     /** Starts capturing INFO and above of {@code loggerName} and its children. */
-    static LogCapture attach(final String loggerName) {
+    public static LogCapture attach(final String loggerName) {
         LogCapture.class.getModule().addReads(ModuleLayer.boot().findModule("java.logging").orElseThrow());
         return new LogCapture(loggerName);
     }
@@ -41,7 +41,7 @@ final class LogCapture implements AutoCloseable {
      * @param part  text the message must contain
      * @return the messages at that level, in order
      */
-    synchronized List<String> lines(final String level, final String part) {
+    public synchronized List<String> lines(final String level, final String part) {
         handler.flush();
         final List<String> out = new ArrayList<>();
         // The formatter writes the localized level name.

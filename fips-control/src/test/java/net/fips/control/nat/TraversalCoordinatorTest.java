@@ -25,6 +25,8 @@ import net.fips.control.config.NostrConfig;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.ReplayCache;
+import net.fips.control.nostr.TraversalAddress;
+import net.fips.control.nostr.TraversalOffer;
 import net.fips.testing.Await;
 
 /**
@@ -39,7 +41,7 @@ class TraversalCoordinatorTest {
     private static final long ATTEMPT_MS = 1_500;
     private static final long INTERVAL_MS = 20;
     private static final TraversalCoordinator.Settings SETTINGS = new TraversalCoordinator.Settings(TTL_MS,
-            ATTEMPT_MS, 100, INTERVAL_MS, 1_000, 16);
+            ATTEMPT_MS, 100, INTERVAL_MS, 1_000, 16, 2);
 
     /** Signals between coordinators by npub; a payload to an npub nobody registered is lost. */
     private static final class Hub {
@@ -254,8 +256,43 @@ class TraversalCoordinatorTest {
 
     @Test
     void settingsComeFromTheNostrConfig() {
-        assertEquals(new TraversalCoordinator.Settings(120_000, 10_000, 2_000, 200, 10_000, 16),
+        assertEquals(new TraversalCoordinator.Settings(120_000, 10_000, 2_000, 200, 10_000, 16, 4),
                 TraversalCoordinator.Settings.of(NostrConfig.DEFAULTS));
+    }
+
+    /** An offer from {@code from} to {@code to}, valid now, punching towards an address nobody answers on. */
+    private String offer(final String from, final String to, final int n) {
+        final long now = System.currentTimeMillis() + skewMs.get();
+        final String session = now + "-" + String.format("%016x", n);
+        return new TraversalOffer(TraversalOffer.TYPE, session, now, now + TTL_MS, session, from, to,
+                new TraversalAddress("udp", "198.18.0.99", 4000 + n), List.of(), null).toJson();
+    }
+
+    /**
+     * master's {@code max_concurrent_offers_per_npub} (§1.14): with an allowance of 2, a sender's third offer
+     * while two are being handled is dropped and counted; another sender's offer still gets a slot, and once the
+     * first sender's attempts are over its next offer is handled again.
+     */
+    @Test
+    void oneSenderGetsAtMostItsAllowanceOfResponderSlots() {
+        final Side b = side(net.host("198.18.0.3", SimNet.Nat.CONE));
+        final String x = NodeIdentity.generate().npub();
+        final String y = NodeIdentity.generate().npub();
+        final Signalling.Listener toB = hub.listeners.get(b.id.npub());
+        for (int i = 0; i < 3; i++) {
+            toB.onSignal(x, offer(x, b.id.npub(), i));
+        }
+        toB.onSignal(y, offer(y, b.id.npub(), 3));
+        b.coordinator.tick();
+        assertEquals(1, b.coordinator.offersOverSenderAllowance(), "x's third offer");
+        assertEquals(1, b.coordinator.signalsDropped());
+        // b answers the three it took (x twice, y once); the punches towards nobody then time out silently.
+        tickUntil(() -> hub.sent.get() == 3, "three answers", b);
+        tickUntil(() -> {
+            toB.onSignal(x, offer(x, b.id.npub(), 10 + (int) hub.sent.get()));
+            return hub.sent.get() > 3;
+        }, "x is answered again once its attempts ended", b);
+        assertEquals(List.of(), b.failed, "responder failures are silent");
     }
 
     @Test

@@ -30,8 +30,10 @@ class LanServiceTest {
 
     @Test
     void showLanRendersStateAndAgesFromTheClock() {
-        final LanPeers.Peer p = new LanPeers.Peer("npub1peer", null, new InetSocketAddress("10.1.0.2", 2121),
-                1_000 * MS, 4_000 * MS, true, 2, LanPeers.Outcome.STARTED, 9_000 * MS);
+        final InetSocketAddress v4 = new InetSocketAddress("10.1.0.2", 2121);
+        final InetSocketAddress v6 = new InetSocketAddress("fd00:77::2", 2121);
+        final LanPeers.Peer p = new LanPeers.Peer("npub1peer", null, v4, List.of(v4, v6), 1_000 * MS, 4_000 * MS,
+                true, 2, LanPeers.Outcome.STARTED, 9_000 * MS);
         final LanService.State s = new LanService.State(true, true, null, "_fips._udp.local.", "fips-npub1abc",
                 "fips-overlay-v1", 2121, 2, 7, 1, 0, 2, List.of(p));
         final ObjectNode o = LanService.json(s, 5_500 * MS);
@@ -42,6 +44,8 @@ class LanServiceTest {
         assertTrue(o.get("problem").isNull());
         final JsonNode po = o.get("peers").get(0);
         assertEquals("10.1.0.2:2121", po.get("address").asText());
+        assertEquals(2, po.get("addresses").size(), "every announced address");
+        assertEquals("[fd00:77:0:0:0:0:0:2]:2121", po.get("addresses").get(1).asText());
         assertTrue(po.get("scope").isNull(), "no TXT scope");
         assertEquals(4_500, po.get("first_seen_ms_ago").asLong());
         assertEquals(1_500, po.get("last_seen_ms_ago").asLong());

@@ -6,6 +6,7 @@ import static net.fips.control.node.NodeTestSupport.linked;
 import static net.fips.control.node.NodeTestSupport.load;
 import static net.fips.control.node.NodeTestSupport.peerOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -117,6 +118,9 @@ class NodeNatTraversalTest {
                         && e.content().contains("\"stunServers\":[\"stun:127.0.0.1:")), () -> relay.stored()
                 .toString());
         assertTrue(wraps() >= 2, "offer and answer wraps went through the relay");
+        // The wraps are not deleted after the link (ADR 0058): no kind-5 event reached the relay.
+        assertEquals(0, relay.received.stream().filter(m -> m.startsWith("[\"EVENT\"")
+                && m.contains("\"kind\":5,")).count(), () -> relay.received.toString());
         assertTrue(stun.requests() >= 2, "both sides asked STUN for their reflexive address");
         // The link runs on an adopted nostr-nat slot on both sides, not on the configured UDP transport (id 0).
         final int tidA = peerOf(a, b).transportId();
@@ -131,6 +135,24 @@ class NodeNatTraversalTest {
                 && "established".equals(traversalOf(b).get("last_outcome").asText()),
                 () -> "A " + a.controlApi().showNostr().get("traversals") + " B "
                         + b.controlApi().showNostr().get("traversals"));
+        // show_peers[].nostr_traversal (§1.12): the side whose offer won noted the answer's clock skew, so its
+        // entry for the other is a record with no failures, no cooldown and a skew; a peer without one shows null.
+        final List<JsonNode> records = new ArrayList<>();
+        for (final Node n : List.of(a, b)) {
+            final JsonNode p = NodeTestSupport.ask(n, "show_peers").get("peers").get(0);
+            assertTrue(p.has("nostr_traversal"), p::toString);
+            if (!p.get("nostr_traversal").isNull()) {
+                records.add(p.get("nostr_traversal"));
+            }
+        }
+        assertFalse(records.isEmpty(), "the initiator's record is shown");
+        for (final JsonNode t : records) {
+            assertEquals(0, t.get("consecutive_failures").asLong(), t::toString);
+            assertFalse(t.get("in_cooldown").asBoolean(), t::toString);
+            assertTrue(t.get("cooldown_until_ms").isNull(), t::toString);
+        }
+        assertTrue(records.stream().anyMatch(t -> t.get("last_observed_skew_ms").isIntegralNumber()),
+                records::toString);
         final JsonNode ta = traversalOf(a);
         assertEquals(List.of("npub", "in_flight", "initiated", "answered", "established", "failed",
                 "last_outcome", "last_reason", "last_remote", "last_at_ms"), iterable(ta));

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,11 +17,15 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,13 +36,17 @@ import net.fips.control.ctl.NodeState;
 import net.fips.control.identity.Nip19;
 import net.fips.control.identity.NodeIdentity;
 import net.fips.control.link.LinkCounter;
+import net.fips.control.link.LogCapture;
 import net.fips.control.nostr.Backoff;
 import net.fips.control.nostr.DiscoveryEvents;
+import net.fips.control.nostr.FailureState;
 import net.fips.control.nostr.NostrEvent;
+import net.fips.control.nostr.NostrFormatException;
 import net.fips.control.nostr.OverlayAdvert;
 import net.fips.control.nostr.RelayClient;
 import net.fips.control.nostr.RelayScheduler;
 import net.fips.control.nostr.TestRelay;
+import net.fips.dataplane.udp.TraversalSocket;
 import net.fips.testing.FreePorts;
 
 /**
@@ -93,8 +103,13 @@ class NodeNostrTest {
     }
 
     private Node start(final String yaml) throws Exception {
+        return start(yaml, System::currentTimeMillis);
+    }
+
+    private Node start(final String yaml, final LongSupplier wallMs) throws Exception {
         final Node n = Node.start(load(yaml), new NodeOptions().aclDirectory(dir.resolve("acl"))
-                .nostrLoopbackEndpoints(true).ipv6Sink(new NodeTestSupport.Collector()::sink));
+                .nostrLoopbackEndpoints(true).ipv6Sink(new NodeTestSupport.Collector()::sink)
+                .nostrWallClock(wallMs));
         nodes.add(n);
         return n;
     }
@@ -133,7 +148,7 @@ class NodeNostrTest {
                 () -> a.controlApi().showNostr().toString());
         final JsonNode na = a.controlApi().showNostr();
         assertEquals(List.of("enabled", "npub", "app", "policy", "advertise", "relays", "our_advert", "adverts",
-                "dials", "traversals", "counters"), iterable(na.fieldNames()));
+                "dials", "traversals", "open_discovery", "counters"), iterable(na.fieldNames()));
         assertEquals(List.of("url", "state", "advert_relay", "dm_relay", "connects", "connect_failures", "disconnects",
                 "events_delivered", "events_invalid", "events_expired", "malformed_messages"),
                 iterable(na.get("relays").get(0).fieldNames()));
@@ -236,6 +251,171 @@ class NodeNostrTest {
                 () -> a.controlApi().showNostr().toString());
         assertFalse(dialOf(a).get("configured").asBoolean());
         assertEquals(idB.npub(), dialOf(a).get("npub").asText());
+    }
+
+    /**
+     * Policy open, §1.10: the per-tick sweep dials both cached strangers at once; the startup sweep runs once,
+     * {@code startup_sweep_delay_secs} after start on Nostr's (injected) wall clock, skips the advert older than
+     * {@code startup_sweep_max_age_secs} first of all, and counts the other as already pending.
+     */
+    @Test
+    void startupSweepRunsOnceAfterItsDelayAndSkipsOldAdverts() throws Exception {
+        final AtomicLong wall = new AtomicLong(System.currentTimeMillis());
+        relay = new TestRelay(() -> wall.get() / 1000);
+        final String url = relay.url().toString();
+        final NodeIdentity idOld = NodeIdentity.generate();
+        final NodeIdentity idNew = NodeIdentity.generate();
+        // Neither runs: their adverts point at ports nobody answers on.
+        publish(DiscoveryEvents.advert(idOld.secretKey(), new OverlayAdvert(OverlayAdvert.IDENTIFIER, 1,
+                List.of(new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + FreePorts.udp())), null, null),
+                "fips-overlay-v1", wall.get() - 2_000_000L, 3600));
+        publish(DiscoveryEvents.advert(idNew.secretKey(), new OverlayAdvert(OverlayAdvert.IDENTIFIER, 1,
+                List.of(new OverlayAdvert.Endpoint("udp", "127.0.0.1:" + FreePorts.udp())), null, null),
+                "fips-overlay-v1", wall.get(), 3600));
+        final Node a = start(yaml(NodeIdentity.generate(), FreePorts.udp(), dir.resolve("a.sock"), url, false, null,
+                "      policy: open\n      startup_sweep_delay_secs: 5\n      startup_sweep_max_age_secs: 1000\n"),
+                wall::get);
+        until(Duration.ofSeconds(30), () -> a.controlApi().showNostr().get("dials").size() == 2,
+                () -> "the per-tick sweep dials both strangers: " + a.controlApi().showNostr());
+        assertTrue(sweeps(a).get("last_sweep").get("queued").asInt() >= 1, () -> sweeps(a).toString());
+        final long tick = a.linkSnapshot().takenAtNanos();
+        until(Duration.ofSeconds(10), () -> a.linkSnapshot().takenAtNanos() - tick > 2_000_000_000L,
+                () -> "two more ticks");
+        assertFalse(sweeps(a).get("startup_sweep_done").asBoolean(), "the wall clock has not moved: not due yet");
+        assertTrue(sweeps(a).get("startup_sweep").isNull());
+
+        wall.addAndGet(5_000);
+        until(Duration.ofSeconds(10), () -> sweeps(a).get("startup_sweep_done").asBoolean(),
+                () -> "startup sweep due: " + sweeps(a));
+        final JsonNode first = sweeps(a).get("startup_sweep");
+        assertEquals(wall.get(), first.get("at_ms").asLong(), first::toString);
+        assertEquals(2, first.get("cached").asInt(), first::toString);
+        assertEquals(0, first.get("queued").asInt(), first::toString);
+        assertEquals(1, first.get("skipped_age").asInt(), first::toString);
+        assertEquals(1, first.get("skipped_retry_pending").asInt() + first.get("skipped_connecting").asInt(),
+                first::toString);
+        assertEquals(2, first.get("skipped_total").asInt(), first::toString);
+
+        wall.addAndGet(10_000);
+        final long later = a.linkSnapshot().takenAtNanos();
+        until(Duration.ofSeconds(10), () -> a.linkSnapshot().takenAtNanos() - later > 2_000_000_000L,
+                () -> "two more ticks");
+        assertEquals(first, sweeps(a).get("startup_sweep"), "the startup sweep runs once");
+    }
+
+    /**
+     * §1.12 record_protocol_mismatch: a packet of another FMP version on a socket adopted for a peer puts that peer
+     * into {@code protocol_mismatch_cooldown_secs} (streak at the threshold), with one WARN per fresh cooldown; a
+     * repeat inside half of the window stays quiet, one after that warns again.
+     */
+    @Test
+    void aForeignVersionOnAnAdoptedSocketStartsTheMismatchCooldown() throws Exception {
+        final AtomicLong wall = new AtomicLong(System.currentTimeMillis());
+        relay = new TestRelay(() -> wall.get() / 1000);
+        final Node a = start(yaml(NodeIdentity.generate(), FreePorts.udp(), dir.resolve("a.sock"),
+                relay.url().toString(), false, null, "      protocol_mismatch_cooldown_secs: 600\n"), wall::get);
+        final NodeIdentity idB = NodeIdentity.generate();
+        final InetSocketAddress loopback = new InetSocketAddress("127.0.0.1", 0);
+        try (LogCapture log = LogCapture.attach(NostrDiscovery.class.getName());
+                TraversalSocket remote = TraversalSocket.open(loopback)) {
+            final TraversalSocket punched = TraversalSocket.open(loopback);
+            final InetSocketAddress adoptedPort = punched.localAddress();
+            final int tid = a.natAdopter().orElseThrow().adopt(idB.npub(), punched, remote.localAddress());
+            punched.close();
+            assertEquals(Optional.of(idB.npub()), a.natAdopter().orElseThrow().peerOn(tid));
+            final byte[] v1 = {0x10, 0, 0, 0, 0, 0, 0, 0};
+            until(Duration.ofSeconds(10), () -> {
+                remote.send(v1, v1.length, adoptedPort);
+                return mismatches(a) >= 1;
+            }, () -> "mismatch seen: " + a.controlApi().showNostr());
+            final FailureState.View v = a.nostr().failureOf(idB.npub());
+            assertEquals(5, v.consecutiveFailures(), "the streak is raised to failure_streak_threshold");
+            assertEquals(wall.get() + 600_000, v.cooldownUntilMs());
+            assertEquals(1, log.lines("WARNING", "speaks FMP version 1").size());
+
+            // Again inside half the window (the data plane reports at most once a second): counted, no WARN.
+            wall.addAndGet(60_000);
+            until(Duration.ofSeconds(10), () -> {
+                remote.send(v1, v1.length, adoptedPort);
+                return mismatches(a) >= 2;
+            }, () -> "second report");
+            assertEquals(wall.get() + 600_000, a.nostr().failureOf(idB.npub()).cooldownUntilMs());
+            assertEquals(1, log.lines("WARNING", "speaks FMP version 1").size());
+
+            // Less than half of the window left: a fresh cooldown, warned again.
+            wall.addAndGet(400_000);
+            until(Duration.ofSeconds(10), () -> {
+                remote.send(v1, v1.length, adoptedPort);
+                return mismatches(a) >= 3;
+            }, () -> "third report");
+            assertEquals(2, log.lines("WARNING", "speaks FMP version 1").size());
+        }
+    }
+
+    /**
+     * §1.8: with {@code advertise} off, the advert this process published is deleted (NIP-09 kind 5 naming its
+     * id, to {@code advert_relays}); here a reload switches it off (ADR 0058), and back on publishes again.
+     */
+    @Test
+    void switchingAdvertiseOffDeletesThePublishedAdvert() throws Exception {
+        relay = new TestRelay(() -> System.currentTimeMillis() / 1000);
+        final String url = relay.url().toString();
+        final NodeIdentity idB = NodeIdentity.generate();
+        final int portB = FreePorts.udp();
+        final Path sock = dir.resolve("b.sock");
+        final Node b = start(yaml(idB, portB, sock, url, true, null));
+        until(Duration.ofSeconds(20), () -> !b.controlApi().showNostr().get("our_advert").get("event_id").isNull(),
+                () -> "B published: " + b.controlApi().showNostr());
+        final String published = b.controlApi().showNostr().get("our_advert").get("event_id").asText();
+        assertTrue(relay.stored().stream().anyMatch(e -> e.id().equals(published)));
+        assertEquals(0, deletions().size(), "no deletion while advertising");
+
+        final Node.Reload off = b.reload(load(yaml(idB, portB, sock, url, true, null)
+                .replace("advertise: true", "advertise: false")), l -> "log level " + l);
+        assertTrue(off.reloaded().contains("node.discovery.nostr.advertise true -> false (our advert deleted from"
+                + " the relays)"), off::summary);
+        assertTrue(off.restartNeeded().isEmpty(), off::summary);
+        until(Duration.ofSeconds(20), () -> deletions().size() == 1, () -> "deletion sent: " + relay.received);
+        final NostrEvent d = deletions().getFirst();
+        assertEquals(HexFormat.of().formatHex(idB.publicKey()), d.pubkey());
+        assertEquals(List.of(List.of("e", published)), d.tags());
+        assertEquals("", d.content());
+        until(Duration.ofSeconds(5), () -> relay.stored().stream().noneMatch(e -> e.kind() == OverlayAdvert.KIND),
+                () -> "the relay deleted the advert: " + relay.stored());
+        until(Duration.ofSeconds(5), () -> b.controlApi().showNostr().get("our_advert").get("event_id").isNull(),
+                () -> b.controlApi().showNostr().toString());
+        final JsonNode n = b.controlApi().showNostr();
+        assertFalse(n.get("advertise").asBoolean());
+        assertEquals(1, n.get("counters").get("advert_deletions").asLong(), n::toString);
+
+        // Back on: published again (a new id), nothing more deleted.
+        b.reload(load(yaml(idB, portB, sock, url, true, null)), l -> "log level " + l);
+        until(Duration.ofSeconds(20), () -> relay.stored().stream().anyMatch(e -> e.kind() == OverlayAdvert.KIND),
+                () -> "published again: " + b.controlApi().showNostr());
+        assertEquals(1, deletions().size());
+    }
+
+    /** @return the kind-5 events the relay received */
+    private List<NostrEvent> deletions() {
+        final List<NostrEvent> out = new ArrayList<>();
+        for (final String m : relay.received) {
+            if (m.startsWith("[\"EVENT\"") && m.contains("\"kind\":5,")) {
+                try {
+                    out.add(NostrEvent.parse(new ObjectMapper().readTree(m).get(1).toString()));
+                } catch (final IOException | NostrFormatException e) {
+                    throw new AssertionError("the relay got a malformed kind 5: " + m, e);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static long mismatches(final Node n) {
+        return n.controlApi().showNostr().get("counters").get("protocol_mismatches").asLong();
+    }
+
+    private static JsonNode sweeps(final Node n) {
+        return n.controlApi().showNostr().get("open_discovery");
     }
 
     private static JsonNode dialOf(final Node n) {

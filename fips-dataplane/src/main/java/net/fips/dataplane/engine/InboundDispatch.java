@@ -25,6 +25,7 @@ import net.fips.dataplane.wire.FmpPrefix;
 final class InboundDispatch {
     /** msg2: prefix, sender_idx, then receiver_idx (crypto-link.md §5.3). */
     private static final int MSG2_RECEIVER_IDX_OFFSET = FmpPrefix.SIZE + Integer.BYTES;
+    private static final long FOREIGN_REPORT_NANOS = DataPlaneEvent.ForeignVersionReceived.REPORT_INTERVAL_NANOS;
     private final int transportId;
     private final Transport transport;
     private final PacketPool pool;
@@ -36,6 +37,9 @@ final class InboundDispatch {
     private final Counters counters;
     private final LinkFrameHold hold;
     private final Msg1Admission admission;
+    /** When the last {@link DataPlaneEvent.ForeignVersionReceived} was raised (valid once one was). */
+    private long lastForeignReportNanos;
+    private boolean foreignReported;
 
     InboundDispatch(final int transportId, final Transport transport, final PacketPool pool,
                     final SpscSlotRing[] toWorkers, final WakeSignal[] workerSignals,
@@ -67,6 +71,7 @@ final class InboundDispatch {
         }
         final int versionPhase = Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, off));
         if (versionPhase >>> 4 != FmpPrefix.VERSION) {
+            reportForeignVersion(versionPhase >>> 4);
             return drop(slot, DataPlaneCounter.DROP_BAD_VERSION);
         }
         final int phase = versionPhase & 0x0F;
@@ -164,6 +169,23 @@ final class InboundDispatch {
                 workerSignals[w].wake();
             }
         }
+    }
+
+    /**
+     * On an adopted NAT-traversal socket another FMP version means the peer cannot handshake with us at all: the
+     * control plane is told (rate-limited) so it stops traversing to that peer (discovery-gateway.md §1.12).
+     */
+    private void reportForeignVersion(final int version) {
+        if (!transport.bootstrapOnly()) {
+            return;
+        }
+        final long now = hold.clock().getAsLong();
+        if (foreignReported && now - lastForeignReportNanos < FOREIGN_REPORT_NANOS) {
+            return;
+        }
+        foreignReported = true;
+        lastForeignReportNanos = now;
+        events.offer(new DataPlaneEvent.ForeignVersionReceived(transportId, version));
     }
 
     private boolean drop(final int slot, final DataPlaneCounter why) {

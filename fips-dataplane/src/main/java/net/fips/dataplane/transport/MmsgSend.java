@@ -27,6 +27,7 @@ public final class MmsgSend {
     private int enobufs;
     private int errors;
     private int drops;
+    private int calls;
     private long bytes;
 
     /**
@@ -57,12 +58,14 @@ public final class MmsgSend {
         enobufs = 0;
         errors = 0;
         drops = 0;
+        calls = 0;
         bytes = 0;
         int done = 0;
         int retries = 0;
         int sent = 0;
         while (done < m) {
             final int rc = Syscalls.sendmmsg(cs, sock, vec.from(done), m - done, 0);
+            calls++;
             if (rc > 0) {
                 for (int t = done; t < done + rc; t++) {
                     bytes += vec.messageLength(t);
@@ -109,6 +112,11 @@ public final class MmsgSend {
     /** @return messages dropped unsent (no room within the timeout, or ENOBUFS retries spent) in the last send */
     public int drops() {
         return drops;
+    }
+
+    /** @return sendmmsg calls made during the last {@link #send} */
+    public int calls() {
+        return calls;
     }
 
     /** @return bytes of the messages the kernel accepted in the last {@link #send} */

@@ -230,6 +230,36 @@ public final class TunDevice implements AutoCloseable {
         }
     }
 
+    /**
+     * A stand-in device over an already open packet descriptor instead of the clone device, for runs with no TUN
+     * (the daemon's ahead-of-time training, tests without root): {@code fd} must keep packet boundaries (one end of
+     * an {@code AF_UNIX SOCK_SEQPACKET} pair, see {@link TunStandIn}) and be non-blocking. The same reader, writers
+     * and offload handling run over it as over a real device; with {@link TunConfig#offload()} every packet carries
+     * the virtio-net header and the offloads count as {@code csum|tso6}, as the kernel grants them. No interface,
+     * address, route or rule is made (index 0). The device owns {@code fd} from here and closes it.
+     *
+     * @throws TunException when the configuration is invalid or the wake-up eventfd cannot be made ({@code fd} is
+     *                      closed then)
+     */
+    public static TunDevice overDescriptor(final int fd, final TunConfig config) throws TunException {
+        WakeFd wake = null;
+        try {
+            validate(config);
+            wake = WakeFd.open();
+            final Offload offload = config.offload()
+                    ? new Offload(true, TunIoctl.TUN_F_CSUM | TunIoctl.TUN_F_TSO6, "virtio-net header (stand-in)")
+                    : new Offload(false, 0, "off (stand-in)");
+            return new TunDevice(Arena.ofShared(), fd, wake, config.name(), 0, config, false, "stand-in", offload);
+        } catch (final ErrnoException e) {
+            closeOnFailure(fd, wake);
+            throw new TunException(TunException.Reason.CONFIGURE_FAILED, "open a wake-up eventfd", e.errno(),
+                    "TUN stand-in: " + e.getMessage(), e);
+        } catch (final TunException | RuntimeException e) {
+            closeOnFailure(fd, wake);
+            throw e;
+        }
+    }
+
     private static void validate(final TunConfig c) throws TunException {
         final String n = c.name();
         final byte[] bytes = n.getBytes(StandardCharsets.US_ASCII);

@@ -22,6 +22,7 @@ public final class UdpCounters {
     long sendDrops;
     long gsoSends;
     long gsoPackets;
+    long sendCalls;
     long gsoFallbacks;
     long mtuExceeded;
 
@@ -104,9 +105,14 @@ public final class UdpCounters {
         return sendDrops;
     }
 
-    /** @return successful GSO sendmsg calls */
+    /** @return GSO trains the kernel accepted (each one message of a sendmmsg or sendmsg call) */
     public long gsoSends() {
         return gsoSends;
+    }
+
+    /** @return system calls the batch send made (sendmmsg and sendmsg, whatever they answered) */
+    public long sendCalls() {
+        return sendCalls;
     }
 
     /** @return datagrams sent inside GSO trains */
@@ -131,6 +137,7 @@ public final class UdpCounters {
                 + kernelDrops + ", out=" + packetsOut + "/" + bytesOut + "B, sendEagain=" + sendEagain
                 + ", sendEnobufs=" + sendEnobufs + ", sendErrors=" + sendErrors + ", sendDrops=" + sendDrops
                 + ", gsoSends=" + gsoSends + ", gsoPackets=" + gsoPackets + ", gsoFallbacks=" + gsoFallbacks
+                + ", sendCalls=" + sendCalls
                 + ", mtuExceeded=" + mtuExceeded + "}";
     }
 }

@@ -16,20 +16,30 @@ import net.fips.ffm.linux.Syscalls;
 
 /**
  * The send half of a {@link UdpTransport}. Groups a batch by destination (order kept within a group); a group of
- * two or more packets, all of one size except a shorter-or-equal last one, leaves as GSO trains (one sendmsg with
- * a {@code UDP_SEGMENT} cmsg per train); everything else, and every GSO refusal, goes through sendmmsg. The rules
- * follow the reference (transports.md §2.4); GSO is disabled for good on EINVAL/EOPNOTSUPP/ENOPROTOOPT.
- * Owned by one thread; all native memory is allocated at construction.
+ * two or more packets, all of one size except a shorter-or-equal last one, leaves as GSO trains (a {@code
+ * UDP_SEGMENT} cmsg per train); every other packet is a message of its own. The rules follow the reference
+ * (transports.md §2.4); GSO is disabled for good on EINVAL/EOPNOTSUPP/ENOPROTOOPT.
+ *
+ * <p>A whole batch, trains and single datagrams to every destination, goes out in one {@code sendmmsg} (a new
+ * call only past {@value #MESSAGES_PER_CALL} messages): a transit's batch holds datagrams for both of its
+ * neighbours (a stream one way, its acknowledgements the other), which would otherwise cost a call per
+ * destination. A message the kernel refuses in that call is sent again alone, as it would have been without the
+ * combined call (a train by sendmsg, falling back to single datagrams; a datagram through the sendmmsg loop that
+ * waits for room), and the combined call resumes after it. Owned by one thread; all native memory is allocated at
+ * construction.
  */
 final class UdpSender {
     /** Segments per GSO call: the reference's cap, below every kernel's limit (64 old, 128 new). */
     static final int MAX_GSO_SEGMENTS = 64;
     /** A GSO train must fit one IPv4 UDP datagram. */
     static final int MAX_GSO_BYTES = 65507;
+    /** Messages (trains or single datagrams) per combined sendmmsg at most. */
+    static final int MESSAGES_PER_CALL = 64;
 
     private static final int SENT = 1;
     private static final int FALL_BACK = 0;
     private static final int FAILED = -1;
+    private static final int GSO_CONTROL = (int) Cmsg.space(Short.BYTES);
 
     private final int fd;
     private final int mtu;
@@ -38,6 +48,14 @@ final class UdpSender {
     private final MmsgVector mm;
     private final MmsgVector gsoVec;
     private final MmsgSend mmsg;
+    /** The combined call's messages; per message its first index in the batch's group list and its size. */
+    private final MmsgVector all;
+    private final int[] msgFrom;
+    private final int[] msgCount;
+    /** Segment size of a train, 0 for a single datagram. */
+    private final int[] msgSegSize;
+    private final UdpDestination[] msgDst;
+    private int messages;
     private boolean gsoActive;
     private int gsoDisabledErrno;
 
@@ -49,8 +67,14 @@ final class UdpSender {
         this.gsoActive = gso;
         this.cs = CallState.allocate(arena);
         this.mm = new MmsgVector(arena, batch, 1, 0);
-        this.gsoVec = new MmsgVector(arena, 1, MAX_GSO_SEGMENTS, (int) Cmsg.space(Short.BYTES));
+        this.gsoVec = new MmsgVector(arena, 1, MAX_GSO_SEGMENTS, GSO_CONTROL);
         this.mmsg = new MmsgSend(cs, mm, new SocketWait(arena, cs, -1), sendTimeoutMs);
+        final int perCall = Math.min(batch, MESSAGES_PER_CALL);
+        this.all = new MmsgVector(arena, perCall, MAX_GSO_SEGMENTS, GSO_CONTROL);
+        this.msgFrom = new int[perCall];
+        this.msgCount = new int[perCall];
+        this.msgSegSize = new int[perCall];
+        this.msgDst = new UdpDestination[perCall];
     }
 
     boolean gsoActive() {
@@ -69,6 +93,8 @@ final class UdpSender {
             grouped[i] = false;
         }
         int sent = 0;
+        // The groups are listed one after the other in b.group: [gs, gs + gn) is the current one.
+        int gs = 0;
         for (int i = 0; i < n; i++) {
             if (grouped[i]) {
                 continue;
@@ -81,51 +107,152 @@ final class UdpSender {
                     if (b.length[j] > mtu) {
                         counters.mtuExceeded++;
                     } else {
-                        group[gn++] = j;
+                        group[gs + gn++] = j;
                     }
                 }
             }
             if (gn > 0) {
-                sent += sendGroup(b, gn, dst);
+                sent += addGroup(b, gs, gn, dst);
+                gs += gn;
             }
         }
-        return sent;
+        return sent + flush(b);
     }
 
-    private int sendGroup(final SendBatch b, final int gn, final UdpDestination dst) {
-        if (!gsoActive || gn < 2 || !gsoShaped(b, gn)) {
-            return sendMmsg(b, 0, gn, dst);
-        }
-        final int segSize = b.length[b.group[0]];
-        final int perTrain = Math.min(MAX_GSO_SEGMENTS, MAX_GSO_BYTES / segSize);
+    /**
+     * Adds the messages of one destination's group {@code b.group[gs, gs + gn)}: GSO trains where it is shaped
+     * for them, else one message per datagram; sends what is queued whenever the call is full.
+     *
+     * @return datagrams sent by those flushes
+     */
+    private int addGroup(final SendBatch b, final int gs, final int gn, final UdpDestination dst) {
         int sent = 0;
+        if (!gsoActive || gn < 2 || !gsoShaped(b, gs, gn)) {
+            for (int k = 0; k < gn; k++) {
+                sent += addMessage(b, gs + k, 1, 0, dst);
+            }
+            return sent;
+        }
+        final int segSize = b.length[b.group[gs]];
+        final int perTrain = Math.min(MAX_GSO_SEGMENTS, MAX_GSO_BYTES / segSize);
         int k = 0;
         while (k < gn) {
             final int c = Math.min(perTrain, gn - k);
-            final int outcome = c >= 2 && gsoActive ? sendGso(b, k, c, dst, segSize) : FALL_BACK;
-            if (outcome == SENT) {
-                sent += c;
-            } else if (outcome == FALL_BACK) {
-                sent += sendMmsg(b, k, c, dst);
-            }
+            sent += addMessage(b, gs + k, c, c >= 2 ? segSize : 0, dst);
             k += c;
         }
         return sent;
     }
 
-    /** All packets the size of the first, except the last, which may be shorter. */
-    private static boolean gsoShaped(final SendBatch b, final int gn) {
+    /**
+     * Queues one message of group entries {@code [from, from + c)}: a train of {@code segSize} segments, or one
+     * datagram when {@code segSize} is 0 ({@code c} is then 1).
+     *
+     * @return datagrams sent by a flush the full call needed first
+     */
+    private int addMessage(final SendBatch b, final int from, final int c, final int segSize,
+                           final UdpDestination dst) {
+        final int sent = messages == msgFrom.length ? flush(b) : 0;
+        final int i = messages++;
+        final MmsgVector v = all;
+        for (int t = 0; t < c; t++) {
+            final int idx = b.group[from + t];
+            v.iov(i, t, b.segment[idx], b.offset[idx], b.length[idx]);
+        }
+        v.iovCount(i, c);
+        v.name(i, dst.sockaddr, dst.length);
+        if (segSize > 0) {
+            final MemorySegment control = v.controlBuffer(i);
+            final long data = Cmsg.put(control, 0, Linux.SOL_UDP, Linux.UDP_SEGMENT, Short.BYTES);
+            control.set(JAVA_SHORT_UNALIGNED, data, (short) segSize);
+            v.controlLength(i, GSO_CONTROL);
+        } else {
+            v.controlLength(i, 0);
+        }
+        msgFrom[i] = from;
+        msgCount[i] = c;
+        msgSegSize[i] = segSize;
+        msgDst[i] = dst;
+        return sent;
+    }
+
+    /**
+     * Sends the queued messages in one sendmmsg, resuming after what the kernel took; the first message it refuses
+     * goes again alone ({@link #sendAlone}).
+     *
+     * @return datagrams sent
+     */
+    private int flush(final SendBatch b) {
+        final int m = messages;
+        int sent = 0;
+        int done = 0;
+        while (done < m) {
+            final int rc = Syscalls.sendmmsg(cs, fd, all.from(done), m - done, 0);
+            counters.sendCalls++;
+            if (rc > 0) {
+                for (int t = done; t < done + rc; t++) {
+                    sent += onSent(t);
+                }
+                done += rc;
+            } else if (rc != Errno.EINTR_NEGATIVE) {
+                sent += sendAlone(b, done);
+                done++;
+            }
+        }
+        for (int t = 0; t < m; t++) {
+            msgDst[t] = null;
+        }
+        messages = 0;
+        return sent;
+    }
+
+    /** Counts message {@code t} of the combined call as sent; @return its datagrams */
+    private int onSent(final int t) {
+        final int c = msgCount[t];
+        if (msgSegSize[t] > 0) {
+            counters.gsoSends++;
+            counters.gsoPackets += c;
+        }
+        counters.packetsOut += c;
+        counters.bytesOut += all.messageLength(t);
+        return c;
+    }
+
+    /**
+     * Message {@code t} met an error in the combined call: sent on its own, where the answer decides (a train
+     * falls back to single datagrams or disables GSO; a datagram waits for room, retries or is counted).
+     *
+     * @return datagrams sent
+     */
+    private int sendAlone(final SendBatch b, final int t) {
+        final int from = msgFrom[t];
+        final int c = msgCount[t];
+        final UdpDestination dst = msgDst[t];
+        if (msgSegSize[t] > 0 && gsoActive) {
+            final int outcome = sendGso(b, from, c, dst, msgSegSize[t]);
+            if (outcome == SENT) {
+                return c;
+            } else if (outcome == FAILED) {
+                return 0;
+            }
+        }
+        return sendMmsg(b, from, c, dst);
+    }
+
+    /** All packets of group entries {@code [gs, gs + gn)} the size of the first, except the last (not longer). */
+    private static boolean gsoShaped(final SendBatch b, final int gs, final int gn) {
         final int[] group = b.group;
-        final int size = b.length[group[0]];
+        final int size = b.length[group[gs]];
         if (size == 0) {
             return false;
         }
         for (int t = 1; t < gn - 1; t++) {
-            if (b.length[group[t]] != size) {
+            if (b.length[group[gs + t]] != size) {
                 return false;
             }
         }
-        return b.length[group[gn - 1]] <= size && b.length[group[gn - 1]] > 0;
+        final int last = b.length[group[gs + gn - 1]];
+        return last <= size && last > 0;
     }
 
     private int sendGso(final SendBatch b, final int from, final int c, final UdpDestination dst, final int segSize) {
@@ -141,6 +268,7 @@ final class UdpSender {
         control.set(JAVA_SHORT_UNALIGNED, data, (short) segSize);
         v.controlLength(0, (int) Cmsg.space(Short.BYTES));
         final int rc = Syscalls.sendmsg(cs, fd, v.msghdr(0), 0);
+        counters.sendCalls++;
         if (rc >= 0) {
             counters.gsoSends++;
             counters.gsoPackets += c;
@@ -187,6 +315,7 @@ final class UdpSender {
             }
             final MmsgSend ms = mmsg;
             final int done = ms.send(fd, m);
+            counters.sendCalls += ms.calls();
             sent += done;
             counters.packetsOut += done;
             counters.bytesOut += ms.bytes();

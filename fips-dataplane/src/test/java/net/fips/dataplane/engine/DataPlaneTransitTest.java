@@ -7,22 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,8 +28,6 @@ import net.fips.dataplane.transport.TransportAddr;
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.LocalDelivery;
-import net.fips.dataplane.route.CoordCache;
-import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
 import net.fips.dataplane.wire.Coords;
@@ -54,205 +47,7 @@ import net.fips.dataplane.wire.SessionSetup;
  * With two workers, link 1 is pinned to worker 1 and link 2 to worker 0, so every forward crosses workers.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class DataPlaneTransitTest {
-    private static final long LINK_A = 1;
-    private static final long LINK_C = 2;
-    private static final int B_IDX_A = 0x101;
-    private static final int A_IDX = 0x102;
-    private static final int B_IDX_C = 0x201;
-    private static final int C_IDX = 0x202;
-    private static final byte[] B_TO_A = FrameCodec.key(21);
-    private static final byte[] A_TO_B = FrameCodec.key(22);
-    private static final byte[] B_TO_C = FrameCodec.key(23);
-    private static final byte[] C_TO_B = FrameCodec.key(24);
-    private static final NodeAddr A = addr(0x30);
-    private static final NodeAddr B = addr(0x20);
-    private static final NodeAddr C = addr(0x10);
-    private static final NodeAddr D = addr(0x40);
-    private static final Coords C_COORDS = Coords.of(C);
-    private static final Coords B_COORDS = Coords.of(B, C);
-    private static final Coords A_COORDS = Coords.of(A, B, C);
-    private static final int LINK_MTU_C = 1200;
-    private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(20);
-
-    private final FrameCodec codec = new FrameCodec();
-    private final AtomicLong clock = new AtomicLong(5_000_000_000L);
-    private final List<DataPlaneEvent> events = new ArrayList<>();
-    private final List<byte[]> delivered = new ArrayList<>();
-    private final CoordCache cache = new CoordCache();
-    private DatagramChannel a;
-    private DatagramChannel c;
-    private DataPlane dp;
-    private InetSocketAddress dpAddress;
-    private long aCounter;
-    private long cCounter;
-    private boolean dedicated;
-
-    static NodeAddr addr(final int first) {
-        final byte[] b = new byte[16];
-        b[0] = (byte) first;
-        b[9] = (byte) (first + 1);
-        return NodeAddr.of(b);
-    }
-
-    @AfterEach
-    void tearDown() throws IOException {
-        if (dp != null) {
-            dp.close();
-        }
-        if (a != null) {
-            a.close();
-            c.close();
-        }
-    }
-
-    private static DatagramChannel channel() throws IOException {
-        final DatagramChannel ch = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-        ch.configureBlocking(false);
-        return ch;
-    }
-
-    private void start(final int workers, final boolean table) throws IOException {
-        start(workers, table, ThreadingMode.SHARED);
-    }
-
-    private void start(final int workers, final boolean table, final ThreadingMode mode) throws IOException {
-        start(workers, table, mode, 0);
-    }
-
-    /** @param cTransportMtu when positive, link C runs on a second UDP transport with this MTU */
-    private void start(final int workers, final boolean table, final ThreadingMode mode, final int cTransportMtu)
-            throws IOException {
-        a = channel();
-        c = channel();
-        final LocalDelivery hook = (linkId, seg, off, len) ->
-                delivered.add(seg.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
-        dp = new DataPlane(new DataPlaneContext().threadingMode(mode).workerCount(workers)
-                .poolSlots(512).eventQueueCapacity(4096).localDelivery(hook).nanoClock(clock::get));
-        dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
-        if (cTransportMtu > 0) {
-            dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")
-                    .mtuBytes(cTransportMtu)));
-        }
-        dp.start();
-        dpAddress = dp.udpTransport(0).localAddress();
-        dp.addLink(new LinkSpec(LINK_A, 0, TransportAddr.ofInet((InetSocketAddress) a.getLocalAddress()),
-                B_IDX_A, A_IDX, B_TO_A, A_TO_B, clock.get()));
-        dp.addLink(new LinkSpec(LINK_C, cTransportMtu > 0 ? 1 : 0,
-                TransportAddr.ofInet((InetSocketAddress) c.getLocalAddress()), B_IDX_C, C_IDX, B_TO_C, C_TO_B,
-                clock.get()));
-        if (table) {
-            publish();
-        }
-    }
-
-    /** B's table: C is the parent (link MTU 1200), A the child (1280). */
-    private void publish() {
-        dp.setForwardingTable(ForwardingTable.builder(B, B_COORDS).cache(cache.view())
-                .peer(new ForwardingTable.Peer(C, LINK_C, C_COORDS, 1.0, LINK_MTU_C, true,
-                        ForwardingTable.TreeRole.PARENT))
-                .peer(new ForwardingTable.Peer(A, LINK_A, A_COORDS, 1.0, 1280, true,
-                        ForwardingTable.TreeRole.CHILD))
-                .build());
-    }
-
-    private void pumpUntil(final BooleanSupplier condition) {
-        final long start = System.nanoTime();
-        final boolean shared = !dedicated;
-        while (!condition.getAsBoolean()) {
-            if (shared) {
-                dp.doWork();
-            } else {
-                Thread.onSpinWait();
-            }
-            if (System.nanoTime() - start > DEADLINE_NS) {
-                fail("condition not reached; counters: " + counters());
-            }
-        }
-        dp.drainEvents(events::add);
-    }
-
-    private void pumpUntil(final DataPlaneCounter counter, final long value) {
-        pumpUntil(() -> dp.counter(counter) >= value);
-        assertEquals(value, dp.counter(counter), counter.toString());
-    }
-
-    private String counters() {
-        final StringBuilder sb = new StringBuilder();
-        for (final DataPlaneCounter k : DataPlaneCounter.values()) {
-            if (dp.counter(k) != 0) {
-                sb.append(k).append('=').append(dp.counter(k)).append(' ');
-            }
-        }
-        return sb.toString();
-    }
-
-    /** A link message from A to B. */
-    private void fromA(final int flags, final byte[] message) throws IOException {
-        a.send(ByteBuffer.wrap(codec.seal(A_TO_B, flags, B_IDX_A, aCounter++, 1, message)), dpAddress);
-    }
-
-    /** A link message from C to B. */
-    private void fromC(final int flags, final byte[] message) throws IOException {
-        c.send(ByteBuffer.wrap(codec.seal(C_TO_B, flags, B_IDX_C, cCounter++, 1, message)), dpAddress);
-    }
-
-    /** FSP-ish payload: phase 0, no CP, then seq u64 LE and a pattern. */
-    private static byte[] payload(final long seq, final int length) {
-        final byte[] p = new byte[length];
-        final ByteBuffer bb = ByteBuffer.wrap(p).order(ByteOrder.LITTLE_ENDIAN);
-        bb.put((byte) 0).put((byte) 0).putShort((short) (length - 4)).putLong(seq);
-        for (int i = 12; i < length; i++) {
-            p[i] = (byte) (seq * 31 + i);
-        }
-        return p;
-    }
-
-    private static byte[] datagram(final int ttl, final int pathMtu, final NodeAddr src, final NodeAddr dest,
-                                   final byte[] payload) {
-        return new SessionDatagram(ttl, pathMtu, src, dest, payload).encode();
-    }
-
-    /** A received frame, opened. */
-    private record Frame(int flags, int payloadLen, int length, long counter, int receiverIdx, byte[] message) {
-    }
-
-    /** Pumps until {@code ch} receives a frame and opens it with {@code key}. */
-    private Frame receive(final DatagramChannel ch, final byte[] key) {
-        final ByteBuffer buf = ByteBuffer.allocate(2048);
-        pumpUntil(() -> {
-            try {
-                return ch.receive(buf) != null;
-            } catch (final IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        buf.flip();
-        final byte[] frame = new byte[buf.remaining()];
-        buf.get(frame);
-        final byte[] message = codec.open(key, frame, frame.length);
-        assertNotNull(message, "authenticates with the outbound link's key");
-        final int payloadLen = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).getShort(2) & 0xFFFF;
-        return new Frame(FrameCodec.flags(frame), payloadLen, frame.length, FrameCodec.counter(frame),
-                FrameCodec.receiverIdx(frame), message);
-    }
-
-    private static void assertForwarded(final Frame f, final int idx, final int ce, final byte[] sent,
-                                        final int mtu) {
-        assertEquals(idx, f.receiverIdx());
-        assertEquals(ce, f.flags() & 0x02, "CE relayed");
-        assertEquals(0, f.flags() & 0x01, "K bit of the outbound link");
-        assertEquals(f.length() - 32, f.payloadLen(), "payload_len exact");
-        final SessionDatagram in = SessionDatagram.decode(sent, 0, sent.length).valueOrNull();
-        final SessionDatagram out = SessionDatagram.decode(f.message(), 0, f.message().length).valueOrNull();
-        assertNotNull(out);
-        assertEquals(in.ttl() - 1, out.ttl(), "ttl decremented");
-        assertEquals(Math.min(in.pathMtu(), mtu), out.pathMtu(), "path_mtu folded");
-        assertEquals(in.src(), out.src());
-        assertEquals(in.dest(), out.dest());
-        assertArrayEquals(in.payload(), out.payload(), "content intact");
-    }
-
+class DataPlaneTransitTest extends TransitHarness {
     @ParameterizedTest(name = "workers={0}")
     @ValueSource(ints = {1, 2})
     void forwardsBothWaysWithTtlPathMtuCeAndOrder(final int workers) throws Exception {
@@ -350,6 +145,56 @@ class DataPlaneTransitTest {
             }
         }
         assertEquals(n, dp.counter(DataPlaneCounter.HANDOFFS));
+        assertNull(dp.agentFailure());
+    }
+
+    /**
+     * Two workers, but both of B's links pinned to worker 1 (ids 3 and 1): a forward is re-sealed on the worker that
+     * opened it, with no hand-off. Both directions are interleaved in bursts, so a forward sent out of the wrong
+     * link would fail to open with that link's key (or land on the wrong channel), and one sent out of order would
+     * break the per-link counter sequence; every datagram's content is compared. Run single-threaded, on the
+     * compact thread, and with every agent on its own thread.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ThreadingMode.class, names = {"SHARED", "DEDICATED", "COMPACT"})
+    void linksOnOneWorkerForwardWithoutHandoffInOrderBothWays(final ThreadingMode mode) throws Exception {
+        dedicated = mode != ThreadingMode.SHARED;
+        linkA = 3;
+        linkC = 1;
+        assertEquals(Pinning.ofLink(linkA, 2), Pinning.ofLink(linkC, 2), "both links on one worker");
+        start(2, true, mode);
+        final int rounds = 12;
+        final int burst = 10;   // small enough for the receiving sockets' buffers
+        long toC = 0;
+        long toA = 0;
+        for (int r = 0; r < rounds; r++) {
+            final List<byte[]> sentToC = new ArrayList<>();
+            final List<byte[]> sentToA = new ArrayList<>();
+            for (int i = 0; i < burst; i++) {
+                final byte[] forward = datagram(20, 1400, A, C, payload(toC + i, 64 + (i * 37) % 300));
+                final byte[] back = datagram(20, 65535, C, A, payload(100_000 + toA + i, 48 + (i * 53) % 400));
+                sentToC.add(forward);
+                sentToA.add(back);
+                fromA(i % 4 == 0 ? 0x02 : 0, forward);
+                fromC(i % 3 == 0 ? 0x02 : 0, back);
+            }
+            for (int i = 0; i < burst; i++) {
+                final Frame f = receive(c, B_TO_C);
+                assertEquals(toC + i, f.counter(), "B's counter on link C, in order");
+                assertForwarded(f, C_IDX, i % 4 == 0 ? 0x02 : 0, sentToC.get(i), LINK_MTU_C);
+            }
+            for (int i = 0; i < burst; i++) {
+                final Frame f = receive(a, B_TO_A);
+                assertEquals(toA + i, f.counter(), "B's counter on link A, in order");
+                assertForwarded(f, A_IDX, i % 3 == 0 ? 0x02 : 0, sentToA.get(i), 1280);
+            }
+            toC += burst;
+            toA += burst;
+        }
+        assertEquals(toC + toA, dp.counter(DataPlaneCounter.FORWARDED));
+        assertEquals(0, dp.counter(DataPlaneCounter.HANDOFFS), "no hand-off between workers");
+        assertEquals(0, dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED));
+        assertTrue(delivered.isEmpty());
         assertNull(dp.agentFailure());
     }
 
@@ -630,20 +475,5 @@ class DataPlaneTransitTest {
         assertTrue(dp.counter(DataPlaneCounter.COORDS_OBSERVED) > 0, counters());
         assertTrue(dp.counter(DataPlaneCounter.FORWARDED) > 0, counters());
         assertNull(dp.agentFailure());
-    }
-
-    private long outcomes() {
-        return dp.counter(DataPlaneCounter.FORWARDED) + dp.counter(DataPlaneCounter.DATAGRAMS_DELIVERED)
-                + dp.counter(DataPlaneCounter.DROP_MALFORMED_DATAGRAM) + dp.counter(DataPlaneCounter.DROP_TTL_EXHAUSTED)
-                + dp.counter(DataPlaneCounter.DROP_NO_ROUTE) + dp.counter(DataPlaneCounter.DROP_MTU)
-                + dp.counter(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED)
-                + dp.counter(DataPlaneCounter.DROP_HANDOFF_RING_FULL) + dp.counter(DataPlaneCounter.DROP_TX_RING_FULL);
-    }
-
-    private static void drain(final DatagramChannel ch) throws IOException {
-        final ByteBuffer buf = ByteBuffer.allocate(2048);
-        while (ch.receive(buf) != null) {
-            buf.clear();
-        }
     }
 }

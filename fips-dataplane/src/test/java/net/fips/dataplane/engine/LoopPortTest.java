@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,7 +48,9 @@ class LoopPortTest {
         final AtomicInteger wakeups = new AtomicInteger();
         boolean stopped;
         boolean closed;
+        boolean bootstrapOnly;
 
+        @Override public boolean bootstrapOnly() { return bootstrapOnly; }
         @Override public String typeName() { return "fake"; }
         @Override public String instanceName() { return null; }
         @Override public boolean connectionOriented() { return true; }
@@ -242,6 +245,48 @@ class LoopPortTest {
         assertEquals(1, b.counter(DataPlaneCounter.DROP_BAD_PAYLOAD_LEN));
         assertEquals(1, b.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX));
         assertEquals(inUse, b.pool().inUse(), "every dropped slot went back to the pool");
+    }
+
+    /** Delivers one frame whose first byte is {@code versionPhase}; returns what the port said. */
+    private static boolean deliverVersion(final FakeTransport t, final int versionPhase) {
+        final byte[] frame = {(byte) versionPhase, 0, 0, 0, 0, 0, 0, 0};
+        final int s = t.port.acquire();
+        MemorySegment.copy(frame, 0, t.port.pool().slotSegment(s), ValueLayout.JAVA_BYTE,
+                TransportPort.DATA_OFFSET, frame.length);
+        return t.port.deliver(s, frame.length, null, 0, 0);
+    }
+
+    @Test
+    void foreignVersionOnAnAdoptedTransportIsReportedOncePerSecond() {
+        final long[] now = {1_000_000_000L};
+        final FakeTransport t = new FakeTransport();
+        t.bootstrapOnly = true;
+        final DataPlane dp = new DataPlane(new DataPlaneContext().workerCount(1).poolSlots(64)
+                .threadingMode(ThreadingMode.SHARED).cipherSupplier(AeadCiphers::create)
+                .localDelivery(new Deliveries()).nanoClock(() -> now[0]));
+        assertEquals(0, dp.addTransport(t));
+        dp.start();
+        planes.add(dp);
+        assertFalse(deliverVersion(t, 0x10));
+        assertFalse(deliverVersion(t, 0x21));
+        final DataPlaneEvent.ForeignVersionReceived f = assertInstanceOf(
+                DataPlaneEvent.ForeignVersionReceived.class, dp.pollEvent());
+        assertEquals(0, f.transportId());
+        assertEquals(1, f.version());
+        assertNull(dp.pollEvent(), "the second packet within a second is not reported again");
+        now[0] += DataPlaneEvent.ForeignVersionReceived.REPORT_INTERVAL_NANOS;
+        assertFalse(deliverVersion(t, 0x20));
+        assertEquals(2, assertInstanceOf(DataPlaneEvent.ForeignVersionReceived.class, dp.pollEvent()).version());
+        assertEquals(3, dp.counter(DataPlaneCounter.DROP_BAD_VERSION), "each packet is still a counted drop");
+    }
+
+    @Test
+    void foreignVersionOnAnOrdinaryTransportIsOnlyCounted() {
+        final FakeTransport t = new FakeTransport();
+        final DataPlane dp = plane(t, new Deliveries());
+        assertFalse(deliverVersion(t, 0x10));
+        assertNull(dp.pollEvent());
+        assertEquals(1, dp.counter(DataPlaneCounter.DROP_BAD_VERSION));
     }
 
     @Test

@@ -171,6 +171,118 @@ class UdpTransportTest {
         }
     }
 
+    /**
+     * A batch for three destinations, interleaved: a 12-segment train, a 3-segment train and one datagram leave in
+     * one sendmmsg (as a transit's batch for both its neighbours does), each destination's packets in order.
+     */
+    @Test
+    void oneCallCarriesTrainsAndDatagramsForSeveralDestinations() throws Exception {
+        try (Arena arena = Arena.ofConfined();
+             UdpTransport tx = open("127.0.0.1:0", true, false);
+             UdpTransport rx1 = open("127.0.0.1:0", false, false);
+             UdpTransport rx2 = open("127.0.0.1:0", false, false);
+             UdpTransport rx3 = open("127.0.0.1:0", false, false)) {
+            final UdpDestination d1 = tx.destination(rx1.localAddress());
+            final UdpDestination d2 = tx.destination(rx2.localAddress());
+            final UdpDestination d3 = tx.destination(rx3.localAddress());
+            final MemorySegment out = arena.allocate(16L * 1400);
+            final SendBatch sb = new SendBatch(BATCH);
+            int p = 0;
+            long bytes = 0;
+            for (int i = 0; i < 12; i++) {
+                final int size = i < 11 ? 1000 : 600;
+                TestPackets.write(out, p * 1400L, 100 + i, size);
+                sb.add(out, p++ * 1400L, size, d1);
+                bytes += size;
+                if (i % 4 == 1) {
+                    final int size2 = i < 9 ? 300 : 200;
+                    TestPackets.write(out, p * 1400L, 200 + i, size2);
+                    sb.add(out, p++ * 1400L, size2, d2);
+                    bytes += size2;
+                }
+                if (i == 6) {
+                    TestPackets.write(out, p * 1400L, 300, 77);
+                    sb.add(out, p++ * 1400L, 77, d3);
+                    bytes += 77;
+                }
+            }
+            assertEquals(16, p);
+            assertEquals(16, tx.send(sb));
+            assertEquals(1, tx.counters().sendCalls(), "one system call for the whole batch");
+            assertEquals(2, tx.counters().gsoSends(), "two trains");
+            assertEquals(15, tx.counters().gsoPackets());
+            assertEquals(16, tx.counters().packetsOut());
+            assertEquals(bytes, tx.counters().bytesOut());
+            final List<int[]> got1 = drain(rx1, slots(arena, BATCH, SLOT), 12);
+            assertEquals(12, got1.size());
+            for (int i = 0; i < 12; i++) {
+                assertEquals(100 + i, got1.get(i)[0], "in order and intact");
+                assertEquals(i < 11 ? 1000 : 600, got1.get(i)[1]);
+            }
+            final List<int[]> got2 = drain(rx2, slots(arena, BATCH, SLOT), 3);
+            assertEquals(List.of(201, 205, 209), got2.stream().map(g -> g[0]).toList());
+            assertEquals(List.of(300, 300, 200), got2.stream().map(g -> g[1]).toList());
+            final List<int[]> got3 = drain(rx3, slots(arena, BATCH, SLOT), 1);
+            assertEquals(1, got3.size());
+            assertEquals(300, got3.get(0)[0]);
+            assertEquals(77, got3.get(0)[1]);
+        }
+    }
+
+    /** 100 equal datagrams to one destination: two trains (64 + 36 segments), one call, in order. */
+    @Test
+    void moreSegmentsThanOneTrainHoldsStillTakeOneCall() throws Exception {
+        try (Arena arena = Arena.ofConfined();
+             UdpTransport tx = open("127.0.0.1:0", true, false);
+             UdpTransport rx = open("127.0.0.1:0", false, false)) {
+            final UdpDestination dst = tx.destination(rx.localAddress());
+            final MemorySegment out = arena.allocate(100L * 512);
+            final SendBatch sb = new SendBatch(128);
+            for (int i = 0; i < 100; i++) {
+                TestPackets.write(out, i * 512L, i, 500);
+                sb.add(out, i * 512L, 500, dst);
+            }
+            assertEquals(100, tx.send(sb));
+            assertEquals(1, tx.counters().sendCalls());
+            assertEquals(2, tx.counters().gsoSends());
+            assertEquals(100, tx.counters().gsoPackets());
+            final List<int[]> got = drain(rx, slots(arena, BATCH, SLOT), 100);
+            assertEquals(100, got.size());
+            for (int i = 0; i < 100; i++) {
+                assertEquals(i, got.get(i)[0]);
+            }
+        }
+    }
+
+    /**
+     * More messages than one call takes (the transport's batch, 32): 40 datagrams of unequal sizes, no train, leave in
+     * two calls, all of them, in order.
+     */
+    @Test
+    void moreMessagesThanOneCallTakesGoInSeveralCallsInOrder() throws Exception {
+        try (Arena arena = Arena.ofConfined();
+             UdpTransport tx = open("127.0.0.1:0", true, false);
+             UdpTransport rx = open("127.0.0.1:0", false, false)) {
+            final UdpDestination dst = tx.destination(rx.localAddress());
+            final MemorySegment out = arena.allocate(40L * 1400);
+            final SendBatch sb = new SendBatch(64);
+            for (int i = 0; i < 40; i++) {
+                final int size = 100 + (i * 131) % 1200;
+                TestPackets.write(out, i * 1400L, i, size);
+                sb.add(out, i * 1400L, size, dst);
+            }
+            assertEquals(40, tx.send(sb));
+            assertEquals(2, tx.counters().sendCalls(), "32 messages, then 8");
+            assertEquals(0, tx.counters().gsoSends());
+            final List<int[]> got = drain(rx, slots(arena, BATCH, SLOT), 40);
+            assertEquals(40, got.size());
+            for (int i = 0; i < 40; i++) {
+                assertEquals(i, got.get(i)[0], "in order and intact");
+                assertEquals(100 + (i * 131) % 1200, got.get(i)[1]);
+            }
+        }
+    }
+
     @Test
     void groTrainIsSplitIntoSlotsAcrossCalls() throws Exception {
         try (Arena arena = Arena.ofConfined();
@@ -238,6 +350,9 @@ class UdpTransportTest {
             assertEquals(1, tx.counters().gsoFallbacks(), "refused once, then never tried again");
             assertEquals(0, tx.counters().gsoSends());
             assertEquals(20, tx.counters().packetsOut());
+            // Round 1: the combined call and the train alone are refused, the datagrams go in one call; round 2:
+            // one call of ten datagrams.
+            assertEquals(4, tx.counters().sendCalls());
         }
     }
 
