@@ -77,8 +77,8 @@ final class LinkCrypto {
 
     /**
      * Opens the established frame at {@code seg[off, off+len)} in place. A frame the pending session opens (K bit
-     * flipped) cuts the link over at once: the data plane picks this cutover's instant and reports it in a
-     * {@link DataPlaneEvent.CutOver}, which the control plane adopts.
+     * flipped, or addressed to the pending index: ADR 0063) cuts the link over at once: the data plane picks this
+     * cutover's instant and reports it in a {@link DataPlaneEvent.CutOver}, which the control plane adopts.
      *
      * @return the plaintext length (the counter accepted), or {@link #NO_SESSION}, {@link #AUTH_FAILED} or
      *         {@link #REPLAY} (nothing counted)
@@ -86,7 +86,12 @@ final class LinkCrypto {
     int open(final Link link, final MemorySegment seg, final long off, final int len, final int flags,
              final int receiverIdx, final long counter) {
         final int kBit = flags & FmpEstablishedHeader.FLAG_KEY_EPOCH;
-        if (link.pending != null && kBit != link.kBit) {
+        // The reference trials the pending session only on a K flip. Our K bits and the peer's need not agree
+        // (a reconnect through the rekey path leaves them apart, crypto-link.md §5.11); the peer's first frames under
+        // the new keys then carry our K bit, and without the trial every one of them fails authentication, twenty
+        // in a row remove the link, and the reconnect diverges the bits again. A frame addressed to the pending
+        // index is tried against the pending session whatever its K bit (ADR 0063).
+        if (link.pending != null && (kBit != link.kBit || receiverIdx == link.pending.ourIndex)) {
             final int plaintext = trialPending(link.pending, seg, off, len, counter);
             if (plaintext >= 0) {
                 final long start = clock.now();
@@ -99,8 +104,7 @@ final class LinkCrypto {
         }
         final LinkSession session = sessionFor(link, receiverIdx);
         if (session == null) {
-            // Addressed to the pending session but without the K flip: the reference tries current and previous,
-            // which cannot authenticate it; same outcome without the wasted crypto.
+            // Addressed to the pending session, which the trial above could not authenticate it with.
             return link.pending != null && receiverIdx == link.pending.ourIndex ? AUTH_FAILED : NO_SESSION;
         }
         if (!session.replay.check(counter)) {

@@ -316,8 +316,8 @@ class DataPlaneRawFrameTest {
         pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, 2);
         assertEquals(0, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
         assertEquals(0, dp.linkStats(LINK).keyEpochBit());
-        // 3. Pending keys without the K flip: not a cutover signal; cannot authenticate on the current session.
-        send(peer, frame(pendingRecv, 0, 0x11, 0, 2));
+        // 3. Addressed to the pending index without the K flip but not under the pending keys: tried, refused.
+        send(peer, frame(RECV_KEY, 0, 0x11, 0, 2));
         pumpUntil(DataPlaneCounter.DROP_AUTH_FAILED, 1);
         assertEquals(0, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
         // 4. K flipped and authenticated by the pending session: immediate cutover, frame delivered.
@@ -397,6 +397,37 @@ class DataPlaneRawFrameTest {
         assertEquals(1, dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX));
         assertEquals(0, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED));
         assertEquals(3, dp.linkStats(LINK).highestCounterIn());
+    }
+
+    /**
+     * The two ends' K bits need not agree (a reconnect through the rekey path, crypto-link.md §5.11): the peer's
+     * first frames under the new keys then carry the K bit we already have. They are addressed to the pending index,
+     * so they are tried against the pending session and cut over (ADR 0063); the reference's K-flip-only rule fails
+     * each of them, and twenty in a row remove the link, which is what stalled a full-rate stream under 2 s rekeys.
+     */
+    @Test
+    void newKeyFramesWithoutTheKFlipStillCutOverWhenTheBitsDisagree() throws Exception {
+        start(64);
+        final byte[] pendingSend = FrameCodec.key(21);
+        final byte[] pendingRecv = FrameCodec.key(22);
+        dp.installPending(LINK, 0x11, 0x21, pendingSend, pendingRecv);
+        final int frames = 25;
+        for (int i = 0; i < frames; i++) {
+            send(peer, frame(pendingRecv, 0, 0x11, i, i));
+        }
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, frames);
+        assertEquals(1, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
+        assertEquals(1, dp.linkStats(LINK).keyEpochBit(), "our K bit toggles at the cutover as always");
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_AUTH_FAILED));
+        assertEquals(List.of(new DataPlaneEvent.CutOver(LINK, 0x11, clock.get())),
+                events(DataPlaneEvent.CutOver.class));
+        assertEquals(List.of(), events(DataPlaneEvent.TooManyDecryptFailures.class));
+        assertEquals(0, deliveries.outOfOrder.get() + deliveries.corrupt.get());
+        // Our frames now go under the new keys to their new index.
+        dp.sendLinkMessage(LINK, new byte[]{0x51});
+        final byte[] out = receive(peer);
+        assertEquals(0x21, FrameCodec.receiverIdx(out));
+        assertArrayEquals(new byte[]{0x51}, codec.open(pendingSend, out, out.length));
     }
 
     /** A rekey responder cuts over at once (§5.11): its first new-key frames wait for our pending session. */
