@@ -110,7 +110,10 @@ final class Skim {
     /**
      * Splits a {@code transports.<type>} value into instances: a single block (its keys sit directly under it)
      * or a map of instance name to block. Any schema key among the keys means "single", so a typo inside a
-     * single block is reported as an unknown key with a suggestion rather than as a malformed instance.
+     * single block is reported as an unknown key with a suggestion rather than as a malformed instance. A key that
+     * is not a string (YAML's {@code ~: ...}, a bare anchor {@code &a: ...}, a number) makes it a single block too,
+     * so {@link ConfigReader#of} reports "keys must be strings" (an instance name must be a string, and the schema
+     * sets cannot be asked about a null key).
      *
      * @return (instance name or null, raw block) pairs
      */
@@ -122,7 +125,7 @@ final class Skim {
             boolean single = false;
             boolean allBlocks = true;
             for (final Map.Entry<?, ?> e : map.entrySet()) {
-                single |= fieldNames.contains(e.getKey());
+                single |= !(e.getKey() instanceof String k) || fieldNames.contains(k);
                 allBlocks &= e.getValue() == null || e.getValue() instanceof Map<?, ?>;
             }
             if (!single && allBlocks) {

@@ -426,6 +426,18 @@ class ConfigLoaderTest {
         assertTrue(e.contains("transports.udp.main: unknown key"), e.toString());
     }
 
+    /** Found by ConfigJazzerTest (input crash-5b369c65... committed): a null key leaked a NullPointerException. */
+    @Test
+    void transportKeysThatAreNotStringsAreRefusedByName() {
+        for (final String type : List.of("udp", "tcp", "ethernet", "tor", "nym", "ble")) {
+            for (final String key : List.of("&a", "~", "5")) {
+                final List<String> e = errors("transports: { " + type + ": { " + key + ": { mtu: 1400 } } }");
+                assertTrue(e.stream().anyMatch(p -> p.startsWith("transports." + type + ": keys must be strings")),
+                        type + " " + key + ": " + e);
+            }
+        }
+    }
+
     @Test
     void nullSectionsMeanDefaults() throws ConfigException {
         final FipsConfig c = load("node:\ntun:\ntransports:\n  udp:\n").config();

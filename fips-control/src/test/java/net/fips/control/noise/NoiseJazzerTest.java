@@ -1,9 +1,18 @@
 package net.fips.control.noise;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -19,6 +28,14 @@ import net.fips.control.noise.HandshakeState.Pattern;
  * message, offered to a handshake positioned just before that read (keys and ephemerals from a {@link Random}
  * seeded with that byte, so a seed's genuine message is accepted).
  *
+ * <p>Positioning a handshake costs several secp256k1 multiplications (key pairs, the earlier messages' DH), several
+ * times the read under test, so the positioned handshake of a selector is kept and offered the next input with
+ * that selector as long as its reads are refused; an accepted read moves it on, and the next input gets a fresh one.
+ * That the kept handshake is as fresh is checked, not assumed: after every refused read each field of the
+ * handshake, its symmetric and cipher state (keys, chaining key, hash, nonce, progress) must equal what it was
+ * before the read, which is stronger than the {@link NoiseFuzzTest#check} contract alone (progress and handshake
+ * hash), so a finding still reproduces from its own input on a fresh handshake.
+ *
  * <p>A plain test run replays the committed corpus under
  * {@code src/test/resources/net/fips/control/noise/NoiseJazzerTestInputs/readMessage/} (Jazzer's regression mode);
  * with {@code JAZZER_FUZZ=1} Jazzer fuzzes it, see {@code benchmarks/fuzz.sh}. The seeds are the genuine messages
@@ -26,6 +43,9 @@ import net.fips.control.noise.HandshakeState.Pattern;
  */
 class NoiseJazzerTest {
     private static final Pattern[] PATTERNS = Pattern.values();
+
+    /** The positioned handshake of each selector byte, while its reads are refused (see the class comment). */
+    private static final Map<Integer, NoiseFuzzTest.Target> TARGETS = new HashMap<>();
 
     private static int messages(final Pattern pattern) {
         return pattern == Pattern.IK ? 2 : 3;
@@ -39,9 +59,50 @@ class NoiseJazzerTest {
         final int sel = in[0] & 0xFF;
         final Pattern pattern = PATTERNS[sel % PATTERNS.length];
         final int message = 1 + sel / PATTERNS.length % messages(pattern);
-        final NoiseFuzzTest.Target t = NoiseFuzzTest.target(pattern, message, new Random(sel));
-        NoiseFuzzTest.check(t.reader(), NoiseFuzzTest.reader(message), Arrays.copyOfRange(in, 1, in.length),
-                pattern + " read message " + message);
+        NoiseFuzzTest.Target t = TARGETS.get(sel);
+        if (t == null) {
+            t = NoiseFuzzTest.target(pattern, message, new Random(sel));
+            TARGETS.put(sel, t);
+        }
+        final List<Object> before = state(t.reader());
+        if (NoiseFuzzTest.check(t.reader(), NoiseFuzzTest.reader(message), Arrays.copyOfRange(in, 1, in.length),
+                pattern + " read message " + message)) {
+            TARGETS.remove(sel);
+        } else {
+            assertEquals(before, state(t.reader()), "a refused read leaves every field of the handshake as it was");
+        }
+    }
+
+    /**
+     * @return every instance field of {@code o}, recursively into the objects of this package (the symmetric and
+     *     cipher state); arrays as hex, anything else by {@code equals}
+     */
+    static List<Object> state(final Object o) {
+        final List<Object> out = new ArrayList<>();
+        for (Class<?> c = o.getClass(); c != Object.class; c = c.getSuperclass()) {
+            for (final Field f : c.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                f.setAccessible(true);
+                final Object v;
+                try {
+                    v = f.get(o);
+                } catch (final IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+                out.add(f.getName());
+                if (v instanceof byte[] b) {
+                    out.add(HexFormat.of().formatHex(b));
+                } else if (v != null && !(v instanceof Enum<?>)
+                        && v.getClass().getPackageName().equals(HandshakeState.class.getPackageName())) {
+                    out.add(state(v));
+                } else {
+                    out.add(v);
+                }
+            }
+        }
+        return out;
     }
 
     /** Writes the seed corpus: the selector byte and the genuine message, for each read. */

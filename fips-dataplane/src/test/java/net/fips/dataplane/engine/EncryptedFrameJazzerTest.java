@@ -23,7 +23,6 @@ import net.fips.dataplane.LinkSpec;
 import net.fips.dataplane.SessionSpec;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.AeadCiphers;
-import net.fips.dataplane.crypto.JdkAeadCipher;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.transport.TransportAddr;
@@ -170,10 +169,7 @@ class EncryptedFrameJazzerTest {
             final byte[] fsp = new byte[FSP_HEADER + inner.length + AeadCipher.TAG_BYTES];
             ByteBuffer.wrap(fsp).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0).put((byte) flags)
                     .putShort((short) inner.length).putLong(counter).put(inner);
-            final MemorySegment nonce = MemorySegment.ofArray(new byte[12]);
-            AeadCipher.fipsNonce(nonce, counter);
-            new JdkAeadCipher().seal(MemorySegment.ofArray(S_A_TO_B), nonce, MemorySegment.ofArray(fsp), 0,
-                    FSP_HEADER, MemorySegment.ofArray(fsp), FSP_HEADER, inner.length);
+            codec.sealInPlace(S_A_TO_B, counter, fsp, FSP_HEADER, inner.length);
             return fsp;
         }
 

@@ -11,6 +11,10 @@ import net.fips.dataplane.crypto.JdkAeadCipher;
 /** Test-side FMP framing on heap arrays, independent of the engine: seals and opens established frames. */
 final class FrameCodec {
     private final AeadCipher cipher = new JdkAeadCipher();
+    /** The engine of {@link #sealInPlace} and the key and counter of its last seal. */
+    private AeadCipher sealer;
+    private byte[] sealerKey;
+    private long sealerCounter;
 
     /** @return header(16) || seal(timestamp u32 || message) */
     byte[] seal(final byte[] key, final int flags, final int receiverIdx, final long counter, final int timestamp,
@@ -20,11 +24,26 @@ final class FrameCodec {
         final ByteBuffer b = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
         b.put((byte) 0).put((byte) flags).putShort((short) plain).putInt(receiverIdx).putLong(counter);
         b.putInt(timestamp).put(message);
-        // A fresh engine per seal: tests deliberately seal the same (key, counter) twice to replay it, which one
-        // JDK Cipher instance refuses.
-        new JdkAeadCipher().seal(MemorySegment.ofArray(key), nonce(counter), MemorySegment.ofArray(frame), 0, 16,
-                MemorySegment.ofArray(frame), 16, plain);
+        sealInPlace(key, counter, frame, 16, plain);
         return frame;
+    }
+
+    /**
+     * Seals {@code buf[aad, aad + plain)} in place with the FIPS nonce of {@code counter}, {@code buf[0, aad)} as
+     * associated data, the tag after the plaintext.
+     */
+    synchronized void sealInPlace(final byte[] key, final long counter, final byte[] buf, final int aad,
+                                  final int plain) {
+        // Tests deliberately seal the same (key, counter) twice to replay it, which a JDK Cipher refuses when it
+        // repeats that instance's previous encryption: a fresh engine then, the kept one otherwise (a new engine
+        // per seal costs a provider look-up, a large part of a fuzz execution).
+        if (sealer == null || counter == sealerCounter && Arrays.equals(key, sealerKey)) {
+            sealer = new JdkAeadCipher();
+        }
+        sealerKey = key.clone();
+        sealerCounter = counter;
+        sealer.seal(MemorySegment.ofArray(key), nonce(counter), MemorySegment.ofArray(buf), 0, aad,
+                MemorySegment.ofArray(buf), aad, plain);
     }
 
     /** @return the link message (after the timestamp), or null if the frame does not authenticate */

@@ -47,6 +47,11 @@ class TunOffloadJazzerTest {
     private static final int CAPACITY = 1500;
     private static final int TCP = TcpOffload.IPV6_HEADER;
 
+    /** The longest payload {@link #coalesce} asks for: {@code a * 8 + b % 8}. */
+    private static final int MAX_PAYLOAD = 255 * 8 + 7;
+    /** {@link #payload}'s bytes by seed. */
+    private static final byte[][] PAYLOADS = new byte[256][];
+
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment frame = arena.allocate(VNET + TCP + 65535 + 64, 8);
     private final MemorySegment slot = arena.allocate(CAPACITY + 64, 8);
@@ -166,7 +171,7 @@ class TunOffloadJazzerTest {
                     final int n = a * 8 + b % 8;
                     final long s = (op & 16) != 0 ? seq + b + 1 : seq;
                     p = TcpOffloadTest.tcp(s, TcpOffload.ACK | ((op & 8) != 0 ? TcpOffload.PSH : 0), window,
-                            new byte[0], TcpOffloadTest.payload(n, op ^ a), 0);
+                            new byte[0], payload(n, op ^ a), 0);
                     seq = s + n;
                 }
             }
@@ -197,6 +202,20 @@ class TunOffloadJazzerTest {
                 assertArrayEquals(maskTcp(want), maskTcp(have), "packet " + k + " comes out as it went in");
             }
         }
+    }
+
+    /**
+     * @return {@link TcpOffloadTest#payload}{@code (n, seed)} for {@code n <= MAX_PAYLOAD}, {@code seed} 0-255: the
+     *     first {@code n} bytes of the longest one ({@code Random.nextBytes} fills front to back), drawn
+     *     once per seed instead of once per packet
+     */
+    private static byte[] payload(final int n, final int seed) {
+        byte[] p = PAYLOADS[seed];
+        if (p == null) {
+            p = TcpOffloadTest.payload(MAX_PAYLOAD, seed);
+            PAYLOADS[seed] = p;
+        }
+        return Arrays.copyOf(p, n);
     }
 
     /** A coalesced super-segment as the kernel takes it: completes the checksum, then splits it by gso_size. */
