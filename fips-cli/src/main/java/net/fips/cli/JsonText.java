@@ -133,7 +133,7 @@ final class JsonText {
             if (pos >= in.length || in[pos] != '"') {
                 throw error("expected a field name");
             }
-            final String name = string();
+            final String name = name();
             skipSpace();
             if (pos >= in.length || in[pos] != ':') {
                 throw error("expected ':'");
@@ -195,6 +195,28 @@ final class JsonText {
             }
         }
         pos += word.length();
+    }
+
+    /**
+     * A field name: a string whose surrogate escapes come in pairs. Jackson's byte reader (the daemon's, and the
+     * one fipsctl's reading is checked against) refuses a lone half in a name ("Unexpected low surrogate in field
+     * name", "Broken surrogate pair in field name") while it keeps one in a value, so this reader does the same.
+     */
+    private String name() throws JsonTextException {
+        final int start = pos;
+        final String name = string();
+        for (int i = 0; i < name.length(); i++) {
+            final char c = name.charAt(i);
+            final boolean pair = Character.isHighSurrogate(c) && i + 1 < name.length()
+                    && Character.isLowSurrogate(name.charAt(i + 1));
+            if (pair) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                pos = start;
+                throw error("unpaired surrogate \\u" + Integer.toHexString(c) + " in a field name");
+            }
+        }
+        return name;
     }
 
     private String string() throws JsonTextException {

@@ -1,12 +1,15 @@
 package net.fips.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -130,6 +133,26 @@ class JsonTextTest {
                 "lone halves escaped, a pair written as the character");
         assertEquals(tree, JsonText.parse(JsonText.compact(tree).getBytes(StandardCharsets.UTF_8)));
         assertTrue(check(reply));
+    }
+
+    /**
+     * Found by JsonTextJazzerTest (2026-12-06): a lone surrogate escape in a field name was accepted, where
+     * Jackson's byte reader refuses it (it keeps one in a value, and so do we).
+     */
+    @Test
+    void loneSurrogatesInFieldNamesAreRefusedAsJacksonRefusesThem() throws Exception {
+        for (final String name : List.of("a\\ude00", "\\ude00", "a\\ud83d", "a\\ud83dx", "a\\ud83d\\ud83d",
+                "rt3d\\ude00d83d\\ude0d\\r")) {
+            final byte[] in = ("{\"" + name + "\":1}").getBytes(StandardCharsets.UTF_8);
+            final JsonText.JsonTextException e = assertThrows(JsonText.JsonTextException.class,
+                    () -> JsonText.parse(in), name);
+            assertTrue(e.getMessage().contains("unpaired surrogate"), e.getMessage());
+            assertThrows(IOException.class, () -> ControlJson.MAPPER.readTree(in), name);
+            assertFalse(check(in));
+        }
+        final byte[] pair = "{\"a\\ud83d\\ude00\":\"b\\ude00\"}".getBytes(StandardCharsets.UTF_8);
+        assertEquals(ControlJson.MAPPER.readTree(pair), JsonText.parse(pair), "a pair in a name, a half in a value");
+        assertTrue(check(pair));
     }
 
     @Test
