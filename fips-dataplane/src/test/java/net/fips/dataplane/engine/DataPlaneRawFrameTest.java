@@ -140,18 +140,7 @@ class DataPlaneRawFrameTest {
 
     /** Pumps until the peer channel receives a datagram. */
     private byte[] receive(final DatagramChannel ch) throws IOException {
-        final ByteBuffer buf = ByteBuffer.allocate(2048);
-        pumpUntil(() -> {
-            try {
-                return ch.receive(buf) != null;
-            } catch (final IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        buf.flip();
-        final byte[] out = new byte[buf.remaining()];
-        buf.get(out);
-        return out;
+        return FrameCodec.receive(ch, 2048, this::pumpUntil);
     }
 
     private <T extends DataPlaneEvent> List<T> events(final Class<T> type) {

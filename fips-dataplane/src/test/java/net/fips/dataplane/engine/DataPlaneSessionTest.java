@@ -167,17 +167,7 @@ class DataPlaneSessionTest {
     }
 
     private Received receiveAtA(final byte[] sessionKey) {
-        final ByteBuffer buf = ByteBuffer.allocate(4096);
-        pumpUntil(() -> {
-            try {
-                return a.receive(buf) != null;
-            } catch (final IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        buf.flip();
-        final byte[] frame = new byte[buf.remaining()];
-        buf.get(frame);
+        final byte[] frame = FrameCodec.receive(a, 4096, this::pumpUntil);
         final byte[] message = codec.open(B_TO_A, frame, frame.length);
         assertNotNull(message, "FMP authenticates");
         final SessionDatagram dg = SessionDatagram.decode(message, 0, message.length).valueOrNull();

@@ -1,15 +1,40 @@
 package net.fips.dataplane.engine;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.crypto.JdkAeadCipher;
 
 /** Test-side FMP framing on heap arrays, independent of the engine: seals and opens established frames. */
 final class FrameCodec {
+
+    /**
+     * Drives the data plane under test with {@code pumpUntil} until the peer channel {@code ch} (non-blocking) has
+     * received a datagram.
+     *
+     * @return the datagram's bytes (at most {@code capacity})
+     */
+    static byte[] receive(final DatagramChannel ch, final int capacity, final Consumer<BooleanSupplier> pumpUntil) {
+        final ByteBuffer buf = ByteBuffer.allocate(capacity);
+        pumpUntil.accept(() -> {
+            try {
+                return ch.receive(buf) != null;
+            } catch (final IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        buf.flip();
+        final byte[] out = new byte[buf.remaining()];
+        buf.get(out);
+        return out;
+    }
     private final AeadCipher cipher = new JdkAeadCipher();
     /** The engine of {@link #sealInPlace} and the key and counter of its last seal. */
     private AeadCipher sealer;

@@ -204,17 +204,7 @@ abstract class TransitHarness {
 
     /** Pumps until {@code ch} receives a frame and opens it with {@code key}. */
     Frame receive(final DatagramChannel ch, final byte[] key) {
-        final ByteBuffer buf = ByteBuffer.allocate(2048);
-        pumpUntil(() -> {
-            try {
-                return ch.receive(buf) != null;
-            } catch (final IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        buf.flip();
-        final byte[] frame = new byte[buf.remaining()];
-        buf.get(frame);
+        final byte[] frame = FrameCodec.receive(ch, 2048, this::pumpUntil);
         final byte[] message = codec.open(key, frame, frame.length);
         assertNotNull(message, "authenticates with the outbound link's key");
         final int payloadLen = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).getShort(2) & 0xFFFF;
