@@ -4,6 +4,9 @@
 # (default 3600) steady traffic at a fixed rate through the tunnel:
 #   * iperf3 UDP both ways (--bidir), IPERF_RATE each (default 2M), 1000-byte datagrams: iperf3 numbers every
 #     datagram, so its receivers count what was sent and what was lost, at application level;
+#     iperf3's sockets ask for IPERF_WINDOW of buffer (default 2M, `iperf3 -w`, capped by net.core.rmem_max /
+#     wmem_max; the kernel doubles it): the 2026-12-06 hour lost its 299 datagrams at iperf3's own receive socket
+#     (Udp6RcvbufErrors) while builds ran, not in the tunnel; IPERF_WINDOW= (empty) keeps iperf3's default;
 #   * ping a->b by name every PING_INTERVAL seconds (default 0.2): sent vs received from ping's own summary.
 # Every SAMPLE_SECS (default 10) one CSV row per daemon goes to OUT (default ./daemon-soak-<date>.csv):
 #   t_s         seconds since the traffic started
@@ -33,6 +36,9 @@ REKEY_SECS=${REKEY_SECS:-60}
 SAMPLE_SECS=${SAMPLE_SECS:-10}
 GC_EVERY=${GC_EVERY:-6}
 IPERF_RATE=${IPERF_RATE:-2M}
+IPERF_WINDOW=${IPERF_WINDOW-2M}
+iperf_window=()
+[ -n "$IPERF_WINDOW" ] && iperf_window=(-w "$IPERF_WINDOW")
 PING_INTERVAL=${PING_INTERVAL:-0.2}
 OUT=${OUT:-$PWD/daemon-soak-$(date -u +%Y-%m-%d).csv}
 command -v jcmd >/dev/null 2>&1 || { echo "jcmd (JDK 25) not found" >&2; exit 1; }
@@ -96,7 +102,8 @@ e2e_in b iperf3 -s -1 -p 5201 -J > "$E2E_DIR/iperf-server.json" 2>&1 &
 E2E_BG+=($!)
 e2e_wait 10 sh -c "ip netns exec '${E2E_NS[b]}' ss -Htln | grep -q ':5201\\b'" \
     || e2e_fail "iperf3 server in b did not listen on port 5201"
-e2e_in a iperf3 -c "${E2E_NPUB[b]}.fips" -p 5201 -u --bidir -b "$IPERF_RATE" -l 1000 -t "$DURATION" -i 60 -J \
+e2e_in a iperf3 -c "${E2E_NPUB[b]}.fips" -p 5201 -u --bidir -b "$IPERF_RATE" -l 1000 "${iperf_window[@]}" \
+    -t "$DURATION" -i 60 -J \
     > "$E2E_DIR/iperf-client.json" 2>&1 &
 iperf_pid=$!
 E2E_BG+=($iperf_pid)
@@ -105,7 +112,7 @@ E2E_BG+=($iperf_pid)
 e2e_in a ping -6 -n -i "$PING_INTERVAL" -W 2 -w "$DURATION" "${E2E_NPUB[b]}.fips" > "$E2E_DIR/ping.txt" 2>&1 &
 ping_pid=$!
 E2E_BG+=($ping_pid)
-e2e_log "traffic: iperf3 UDP --bidir ${IPERF_RATE}bit/s each, ping every ${PING_INTERVAL} s, ${DURATION} s;" \
+e2e_log "traffic: iperf3 UDP --bidir ${IPERF_RATE}bit/s each (socket buffer ${IPERF_WINDOW:-default}), ping every ${PING_INTERVAL} s, ${DURATION} s;" \
     "rekey after ${REKEY_SECS} s; a row per node every ${SAMPLE_SECS} s to $OUT"
 
 echo "t_s,node,rss_kib,heap_used_kib,heap_after_gc_kib,cpu_pct,link_rekeys,session_rekeys" > "$OUT"
