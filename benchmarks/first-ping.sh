@@ -8,11 +8,12 @@
 # FIPS_DAEMON_EXTRA_JAVA_OPTS reach bin/fips as usual, so options can be compared back to back. FIRST_JIT=1 adds
 # how many data-plane methods node x's JIT had compiled (C2, C1) at the first ping and after the series (jcmd
 # Compiler.codelist; the first jcmd delays the series by its own start-up, so RTT series are best taken without it).
-# FIRST_CPU=1 sends the series as three ping commands of 20 (a few ms apart) and prints, for each block, the CPU that
-# the two daemons' fips-dataplane threads used per ping (/proc/<pid>/task/<tid>/schedstat, the threads' whole CPU
-# over the block, so their idle work is in it too: the CPU of one idle second just after the series is printed
-# beside it): a figure that load on the machine moves much less than the RTT, and that shows the interpreter's share;
-# and the CPU the two daemons' C2 compiler threads used in each block (they compete with the pings for the cores).
+# FIRST_CPU=1 sends the series as ping commands of 20 each (a few ms apart; FIRST_PINGS rounded up to 20s) and
+# prints, for each block, the CPU that the two daemons' fips-dataplane threads used per ping
+# (/proc/<pid>/task/<tid>/schedstat, the threads' whole CPU over the block, so their idle work is in it too: the CPU
+# of one idle second just after the series is printed beside it), a figure that load on the machine moves much less
+# than the RTT and that shows the interpreter's share; and the CPU the two daemons' C2 compiler threads used in each
+# block (they compete with the pings for the cores).
 # Usage: benchmarks/first-ping.sh            (FIRST_PINGS=60 FIRST_RUNS=1)
 set -u
 . "$(dirname "$0")/../tests/netns/lib.sh"
@@ -42,8 +43,9 @@ cpu_of() {
 }
 # cpu_delta_ms BEFORE AFTER: milliseconds used between the two cpu_of readings by the threads alive in both.
 cpu_delta_ms() {
-    awk 'NR == FNR {a[$1] = $2; next} ($1 in a) && $2 != "" && a[$1] != "" {d += $2 - a[$1]} END {printf "%d", d / 1e6}' \
-        <(echo "$1") <(echo "$2")
+    awk 'NR == FNR {a[$1] = $2; next}
+        ($1 in a) && $2 != "" && a[$1] != "" {d += $2 - a[$1]}
+        END {printf "%d", d / 1e6}' <(echo "$1") <(echo "$2")
 }
 # dp_cpu_ns TASK...: on-CPU nanoseconds of the given threads, summed.
 dp_cpu_ns() {
