@@ -74,6 +74,7 @@ public final class DaemonTraining {
      */
     public static void main(final String[] args) throws Exception {
         final long seconds = Long.getLong(STREAM_SECONDS_PROPERTY, STREAM_SECONDS_DEFAULT);
+        LogSetup.install(NodeConfig.LogLevel.WARN);
         final StandInTcpStream.Result r = run(TimeUnit.SECONDS.toNanos(seconds),
                 TimeUnit.SECONDS.toNanos(Math.max(seconds, STREAM_SECONDS_MAX)));
         final boolean ok = r != null && succeeded(r);
@@ -94,10 +95,30 @@ public final class DaemonTraining {
      * @return what the stream moved, or null when the nodes did not link within 20 s
      */
     static StandInTcpStream.Result run(final long minNanos, final long maxNanos) throws Exception {
+        return run(LINK_TIMEOUT_NS, stream -> stream(stream, minNanos, maxNanos));
+    }
+
+    /** What runs once the two nodes have linked: drives {@code stream} and returns what it moved. */
+    @FunctionalInterface
+    interface StreamPolicy {
+        /**
+         * @param stream the stream through the two nodes' TUN stand-ins
+         * @return what the stream moved
+         */
+        StandInTcpStream.Result drive(StandInTcpStream stream);
+    }
+
+    /**
+     * Starts the two nodes (logging through whatever the caller installed), waits up to {@code linkTimeoutNanos}
+     * for their link, lets {@code policy} drive the stream, then closes both nodes and their stand-ins and deletes
+     * the temporary configuration, keys' files and sockets.
+     *
+     * @return what the stream moved, or null when the nodes did not link in time
+     */
+    static StandInTcpStream.Result run(final long linkTimeoutNanos, final StreamPolicy policy) throws Exception {
         final Path dir = Files.createTempDirectory("fips-training");
         final List<TunStandIn> standIns = new ArrayList<>();
         try {
-            LogSetup.install(NodeConfig.LogLevel.WARN);
             final NodeIdentity a = NodeIdentity.generate();
             final NodeIdentity b = NodeIdentity.generate();
             final int pa = freePort();
@@ -114,7 +135,7 @@ public final class DaemonTraining {
             };
             try (Node na = Node.start(ca, options(acl, opener));
                  Node nb = Node.start(cb, options(acl, opener))) {
-                final long deadline = System.nanoTime() + LINK_TIMEOUT_NS;
+                final long deadline = System.nanoTime() + linkTimeoutNanos;
                 while (!(peers(na) == 1 && peers(nb) == 1) && System.nanoTime() - deadline < 0) {
                     LockSupport.parkNanos(1_000_000L);
                 }
@@ -124,7 +145,7 @@ public final class DaemonTraining {
                 na.controlApi().showStatus();
                 na.controlApi().showPeers();
                 try (StandInTcpStream stream = StandInTcpStream.open(standIns.get(0), standIns.get(1))) {
-                    return stream(stream, minNanos, maxNanos);
+                    return policy.drive(stream);
                 }
             }
         } finally {
