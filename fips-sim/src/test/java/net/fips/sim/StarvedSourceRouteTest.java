@@ -26,7 +26,8 @@ import net.fips.dataplane.wire.NodeAddr;
  * (s-a, s-b, a-b, a-c, b-e, c-e, c-f, e-g, f-g, f-d, g-d) with the real {@link MeshControl} of every node: s routes
  * to d again as soon as its peers are trusted and a lookup answers; what took the route away after each answer in
  * run A is the coordinate cache taking d's coordinates from d's own warm-up packets, which carried a position d had
- * held seconds before (a root that was not s's), as the reference caches them too (routing-session §4.2 step 3).
+ * held seconds before (a root that was not s's), as the reference caches them too (routing-session §5.1 at the
+ * destination, §4.2 step 3 at every transit).
  * The data plane now reads those coordinates when each packet leaves ({@code DataPlaneSessionTest}
  * {@code warmupCoordinatesAreReadWhenEachPacketLeaves}), as the reference does.
  */
@@ -116,7 +117,7 @@ class StarvedSourceRouteTest {
         assertNotNull(m.nextHop(d.addr(), sim.loop().now()));
 
         // d's reply carries CP coordinates of a moment when d's tree had another root (run A: d under g from
-        // 05:22:42.2 to 05:22:44.8). The destination caches the source coordinates of CP as every hop does.
+        // 05:22:42.2 to 05:22:44.8). The destination caches the source coordinates of CP (§5.1), as every hop does.
         final Coords stale = Coords.of(d.addr(), sim.nodes().get(G).addr());
         assertNotEquals(m.root(), stale.root(), "a root that is not s's");
         final long now = sim.loop().now();
