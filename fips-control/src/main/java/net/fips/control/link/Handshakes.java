@@ -236,6 +236,8 @@ final class Handshakes {
         peer.hasPending = true;
         peer.pendingOurIndex = newIndex;
         peer.pendingTheirIndex = msg1.senderIdx();
+        peer.pendingAsResponder = true;
+        peer.pendingSinceNanos = t.now();
         peer.peerRekeyed = true;
         peer.lastPeerRekeyNanos = t.now();
         t.count(LinkCounter.REKEYS_RESPONDED);

@@ -43,6 +43,12 @@ final class PeerLink {
     boolean hasPending;
     int pendingOurIndex;
     int pendingTheirIndex;
+    /**
+     * The pending key epoch is one we answered a rekey msg1 for: our tick waits for the initiator's first frame under
+     * it, at most {@link LinkConfig#responderCutoverGraceNanos()} from {@link #pendingSinceNanos} (ADR 0065).
+     */
+    boolean pendingAsResponder;
+    long pendingSinceNanos;
 
     boolean draining;
     int previousOurIndex;

@@ -112,6 +112,48 @@ class LinkRekeyTest {
         assertConsistent();
     }
 
+    /**
+     * A rekey responder may cut over at its next tick, and its frames under the new keys then reach an initiator
+     * whose control plane has not read the msg2 yet: dropped as an unknown index (crypto-link.md §5.11; at a
+     * full-rate stream the initiator's reaction time is hundreds of frames). Our responder's tick leaves the pending
+     * keys to the initiator's first frame under them for three ticks (ADR 0065): here the initiator reads the msg2
+     * 1.5 s late (the msg2 is taken off the wire and handed over then) while the responder keeps sending, and
+     * nothing it sends is lost; the responder is cut over by the initiator's frame, not by its own tick.
+     */
+    @Test
+    void rekeyResponderWaitsForTheInitiatorsFirstFrameUnderTheNewKeys() {
+        linkUp();
+        final PairedDataPlanes.Packet[] msg2 = {null};
+        fx.net.loss = p -> {
+            if (msg2[0] == null && p.phase() == FmpPrefix.PHASE_MSG2) {
+                msg2[0] = p;
+                return true;
+            }
+            return false;
+        };
+        // a sends 2500 frames a second: its count trigger starts a rekey after the 30 s minimum age.
+        for (int step = 0; step < 400 && msg2[0] == null; step++) {
+            runWithTraffic(100, 100, 250, 5);
+        }
+        assertTrue(msg2[0] != null, "b answered a's rekey msg1");
+        final long heldAt = fx.net.now;
+        while (fx.net.now - heldAt < 1_500 * MS) {
+            runWithTraffic(100, 100, 250, 5);
+        }
+        final long responderCutoversBeforeMsg2 = b.count(LinkCounter.CUTOVERS);
+        a.side.receive(msg2[0]);
+        runWithTraffic(3_000, 100, 250, 5);
+        assertEquals(0, a.side.unknownIndex + b.side.unknownIndex, "frames to an index not yet installed");
+        assertInOrderWithoutGaps(a.side.datagrams, sentByB);
+        assertInOrderWithoutGaps(b.side.datagrams, sentByA);
+        assertEquals(0, responderCutoversBeforeMsg2, "the responder waited for the initiator");
+        assertEquals(1, a.count(LinkCounter.CUTOVERS));
+        assertEquals(1, b.count(LinkCounter.CUTOVERS));
+        assertEquals(1, b.side.trialCutovers, "the initiator's first new-key frame cut the responder over");
+        assertEquals(0, a.side.authFailures + b.side.authFailures);
+        assertConsistent();
+    }
+
     @Test
     void lostRekeyMsg2DivergesThenTheLinkIsRebuilt() {
         a.conductor.addConfiguredPeer(b.peer, TRANSPORT, b.side.address, true);
@@ -127,7 +169,10 @@ class LinkRekeyTest {
             }
             return false;
         };
-        runWithTraffic(200_000, 1000, 1, 1);
+        // The responder now keeps the pending keys for up to three ticks (ADR 0065) before it cuts over alone; the
+        // duplicate/rekey classification of the initiator's later msg1s and the dead timers shift with it, and the
+        // link is rebuilt about 205 s in.
+        runWithTraffic(240_000, 1000, 1, 1);
         assertTrue(dropped[0], "a rekey msg2 was lost");
         final Node initiator = a.count(LinkCounter.REKEYS_INITIATED) > 0 ? a : b;
         final Node responder = initiator == a ? b : a;
