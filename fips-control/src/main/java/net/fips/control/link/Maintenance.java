@@ -313,6 +313,7 @@ final class Maintenance {
         peer.theirIndex = peer.pendingTheirIndex;
         peer.hasPending = false;
         peer.pendingAsResponder = false;
+        peer.pendingMsg2 = null;
         peer.kBit ^= 1;
         peer.keyEpochEstablishedNanos = t.now();
         peer.keyEpochStartNanos = startNanos;
@@ -425,6 +426,7 @@ final class Maintenance {
         peer.pendingOurIndex = peer.rekeyOurIndex;
         peer.pendingTheirIndex = msg2.senderIdx();
         peer.pendingAsResponder = false;
+        peer.pendingMsg2 = null;
         peer.rekeyInProgress = false;
         peer.rekeyHandshake = null;
         peer.rekeyMsg1 = null;

@@ -49,6 +49,8 @@ final class PeerLink {
      */
     boolean pendingAsResponder;
     long pendingSinceNanos;
+    /** The msg2 that offered the pending key epoch (responder only): sent again for a retransmitted msg1. */
+    byte[] pendingMsg2;
 
     boolean draining;
     int previousOurIndex;

@@ -154,8 +154,15 @@ class LinkRekeyTest {
         assertConsistent();
     }
 
+    /**
+     * A lost rekey msg2 (crypto-link.md §5.11, Q3): the reference's responder cuts over within a second and then
+     * drops or answers the initiator's retransmitted msg1 as a duplicate, so the two ends drift apart until the
+     * dead timers rebuild the link (this test asserted that before ADR 0065). Ours still holds the pending keys
+     * when the first retransmission comes, one second later, and sends the same msg2 again: the rekey completes,
+     * nothing is lost and the link is never rebuilt.
+     */
     @Test
-    void lostRekeyMsg2DivergesThenTheLinkIsRebuilt() {
+    void aLostRekeyMsg2IsSentAgainAndTheRekeyCompletes() {
         a.conductor.addConfiguredPeer(b.peer, TRANSPORT, b.side.address, true);
         b.conductor.addConfiguredPeer(a.peer, TRANSPORT, a.side.address, true);
         fx.net.deliverAll();
@@ -169,30 +176,18 @@ class LinkRekeyTest {
             }
             return false;
         };
-        // The responder now keeps the pending keys for up to three ticks (ADR 0065) before it cuts over alone; the
-        // duplicate/rekey classification of the initiator's later msg1s and the dead timers shift with it, and the
-        // link is rebuilt about 205 s in.
-        runWithTraffic(240_000, 1000, 1, 1);
+        runWithTraffic(200_000, 1000, 1, 1);
         assertTrue(dropped[0], "a rekey msg2 was lost");
-        final Node initiator = a.count(LinkCounter.REKEYS_INITIATED) > 0 ? a : b;
-        final Node responder = initiator == a ? b : a;
-        // The initiator's retransmissions reach a responder that already cut over: duplicates (or dropped while
-        // the responder still held the pending session).
-        assertTrue(responder.count(LinkCounter.DUPLICATE_MSG1) + responder.count(LinkCounter.REKEY_MSG1_DROPPED)
-                >= 4, "retransmissions seen by the responder");
-        // The sessions diverged, so the link died and was re-established.
-        assertTrue(initiator.count(LinkCounter.LINK_DEAD_REMOVALS) + responder.count(LinkCounter.LINK_DEAD_REMOVALS)
-                >= 1);
-        assertTrue(a.count(LinkCounter.LINKS_ESTABLISHED) + b.count(LinkCounter.LINKS_ESTABLISHED) >= 3);
-        assertEquals(1, a.peers());
-        assertEquals(1, b.peers());
-        final int beforeA = b.side.datagrams.size();
-        final int beforeB = a.side.datagrams.size();
-        runWithTraffic(5_000, 1000, 1, 1);
-        assertEquals(beforeA + 5, b.side.datagrams.size());
-        assertEquals(beforeB + 5, a.side.datagrams.size());
-        // Indices mirror each other; K bits need not agree after a reconnect through the rekey path.
-        assertEquals(a.peer(b).ourIndex(), b.peer(a).theirIndex());
-        assertEquals(a.peer(b).theirIndex(), b.peer(a).ourIndex());
+        assertEquals(1, a.count(LinkCounter.REKEY_MSG2_RESENT) + b.count(LinkCounter.REKEY_MSG2_RESENT),
+                "the msg2 went again for the retransmission");
+        assertEquals(0, a.count(LinkCounter.LINK_DEAD_REMOVALS) + b.count(LinkCounter.LINK_DEAD_REMOVALS));
+        assertEquals(2, a.count(LinkCounter.LINKS_ESTABLISHED) + b.count(LinkCounter.LINKS_ESTABLISHED),
+                "never rebuilt");
+        assertTrue(a.count(LinkCounter.CUTOVERS) >= 1);
+        assertEquals(a.count(LinkCounter.CUTOVERS), b.count(LinkCounter.CUTOVERS));
+        assertInOrderWithoutGaps(b.side.datagrams, sentByA);
+        assertInOrderWithoutGaps(a.side.datagrams, sentByB);
+        assertEquals(0, a.side.unknownIndex + b.side.unknownIndex + a.side.authFailures + b.side.authFailures);
+        assertConsistent();
     }
 }
