@@ -36,7 +36,9 @@ import net.fips.dataplane.udp.UdpTransportConfig;
  * Loopback UDP throughput, sender and receiver on one thread: each invocation sends a batch of 32 packets of
  * 1400 bytes and receives them back, so the score is packets per second through the whole kernel path.
  * {@code datagramChannel} is the JDK baseline (one syscall per packet each way); {@code sendmmsg} and {@code gso}
- * use the FFM transport (recvmmsg on receive; sendmmsg, or one sendmsg+UDP_SEGMENT per batch, on send).
+ * use the FFM transport (recvmmsg on receive; sendmmsg, or one sendmsg+UDP_SEGMENT per batch, on send);
+ * {@code gsogro} is {@code gso} to a receiver with UDP_GRO, which the kernel hands each train whole and the
+ * transport splits into slots.
  * {@code adopted} is {@code sendmmsg} between two NAT-traversal adoption slots, each holding a socket opened as a
  * {@link TraversalSocket} and adopted with {@code dup3} (ADR 0046): the same code path, checked for equal speed and
  * for no allocation per packet.
@@ -53,7 +55,7 @@ public class UdpLoopbackBenchmark {
     static final int SIZE = 1400;
     private static final long WAIT_NS = TimeUnit.MILLISECONDS.toNanos(20);
 
-    @Param({"datagramChannel", "sendmmsg", "gso", "adopted"})
+    @Param({"datagramChannel", "sendmmsg", "gso", "gsogro", "adopted"})
     public String mode;
 
     private Arena arena;
@@ -94,8 +96,9 @@ public class UdpLoopbackBenchmark {
             rx = adoptedSlot();
         } else {
             tx = UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(SIZE)
-                    .gso("gso".equals(mode)));
-            rx = UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(SIZE).gso(false));
+                    .gso(mode.startsWith("gso")));
+            rx = UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0").mtuBytes(SIZE).gso(false)
+                    .gro("gsogro".equals(mode)));
         }
         final UdpDestination dst = tx.destination(rx.localAddress());
         final MemorySegment out = arena.allocate((long) BATCH * SIZE, 64);

@@ -181,10 +181,12 @@ public record NodeConfig(Identity identity, boolean leafOnly, Optional<String> l
      * {@code threading}.
      *
      * @param threading {@code threading} (auto)
+     * @param udpGro    {@code udp_gro} (true): ask the kernel for UDP GRO on every UDP transport's socket, so a
+     *                  peer's GSO train arrives as one receive (ADR 0067); nothing on the wire changes
      */
-    public record Dataplane(Threading threading) {
-        /** threading auto. */
-        public static final Dataplane DEFAULTS = new Dataplane(Threading.AUTO);
+    public record Dataplane(Threading threading, boolean udpGro) {
+        /** threading auto, UDP GRO on. */
+        public static final Dataplane DEFAULTS = new Dataplane(Threading.AUTO, true);
 
         /** Checks nullness. */
         public Dataplane {

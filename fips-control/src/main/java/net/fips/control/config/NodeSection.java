@@ -145,7 +145,8 @@ final class NodeSection {
         final NodeConfig.Metrics metrics = MetricsSection.read(n.child("metrics"));
         final ConfigReader dpr = n.child("dataplane");
         final NodeConfig.Dataplane dataplane = new NodeConfig.Dataplane(
-                dpr.enumValue("threading", NodeConfig.Threading.class, NodeConfig.Dataplane.DEFAULTS.threading()));
+                dpr.enumValue("threading", NodeConfig.Threading.class, NodeConfig.Dataplane.DEFAULTS.threading()),
+                dpr.bool("udp_gro", NodeConfig.Dataplane.DEFAULTS.udpGro()));
         dpr.finish();
 
         n.finish();

@@ -188,9 +188,11 @@ public final class Node implements AutoCloseable {
         LOG.log(Level.INFO, "node_addr: {0}, address: {1}", id.nodeAddr(), id.address());
         for (int i = 0; i < transports.size(); i++) {
             final Transport t = transports.get(i);
-            LOG.log(Level.INFO, "transport {0} ({1}): {2} listening on {3}, mtu {4}", String.valueOf(i),
+            final String gro = t instanceof UdpTransport u
+                    ? u.groActive() ? ", UDP GRO on" : ", UDP GRO off (" + u.groProblem() + ")" : "";
+            LOG.log(Level.INFO, "transport {0} ({1}): {2} listening on {3}, mtu {4}{5}", String.valueOf(i),
                     t.instanceName() == null ? t.typeName() : t.instanceName(), t.typeName(),
-                    t.localAddr() == null ? "-" : t.localAddr().toString(), String.valueOf(t.mtu()));
+                    t.localAddr() == null ? "-" : t.localAddr().toString(), String.valueOf(t.mtu()), gro);
         }
         LOG.log(Level.INFO, "control socket: {0}", server == null ? "disabled" : server.path());
         LOG.log(Level.INFO, "TUN: {0}", tun == null ? "disabled (pure router)" : tun.toString());

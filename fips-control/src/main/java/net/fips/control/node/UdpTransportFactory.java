@@ -29,7 +29,7 @@ final class UdpTransportFactory implements TransportFactory {
                 // steal the running node's packets.
                 out.add(UdpTransport.open(new UdpTransportConfig().bindAddress(u.effectiveBindAddr()).reusePort(false)
                         .mtuBytes(u.mtu()).receiveBufferBytes(u.recvBufSize()).sendBufferBytes(u.sendBufSize())
-                        .instanceName(u.name().orElse(null))
+                        .instanceName(u.name().orElse(null)).gro(cfg.node().dataplane().udpGro())
                         .acceptConnections(!u.outboundOnly() && u.acceptConnections())));
             } catch (final IOException | RuntimeException e) {
                 out.forEach(Transport::close);

@@ -1,6 +1,7 @@
 package net.fips.control.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code node.dataplane.threading} (ours) and its override {@code FIPS_DATAPLANE_THREADING}. */
+/** {@code node.dataplane.threading} and {@code udp_gro} (ours) and the override {@code FIPS_DATAPLANE_THREADING}. */
 class DataplaneConfigTest {
     @TempDir
     Path root;
@@ -55,5 +56,15 @@ class DataplaneConfigTest {
         assertEquals(Optional.empty(), bad.environment().threading());
         assertEquals(List.of("env FIPS_DATAPLANE_THREADING: expected auto, dedicated or compact, got \"fast\";"
                 + " ignored"), bad.warnings());
+    }
+
+    @Test
+    void udpGroIsOnByDefaultAndCanBeTurnedOff() throws ConfigException {
+        assertTrue(load("  leaf_only: false\n", Map.of()).config().node().dataplane().udpGro());
+        assertTrue(load("  dataplane: { udp_gro: true }\n", Map.of()).config().node().dataplane().udpGro());
+        assertFalse(load("  dataplane: { udp_gro: false }\n", Map.of()).config().node().dataplane().udpGro());
+        final List<String> e = assertThrows(ConfigException.class,
+                () -> load("  dataplane: { udp_gro: maybe }\n", Map.of())).problems();
+        assertTrue(e.getFirst().startsWith("node.dataplane.udp_gro"), e::toString);
     }
 }
