@@ -5,7 +5,10 @@
 # one ping every 200 ms), the time until every live daemon names one live root again, after the kill and after
 # the restart, and the stream's longest stall; then the medians and maxima. The test's assertions still hold (whole
 # stream, one root at the end, no stack trace); a failed run prints the daemons' last log lines and keeps its
-# directory (logs, fipsctl state).
+# directory (logs, fipsctl state). The 1-minute load is sampled every 5 s and summarised at the end (min, median,
+# max); above CAPACITY (3) daemons per CPU, or on a machine loaded above its CPU count at the start, the run warns
+# that a stall may be the machine's (eight daemons on 2 vCPUs at load 30+ starve). A stream stalled after the chaos
+# gets RESUME_LIMIT (150) s to move again (TCP's back-off), with the sender's TCP state and 20 pings on record.
 # Knobs (environment, defaults here; the test's own defaults are the CI run's): NODES (8), LOSS (% per direction
 # and veth, 1), DELAY (ms, 2), JITTER (ms, 1), CHURN (kills/min, 4), DURATION (s, 240), DOWN (s each transit
 # stays dead, 3), RATE (bytes/s of the stream, 65536), IMPAIR (auto: tc netem where the kernel has sch_netem, else

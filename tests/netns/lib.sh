@@ -9,6 +9,8 @@
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 E2E_ID=${E2E_ID:-$$$((RANDOM % 100))}
+# Namespace names start with E2E_NS_PREFIX (fe2e), so a run beside another harness's can be told apart.
+E2E_NS_PREFIX=${E2E_NS_PREFIX:-fe2e}
 E2E_NAME=
 E2E_DIR=
 E2E_NETNS=()
@@ -42,10 +44,10 @@ e2e_init() {
         command -v "$c" >/dev/null 2>&1 || e2e_skip "$c is not installed"
     done
     [ -c /dev/net/tun ] || e2e_skip "/dev/net/tun is missing"
-    if ! ip netns add "fe2e${E2E_ID}p" 2>/dev/null; then
+    if ! ip netns add "${E2E_NS_PREFIX}${E2E_ID}p" 2>/dev/null; then
         e2e_skip "cannot create network namespaces"
     fi
-    ip netns del "fe2e${E2E_ID}p"
+    ip netns del "${E2E_NS_PREFIX}${E2E_ID}p"
     E2E_DIR=$(mktemp -d "/tmp/fips-e2e-$E2E_NAME.XXXXXX")
     trap e2e_cleanup EXIT
     trap 'exit 130' INT
@@ -109,7 +111,7 @@ e2e_wait() {
 # e2e_node TAG: a namespace for node TAG (lo up, resolv.conf pointing at the node's DNS responder on ::1) and a
 # fresh identity.
 e2e_node() {
-    local n=$1 ns="fe2e${E2E_ID}$1" keys
+    local n=$1 ns="${E2E_NS_PREFIX}${E2E_ID}$1" keys
     ip netns add "$ns" || e2e_fail "ip netns add $ns"
     E2E_NETNS+=("$ns")
     ip -n "$ns" link set lo up
@@ -265,7 +267,7 @@ e2e_iperf_server() {
 # e2e_netem_ok: succeeds when this kernel runs `tc qdisc ... netem` (probed on lo of a scratch namespace); some
 # kernels are built without sch_netem ("Specified qdisc kind is unknown").
 e2e_netem_ok() {
-    local ns="fe2e${E2E_ID}q" ok=1
+    local ns="${E2E_NS_PREFIX}${E2E_ID}q" ok=1
     ip netns add "$ns" 2>/dev/null || return 1
     ip -n "$ns" link set lo up
     ip netns exec "$ns" tc qdisc add dev lo root netem delay 1ms 2>/dev/null && ok=0

@@ -99,16 +99,29 @@ public sealed interface DataPlaneEvent {
      * {@code dest}: when they came from the dropped packet itself, the {@link CoordsObserved} reporting them was
      * queued before this event.
      *
-     * @param src  the dropped datagram's src_addr (the error's destination)
-     * @param dest the dropped datagram's dest_addr
-     * @param kind which signal
+     * {@code arrivalLinkId} names the link the dropped datagram came in on, so that a transit with no route back
+     * to {@code src} can hand the signal to the previous hop instead of dropping it (ADR 0064).
+     *
+     * @param src           the dropped datagram's src_addr (the error's destination)
+     * @param dest          the dropped datagram's dest_addr
+     * @param kind          which signal
+     * @param arrivalLinkId the link the dropped datagram arrived on, or {@link #NO_LINK} when not known
      */
-    record RoutingError(NodeAddr src, NodeAddr dest, RoutingErrorKind kind) implements RoutingEvent {
+    record RoutingError(NodeAddr src, NodeAddr dest, RoutingErrorKind kind, long arrivalLinkId)
+            implements RoutingEvent {
+        /** The arrival link is not known. */
+        public static final long NO_LINK = -1L;
+
         /** Requires every field. */
         public RoutingError {
             Objects.requireNonNull(src, "src");
             Objects.requireNonNull(dest, "dest");
             Objects.requireNonNull(kind, "kind");
+        }
+
+        /** A routing error whose arrival link is not known ({@link #NO_LINK}). */
+        public RoutingError(final NodeAddr src, final NodeAddr dest, final RoutingErrorKind kind) {
+            this(src, dest, kind, NO_LINK);
         }
     }
 

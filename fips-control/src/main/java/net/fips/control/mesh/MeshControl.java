@@ -104,7 +104,14 @@ public final class MeshControl implements LinkListener {
         this.now = nowNanos;
         this.cache = new CoordCache(settings.coordCacheSize(), settings.coordCacheTtlSecs() * 1_000_000_000L);
         this.identities = new IdentityCache(settings.identityCacheSize());
-        this.errors = new ErrorSignals(self, settings.defaultTtl(), links, router, cache, this::table);
+        this.errors = new ErrorSignals(self, settings.defaultTtl(), links, router, cache, this::table, linkId -> {
+            for (final MeshPeer p : peers.values()) {
+                if (p.linkId == linkId) {
+                    return p.identity.nodeAddr();
+                }
+            }
+            return null;
+        });
         final TreeEffects treeEffects = new TreeEffects() {
             @Override
             public boolean sendTreeAnnounce(final NodeAddr peer, final TreeAnnounce announce) {
@@ -370,7 +377,7 @@ public final class MeshControl implements LinkListener {
                     warm(o.dest(), o.destCoords(), now);
                 }
             }
-            case DataPlaneEvent.RoutingError e -> errors.routingError(e.src(), e.dest(), e.kind(), now);
+            case DataPlaneEvent.RoutingError e -> errors.routingError(e, now);
             case DataPlaneEvent.ForwardMtuExceeded e -> errors.mtuExceeded(e.src(), e.dest(), e.mtu(), now);
         }
     }
@@ -567,10 +574,7 @@ public final class MeshControl implements LinkListener {
         return identities;
     }
 
-    /**
-     * @return error signals sent, by kind: coords_required, path_broken, mtu_exceeded, and those that had no route
-     *     back
-     */
+    /** @return error signals by kind: coords_required, path_broken, mtu_exceeded, no_route_back, via_arrival_link */
     public long errorSignals(final String kind) {
         return errors.count(kind);
     }

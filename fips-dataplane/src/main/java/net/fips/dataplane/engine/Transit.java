@@ -89,11 +89,12 @@ final class Transit {
      * (the seal prepends the FMP header in the headroom before it) and {@link #forwardFlags()} holds the flags of
      * the forward.
      *
-     * @param fmpFlags the flags of the FMP frame that carried it (CE)
+     * @param fmpFlags      the flags of the FMP frame that carried it (CE)
+     * @param arrivalLinkId the link it arrived on (named in a routing error, ADR 0064)
      * @return the table's peer index to forward to, {@link #LOCAL}, or {@link #DROPPED}
      */
     int route(final ForwardingTable forwarding, final MemorySegment seg, final long m, final int len,
-              final int fmpFlags) {
+              final int fmpFlags, final long arrivalLinkId) {
         if (len < DATAGRAM_HEADER) {
             counters.increment(DataPlaneCounter.DROP_MALFORMED_DATAGRAM);
             return DROPPED;
@@ -113,7 +114,7 @@ final class Transit {
         final long now = clock.now();
         final int peer = nextHop.find(forwarding, destHi, destLo, now, coordHi, coordLo, coordLen);
         if (peer < 0) {
-            onNoRoute(seg, m, destHi, destLo, peer == NextHop.NO_ROUTE_HAD_COORDS, now);
+            onNoRoute(seg, m, destHi, destLo, peer == NextHop.NO_ROUTE_HAD_COORDS, now, arrivalLinkId);
             counters.increment(DataPlaneCounter.DROP_NO_ROUTE);
             return DROPPED;
         }
@@ -244,13 +245,13 @@ final class Transit {
      * interval whatever the flood (a colliding destination waits for the slot). Allocates only when it raises.
      */
     private void onNoRoute(final MemorySegment seg, final long m, final long destHi, final long destLo,
-                           final boolean hadCoords, final long now) {
+                           final boolean hadCoords, final long now, final long arrivalLinkId) {
         if (!errorAllowed(destHi, destLo, now)) {
             return;
         }
         events.offer(new DataPlaneEvent.RoutingError(NodeAddr.read(seg, m + SessionDatagramHeader.SRC_OFFSET),
                 NodeAddr.of(destHi, destLo), hadCoords ? DataPlaneEvent.RoutingErrorKind.PATH_BROKEN
-                        : DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED));
+                        : DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED, arrivalLinkId));
     }
 
     /**

@@ -297,7 +297,7 @@ final class WorkerAgent implements Agent {
     /** A SessionDatagram at {@code seg[m, m+len)} with a forwarding table installed (routing-session.md §4.2). */
     private void onSessionDatagram(final ForwardingTable forwarding, final Link link, final int slot,
                                    final MemorySegment seg, final long m, final int len, final int fmpFlags) {
-        final int peer = transit.route(forwarding, seg, m, len, fmpFlags);
+        final int peer = transit.route(forwarding, seg, m, len, fmpFlags, link.linkId);
         if (peer == Transit.LOCAL) {
             if (sessions != null) {
                 deliverToSession(forwarding, slot, seg, m, len, fmpFlags);

@@ -242,9 +242,11 @@ class DataPlaneTransitTest extends TransitHarness {
             fromA(0, datagram(9, 1280, A, far, payload(i, 40)));
         }
         pumpUntil(DataPlaneCounter.DROP_NO_ROUTE, 60);
+        // Each names the link the dropped datagram came in on (ADR 0064: the way back when there is no route).
         assertEquals(List.of(
-                new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED),
-                new DataPlaneEvent.RoutingError(A, far, DataPlaneEvent.RoutingErrorKind.PATH_BROKEN)), events);
+                new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED, LINK_A),
+                new DataPlaneEvent.RoutingError(A, far, DataPlaneEvent.RoutingErrorKind.PATH_BROKEN, LINK_A)),
+                events);
         assertEquals(58, dp.counter(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED));
         // 99 ms later still suppressed; at 100 ms one more per destination.
         clock.addAndGet(99_000_000L);
@@ -255,7 +257,7 @@ class DataPlaneTransitTest extends TransitHarness {
         fromA(0, datagram(9, 1280, A, D, payload(101, 40)));
         fromA(0, datagram(9, 1280, A, D, payload(102, 40)));
         pumpUntil(DataPlaneCounter.DROP_NO_ROUTE, 63);
-        assertEquals(new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED),
+        assertEquals(new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED, LINK_A),
                 events.get(2));
         assertEquals(3, events.size());
     }
@@ -310,7 +312,8 @@ class DataPlaneTransitTest extends TransitHarness {
         final byte[] big = datagram(9, 1280, A, D, payload(2, 700));
         fromA(0, big);
         pumpUntil(DataPlaneCounter.DROP_FORWARD_MTU_EXCEEDED, 1);
-        assertEquals(List.of(new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED)),
+        assertEquals(List.of(
+                new DataPlaneEvent.RoutingError(A, D, DataPlaneEvent.RoutingErrorKind.COORDS_REQUIRED, LINK_A)),
                 events);
         assertEquals(1, dp.counter(DataPlaneCounter.ROUTING_ERRORS_SUPPRESSED));
         clock.addAndGet(ROUTING_INTERVAL);
