@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import net.fips.control.config.ConfigSources;
@@ -75,7 +77,6 @@ public final class DaemonTraining {
      */
     public static void main(final String[] args) throws Exception {
         final long seconds = Long.getLong(STREAM_SECONDS_PROPERTY, STREAM_SECONDS_DEFAULT);
-        LogSetup.install(NodeConfig.LogLevel.WARN);
         final StandInTcpStream.Result r = run(TimeUnit.SECONDS.toNanos(seconds),
                 TimeUnit.SECONDS.toNanos(Math.max(seconds, STREAM_SECONDS_MAX)));
         final boolean ok = r != null && succeeded(r);
@@ -96,7 +97,22 @@ public final class DaemonTraining {
      * @return what the stream moved, or null when the nodes did not link within 20 s
      */
     static StandInTcpStream.Result run(final long minNanos, final long maxNanos) throws Exception {
-        return run(LINK_TIMEOUT_NS, stream -> stream(stream, minNanos, maxNanos));
+        return run(minNanos, maxNanos, REKEY_SECONDS, UnaryOperator.identity(), (a, b) -> { });
+    }
+
+    /**
+     * The training run with other settings (the rekey-loss measurement in docs/benchmarks.md uses it); logs at WARN.
+     *
+     * @param rekeySeconds {@code node.rekey.after_secs} of both nodes
+     * @param tune         applied to both nodes' options (e.g. a link config tuner)
+     * @param atEnd        called with both nodes after the stream, while they still run
+     * @return what the stream moved, or null when the nodes did not link within 20 s
+     */
+    static StandInTcpStream.Result run(final long minNanos, final long maxNanos, final int rekeySeconds,
+                                       final UnaryOperator<NodeOptions> tune, final BiConsumer<Node, Node> atEnd)
+            throws Exception {
+        LogSetup.install(NodeConfig.LogLevel.WARN);
+        return run(LINK_TIMEOUT_NS, rekeySeconds, tune, stream -> stream(stream, minNanos, maxNanos), atEnd);
     }
 
     /** What runs once the two nodes have linked: drives {@code stream} and returns what it moved. */
@@ -111,12 +127,17 @@ public final class DaemonTraining {
 
     /**
      * Starts the two nodes (logging through whatever the caller installed), waits up to {@code linkTimeoutNanos}
-     * for their link, lets {@code policy} drive the stream, then closes both nodes and their stand-ins and deletes
-     * the temporary configuration, keys' files and sockets.
+     * for their link, lets {@code policy} drive the stream, calls {@code atEnd}, then closes both nodes and their
+     * stand-ins and deletes the temporary configuration, keys' files and sockets.
      *
+     * @param rekeySeconds {@code node.rekey.after_secs} of both nodes
+     * @param tune         applied to both nodes' options
+     * @param atEnd        called with both nodes after the stream, while they still run
      * @return what the stream moved, or null when the nodes did not link in time
      */
-    static StandInTcpStream.Result run(final long linkTimeoutNanos, final StreamPolicy policy) throws Exception {
+    static StandInTcpStream.Result run(final long linkTimeoutNanos, final int rekeySeconds,
+                                       final UnaryOperator<NodeOptions> tune, final StreamPolicy policy,
+                                       final BiConsumer<Node, Node> atEnd) throws Exception {
         final Path dir = Files.createTempDirectory("fips-training");
         final List<TunStandIn> standIns = new ArrayList<>();
         try {
@@ -125,8 +146,10 @@ public final class DaemonTraining {
             final int pa = freePort();
             final int pb = freePort();
             final Path acl = Files.createDirectories(dir.resolve("acl"));
-            Files.writeString(dir.resolve("a.yaml"), yaml(a, pa, dir.resolve("a.sock"), "fipstrain0", b, pb));
-            Files.writeString(dir.resolve("b.yaml"), yaml(b, pb, dir.resolve("b.sock"), "fipstrain1", a, pa));
+            Files.writeString(dir.resolve("a.yaml"), yaml(a, pa, dir.resolve("a.sock"), "fipstrain0", b, pb,
+                    rekeySeconds));
+            Files.writeString(dir.resolve("b.yaml"), yaml(b, pb, dir.resolve("b.sock"), "fipstrain1", a, pa,
+                    rekeySeconds));
             final LoadedConfig ca = ConfigSources.system().load(Optional.of(dir.resolve("a.yaml")));
             final LoadedConfig cb = ConfigSources.system().load(Optional.of(dir.resolve("b.yaml")));
             final NodeOptions.TunOpener opener = config -> {
@@ -134,8 +157,8 @@ public final class DaemonTraining {
                 standIns.add(s);
                 return s.device();
             };
-            try (Node na = Node.start(ca, options(acl, opener));
-                 Node nb = Node.start(cb, options(acl, opener))) {
+            try (Node na = Node.start(ca, tune.apply(options(acl, opener)));
+                 Node nb = Node.start(cb, tune.apply(options(acl, opener)))) {
                 final long deadline = System.nanoTime() + linkTimeoutNanos;
                 while (!(peers(na) == 1 && peers(nb) == 1) && System.nanoTime() - deadline < 0) {
                     LockSupport.parkNanos(1_000_000L);
@@ -146,7 +169,9 @@ public final class DaemonTraining {
                 na.controlApi().showStatus();
                 na.controlApi().showPeers();
                 try (StandInTcpStream stream = StandInTcpStream.open(standIns.get(0), standIns.get(1))) {
-                    return policy.drive(stream);
+                    final StandInTcpStream.Result r = policy.drive(stream);
+                    atEnd.accept(na, nb);
+                    return r;
                 }
             }
         } finally {
@@ -213,8 +238,8 @@ public final class DaemonTraining {
     }
 
     private static String yaml(final NodeIdentity self, final int port, final Path socket, final String tun,
-                               final NodeIdentity peer, final int peerPort) {
-        return "node:\n  identity:\n    nsec: \"" + self.nsec() + "\"\n  rekey:\n    after_secs: " + REKEY_SECONDS
+                               final NodeIdentity peer, final int peerPort, final int rekeySeconds) {
+        return "node:\n  identity:\n    nsec: \"" + self.nsec() + "\"\n  rekey:\n    after_secs: " + rekeySeconds
                 + "\n  control:\n    socket_path: \"" + socket
                 + "\"\ntun:\n  enabled: true\n  name: " + tun + "\ndns:\n  enabled: false\ntransports:\n  udp:\n"
                 + "    bind_addr: \"127.0.0.1:" + port + "\"\npeers:\n  - npub: \"" + peer.npub()

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import java.util.logging.Logger;
 
 import net.fips.control.config.NodeConfig;
@@ -162,12 +163,12 @@ final class StartupWarmup {
             final long[] streamed = new long[1];
             final boolean[] quiet = new boolean[1];
             final StandInTcpStream.Result r = DaemonTraining.run(TimeUnit.SECONDS.toNanos(LINK_TIMEOUT_SECONDS),
-                    s -> {
+                    DaemonTraining.REKEY_SECONDS, UnaryOperator.identity(), s -> {
                         final long t = clock.getAsLong();
                         final StandInTcpStream.Result res = stream(s, capNanos - (t - start), quiet);
                         streamed[0] = clock.getAsLong() - t;
                         return res;
-                    });
+                    }, (a, b) -> { });
             gens.add(new Generation(r, streamed[0], quiet[0]));
             if (r == null) {
                 break;

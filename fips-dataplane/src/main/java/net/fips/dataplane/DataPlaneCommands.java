@@ -91,11 +91,12 @@ public interface DataPlaneCommands {
     void removeSession(NodeAddr remote);
 
     /**
-     * Coordinate warm-up (routing-session.md §5.4): the next {@code packets} DataPackets carry {@code cpCoords}
-     * (the encoded source ‖ destination coordinates of the CP flag) in clear, or are preceded by a standalone
-     * CoordsWarmup when they would not fit the MTU. A negative {@code packets} only refreshes the coordinates.
+     * Coordinate warm-up (routing-session.md §5.3-§5.4): the next {@code packets} DataPackets carry the CP flag
+     * with our coordinates and the destination's in clear, or are preceded by a standalone CoordsWarmup when they
+     * would not fit the MTU. The coordinates are read from the forwarding table as each packet leaves (ours; the
+     * destination's cached ones, else ours), as the reference reads its tree state and cache at send time.
      */
-    void setSessionWarmup(NodeAddr remote, byte[] cpCoords, int packets);
+    void setSessionWarmup(NodeAddr remote, int packets);
 
     /** Lowers the session's path MTU (PathMtuNotification, MtuExceeded); never raises it. */
     void lowerSessionPathMtu(NodeAddr remote, int pathMtu);
@@ -103,7 +104,8 @@ public interface DataPlaneCommands {
     /**
      * Seals one session-layer message other than a DataPacket (a CoordsWarmup with {@code withCoords}, an MMP report,
      * a PathMtuNotification) on the current generation and routes it. A session that does not exist makes this a
-     * counted drop.
+     * counted drop. With {@code withCoords} the message carries CP and the coordinates routing knows as it leaves
+     * (see {@link #setSessionWarmup}).
      *
      * @param msgType the FSP inner msg_type
      * @param body    the message body after the inner header

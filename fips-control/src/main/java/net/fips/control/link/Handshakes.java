@@ -209,7 +209,15 @@ final class Handshakes {
             return;
         }
         if (peer.hasPending) {
-            t.count(LinkCounter.REKEY_MSG1_DROPPED);
+            if (peer.pendingAsResponder && peer.pendingMsg2 != null && msg1.senderIdx() == peer.pendingTheirIndex) {
+                // The initiator retransmits the msg1 we answered, so our msg2 was lost; we have not cut over yet
+                // (ADR 0065), so the same msg2 still offers the keys we hold: send it again rather than drop the
+                // msg1 and let the two ends drift apart (crypto-link.md §5.11, Q3).
+                dataPlane.sendHandshake(transportId, from, peer.pendingMsg2);
+                t.count(LinkCounter.REKEY_MSG2_RESENT);
+            } else {
+                t.count(LinkCounter.REKEY_MSG1_DROPPED);
+            }
             wipe(result);
             return;
         }
@@ -231,11 +239,15 @@ final class Handshakes {
         final int newIndex = (int) idx;
         // Pending keys first, msg2 second: the initiator may cut over and send under the new index at once.
         dataPlane.installPending(peer.linkId, newIndex, msg1.senderIdx(), result.sendKey(), result.recvKey());
-        dataPlane.sendHandshake(transportId, from, new FmpMsg2(newIndex, msg1.senderIdx(), msg2Noise).encode());
+        final byte[] msg2 = new FmpMsg2(newIndex, msg1.senderIdx(), msg2Noise).encode();
+        dataPlane.sendHandshake(transportId, from, msg2);
         wipe(result);
         peer.hasPending = true;
         peer.pendingOurIndex = newIndex;
         peer.pendingTheirIndex = msg1.senderIdx();
+        peer.pendingAsResponder = true;
+        peer.pendingSinceNanos = t.now();
+        peer.pendingMsg2 = msg2;
         peer.peerRekeyed = true;
         peer.lastPeerRekeyNanos = t.now();
         t.count(LinkCounter.REKEYS_RESPONDED);

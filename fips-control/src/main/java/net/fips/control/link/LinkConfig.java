@@ -81,6 +81,17 @@ public record LinkConfig(long tickNanos, long heartbeatIntervalNanos, long linkD
                 msg1Burst, msg1RatePerSecond, maxPendingInbound, maxPeers, maxConnections);
     }
 
+    /**
+     * How long a rekey responder's tick leaves its pending key epoch for the initiator's first frame under it to cut
+     * over (ADR 0065): three ticks, for the initiator's reaction to the msg2, its own cutover tick (up to a tick
+     * later) and the two nodes' tick phases.
+     *
+     * @return the grace in nanoseconds
+     */
+    public long responderCutoverGraceNanos() {
+        return 3 * tickNanos;
+    }
+
     /** Retransmission gap after the {@code count}-th resend: {@code interval * backoff^count}. */
     long resendGapNanos(final int count) {
         return (long) (handshakeResendIntervalNanos * Math.pow(handshakeResendBackoff, count));

@@ -74,5 +74,7 @@ public enum LinkCounter {
     /** Links that stopped answering while we sent over them: routing avoids them (fast failover). */
     LINKS_SUSPECTED,
     /** Suspect links that answered again. */
-    LINKS_RECOVERED
+    LINKS_RECOVERED,
+    /** Rekey msg2s sent again for a retransmitted msg1 while we waited to cut over to its keys (ADR 0065). */
+    REKEY_MSG2_RESENT
 }

@@ -227,9 +227,19 @@ final class Maintenance {
         final List<PeerLink> drain = new ArrayList<>();
         final List<PeerLink> rekey = new ArrayList<>();
         for (final PeerLink peer : t.peers()) {
-            // No role check: whoever holds a completed pending key epoch cuts over (spec Q2).
+            // No role check: whoever holds a completed pending key epoch cuts over (spec Q2), but a responder first
+            // leaves the initiator time to read the msg2 and cut over itself (ADR 0065): the initiator's first frame
+            // under the new keys cuts us over in the data plane, and our own new-key frames then never reach an
+            // initiator that has not installed them yet.
             if (peer.hasPending && !peer.rekeyInProgress) {
-                cutover.add(peer);
+                if (!peer.pendingAsResponder
+                        || t.now() - peer.pendingSinceNanos >= config.responderCutoverGraceNanos()) {
+                    cutover.add(peer);
+                    continue;
+                }
+                if (peer.draining && t.now() - peer.drainStartNanos >= config.drainWindowNanos()) {
+                    drain.add(peer);
+                }
                 continue;
             }
             if (peer.draining && t.now() - peer.drainStartNanos >= config.drainWindowNanos()) {
@@ -302,6 +312,8 @@ final class Maintenance {
         peer.ourIndex = peer.pendingOurIndex;
         peer.theirIndex = peer.pendingTheirIndex;
         peer.hasPending = false;
+        peer.pendingAsResponder = false;
+        peer.pendingMsg2 = null;
         peer.kBit ^= 1;
         peer.keyEpochEstablishedNanos = t.now();
         peer.keyEpochStartNanos = startNanos;
@@ -413,6 +425,8 @@ final class Maintenance {
         peer.hasPending = true;
         peer.pendingOurIndex = peer.rekeyOurIndex;
         peer.pendingTheirIndex = msg2.senderIdx();
+        peer.pendingAsResponder = false;
+        peer.pendingMsg2 = null;
         peer.rekeyInProgress = false;
         peer.rekeyHandshake = null;
         peer.rekeyMsg1 = null;

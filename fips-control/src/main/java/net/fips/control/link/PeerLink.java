@@ -43,6 +43,14 @@ final class PeerLink {
     boolean hasPending;
     int pendingOurIndex;
     int pendingTheirIndex;
+    /**
+     * The pending key epoch is one we answered a rekey msg1 for: our tick waits for the initiator's first frame under
+     * it, at most {@link LinkConfig#responderCutoverGraceNanos()} from {@link #pendingSinceNanos} (ADR 0065).
+     */
+    boolean pendingAsResponder;
+    long pendingSinceNanos;
+    /** The msg2 that offered the pending key epoch (responder only): sent again for a retransmitted msg1. */
+    byte[] pendingMsg2;
 
     boolean draining;
     int previousOurIndex;

@@ -27,7 +27,6 @@ import net.fips.dataplane.SessionStats;
 import net.fips.dataplane.ipv6.Icmpv6Errors;
 import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.wire.Coords;
-import net.fips.dataplane.wire.FspCpCoords;
 import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagram;
 import net.fips.dataplane.wire.SessionMessageType;
@@ -379,20 +378,16 @@ public final class SessionLayer implements SessionListener, SessionHost {
 
     @Override
     public void onCoordsWarmupNeeded(final NodeAddr remote, final long nowNanos) {
-        refreshWarmupCoords(remote, -1);
         dataPlane.sendSessionMessage(remote, SessionMessageType.COORDS_WARMUP.code(), null, true);
     }
 
+    /**
+     * The data plane reads the coordinates to carry from its forwarding table as each packet leaves (§5.3 step 2);
+     * only the count goes from here.
+     */
     @Override
     public void onWarmupReset(final NodeAddr remote, final int packets, final long nowNanos) {
-        refreshWarmupCoords(remote, packets);
-    }
-
-    private void refreshWarmupCoords(final NodeAddr remote, final int packets) {
-        final Coords dest = mesh.cachedCoords(remote, now);
-        final Coords mine = mesh.coords();
-        final byte[] cp = new FspCpCoords(mine, dest == null ? mine : dest).encode();
-        dataPlane.setSessionWarmup(remote, cp, packets);
+        dataPlane.setSessionWarmup(remote, packets);
     }
 
     @Override

@@ -204,7 +204,7 @@ final class PairedDataPlanes {
         }
 
         @Override
-        public void setSessionWarmup(final NodeAddr r, final byte[] cp, final int n) {
+        public void setSessionWarmup(final NodeAddr r, final int n) {
             throw new UnsupportedOperationException("sessions");
         }
 

@@ -139,7 +139,7 @@ final class AgentSet {
         ports = new LoopPort[t];
         linkHolds = new LinkFrameHold[t];
         for (int i = 0; i < t; i++) {
-            linkHolds[i] = new LinkFrameHold(pool, ctx.nanoClock());
+            linkHolds[i] = new LinkFrameHold(pool, pool.capacity(), ctx.nanoClock());
         }
         workers = new WorkerAgent[w];
         callerRings = new MpscSlotRing[w];

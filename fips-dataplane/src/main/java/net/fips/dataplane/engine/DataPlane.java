@@ -312,10 +312,9 @@ public final class DataPlane implements DataPlaneCommands, AutoCloseable {
     }
 
     @Override
-    public void setSessionWarmup(final NodeAddr remote, final byte[] cpCoords, final int packets) {
+    public void setSessionWarmup(final NodeAddr remote, final int packets) {
         checkRunning();
-        sessionWorker(remote).enqueue(new WorkerCommand.SetSessionWarmup(remote,
-                cpCoords == null ? null : cpCoords.clone(), packets));
+        sessionWorker(remote).enqueue(new WorkerCommand.SetSessionWarmup(remote, packets));
     }
 
     @Override

@@ -57,7 +57,7 @@ final class FspSession implements SessionStats {
         }
     }
 
-    /** Largest CP coordinate block kept for warm-up (two lists of 64 entries). */
+    /** Largest CP coordinate block carried in warm-up (two lists of 64 entries). */
     static final int MAX_CP_BYTES = 2 * (2 + 16 * 64);
 
     final NodeAddr remote;
@@ -74,6 +74,7 @@ final class FspSession implements SessionStats {
     /** A cutover ordered by the control plane has not yet been confirmed by an inbound frame. */
     boolean awaitingConfirmation;
     int warmupRemaining;
+    /** Scratch for the CP coordinates, encoded from the forwarding table at each warm-up send. */
     final MemorySegment cpCoords = Arena.ofAuto().allocate(MAX_CP_BYTES, 8);
     int cpLength;
     /** Path MTU learned for this session (65535 until lowered). */

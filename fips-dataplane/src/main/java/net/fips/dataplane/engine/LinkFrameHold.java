@@ -20,16 +20,23 @@ import net.fips.dataplane.pool.PacketPool;
  * frame is either held before the take or finds the index after it: none can fall between. Only the miss path of a
  * receive thread ever locks, and only while something is expected.
  *
- * <p>Bounded: {@value #MAX_EXPECTED} expected indices (the oldest gives way), {@value #MAX_FRAMES} frames in all and
- * {@value #MAX_FRAMES_PER_INDEX} per index (later ones are dropped, so what is held stays in order), and an
- * expectation lasts {@link #HOLD_NANOS}: then its frames are dropped and counted.
+ * <p>Bounded: {@value #MAX_EXPECTED} expected indices (the oldest gives way), a quarter of the slot pool in all and
+ * per index (at least {@value #MIN_FRAMES} and {@value #MIN_FRAMES_PER_INDEX}; later ones are dropped, so what is
+ * held stays in order), and an expectation lasts {@link #HOLD_NANOS}: then its frames are dropped and counted. The
+ * bound is what can arrive while the control thread reads a msg2: a rekey responder may cut over right after
+ * sending it (crypto-link.md §5.11), and at a full-rate stream (some 300,000 frames a second) the control thread's
+ * milliseconds are hundreds to thousands of frames (docs/benchmarks.md, "Frames under new link keys held").
  */
 final class LinkFrameHold {
     /** How long after a msg2 its index's frames may be held: the control plane reads a msg2 in milliseconds. */
     static final long HOLD_NANOS = 1_000_000_000L;
     static final int MAX_EXPECTED = 16;
-    static final int MAX_FRAMES = 64;
-    static final int MAX_FRAMES_PER_INDEX = 32;
+    /** Frames held in all, at the least (small pools). */
+    static final int MIN_FRAMES = 64;
+    /** Frames held per index, at the least (small pools). */
+    static final int MIN_FRAMES_PER_INDEX = 32;
+    /** The share of the slot pool the hold may take: one slot in {@value}. */
+    static final int POOL_SHARE = 4;
     /** {@link #onMiss} result: the frame is held (the slot now belongs to the hold). */
     static final long HELD = Long.MIN_VALUE + 1;
     /** {@link #onMiss} result: nothing expects the index; the caller drops the frame as an unknown index. */
@@ -41,19 +48,41 @@ final class LinkFrameHold {
 
     private final PacketPool pool;
     private final LongSupplier clock;
+    private final int maxFrames;
+    private final int maxFramesPerIndex;
     private final int[] expectedIdx = new int[MAX_EXPECTED];
     private final long[] expectedUntil = new long[MAX_EXPECTED];
+    /** Frames held per expectation: the per-index bound without a scan per frame. */
+    private final int[] expectedHeld = new int[MAX_EXPECTED];
     private int expected;
-    private final int[] frameIdx = new int[MAX_FRAMES];
-    private final int[] frameSlot = new int[MAX_FRAMES];
+    /** Held frames in arrival order: their index and slot. */
+    private final int[] frameIdx;
+    private final int[] frameSlot;
     private int frames;
     /** Whether anything is expected or held: the receive thread's miss path reads it without the lock. */
     private volatile boolean active;
 
-    /** @param clock the data plane's nanosecond clock */
-    LinkFrameHold(final PacketPool pool, final LongSupplier clock) {
+    /**
+     * @param poolSlots the slot pool's capacity, which sizes the bounds
+     * @param clock     the data plane's nanosecond clock
+     */
+    LinkFrameHold(final PacketPool pool, final int poolSlots, final LongSupplier clock) {
         this.pool = pool;
         this.clock = clock;
+        this.maxFrames = Math.max(MIN_FRAMES, poolSlots / POOL_SHARE);
+        this.maxFramesPerIndex = Math.max(MIN_FRAMES_PER_INDEX, poolSlots / POOL_SHARE);
+        this.frameIdx = new int[maxFrames];
+        this.frameSlot = new int[maxFrames];
+    }
+
+    /** @return the most frames held in all */
+    int maxFrames() {
+        return maxFrames;
+    }
+
+    /** @return the most frames held for one index */
+    int maxFramesPerIndex() {
+        return maxFramesPerIndex;
     }
 
     /** @return the data plane's clock, which this hold reads */
@@ -96,6 +125,7 @@ final class LinkFrameHold {
             }
             at = expected++;
             expectedIdx[at] = receiverIdx;
+            expectedHeld[at] = 0;
         }
         expectedUntil[at] = clock.getAsLong() + HOLD_NANOS;
         active = true;
@@ -118,15 +148,10 @@ final class LinkFrameHold {
         if (at < 0 || clock.getAsLong() - expectedUntil[at] >= 0) {
             return NOT_EXPECTED;
         }
-        int mine = 0;
-        for (int i = 0; i < frames; i++) {
-            if (frameIdx[i] == receiverIdx) {
-                mine++;
-            }
-        }
-        if (frames == MAX_FRAMES || mine == MAX_FRAMES_PER_INDEX) {
+        if (frames == maxFrames || expectedHeld[at] == maxFramesPerIndex) {
             return OVERFLOW;
         }
+        expectedHeld[at]++;
         frameIdx[frames] = receiverIdx;
         frameSlot[frames] = slot;
         frames++;
@@ -244,6 +269,7 @@ final class LinkFrameHold {
     private void removeExpectation(final int at) {
         System.arraycopy(expectedIdx, at + 1, expectedIdx, at, expected - at - 1);
         System.arraycopy(expectedUntil, at + 1, expectedUntil, at, expected - at - 1);
+        System.arraycopy(expectedHeld, at + 1, expectedHeld, at, expected - at - 1);
         expected--;
     }
 

@@ -11,7 +11,7 @@ import net.fips.dataplane.pool.PacketPool;
  */
 final class ReleasedFrames {
     private final PacketPool pool;
-    private int[] slots = new int[LinkFrameHold.MAX_FRAMES];
+    private int[] slots = new int[LinkFrameHold.MIN_FRAMES];
     private int count;
     private boolean opening;
 

@@ -2,16 +2,20 @@ package net.fips.dataplane.engine;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 import net.fips.dataplane.DataPlaneEvent;
 import net.fips.dataplane.crypto.AeadCipher;
 import net.fips.dataplane.pool.PacketPool;
 import net.fips.dataplane.pool.SlotDescriptor;
+import net.fips.dataplane.route.CoordCache;
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.route.NextHop;
+import net.fips.dataplane.wire.Coords;
 import net.fips.dataplane.wire.FspFlags;
 import net.fips.dataplane.wire.FspHeader;
 import net.fips.dataplane.wire.FspInnerHeader;
+import net.fips.dataplane.wire.NodeAddr;
 import net.fips.dataplane.wire.SessionDatagramHeader;
 
 /**
@@ -46,6 +50,42 @@ final class SessionMessages {
         this.crypto = crypto;
         this.nextHop = nextHop;
         this.outbox = outbox;
+    }
+
+    /**
+     * Encodes the warm-up coordinates (§5.3 step 2: {@code S ‖ D}, each {@code count u16 LE ‖ 16·n}) into the
+     * session's {@link FspSession#cpCoords} as routing knows them now: our coordinates from {@code table}, the
+     * destination's from its coordinate cache, else ours (the reference's {@code get_dest_coords}). Read at each
+     * send, never kept from an earlier moment: a node whose tree has moved since would hand out a position it no
+     * longer holds, and every node on the path, the destination too, caches it over what it knew. Allocation-free.
+     *
+     * @return the encoded length, also left in {@link FspSession#cpLength}; 0 when the two do not fit
+     *     {@link FspSession#MAX_CP_BYTES} (then nothing is carried)
+     */
+    static int encodeWarmupCoords(final ForwardingTable table, final FspSession s, final long now) {
+        final Coords mine = table.selfCoords();
+        final CoordCache.Entry cached = table.cache().get(s.remoteHi, s.remoteLo, now);
+        final Coords dest = cached == null ? mine : cached.coords();
+        final int len = mine.encodedSize() + dest.encodedSize();
+        if (len > FspSession.MAX_CP_BYTES) {
+            s.cpLength = 0;
+            return 0;
+        }
+        writeCoords(s.cpCoords, writeCoords(s.cpCoords, 0, mine), dest);
+        s.cpLength = len;
+        return len;
+    }
+
+    private static long writeCoords(final MemorySegment seg, final long off, final Coords c) {
+        final List<NodeAddr> addrs = c.addrs();
+        final int n = addrs.size();
+        seg.set(U16, off, (short) n);
+        long at = off + 2;
+        for (int i = 0; i < n; i++) {
+            addrs.get(i).writeTo(seg, at);
+            at += NodeAddr.SIZE;
+        }
+        return at;
     }
 
     /** A {@link DataPlaneEvent.SessionNoRoute} for the session, at most one per 100 ms. */
@@ -107,7 +147,7 @@ final class SessionMessages {
             return;
         }
         final int bodyLen = u16Body >= 0 ? 2 : body == null ? 0 : body.length;
-        final int cp = withCoords ? s.cpLength : 0;
+        final int cp = withCoords ? encodeWarmupCoords(table, s, now) : 0;
         final int total = DATAGRAM + FSP + cp + INNER + bodyLen + TAG;
         if (total > pool.maxMtuBytes()) {
             counters.increment(DataPlaneCounter.DROP_MTU);
@@ -132,7 +172,7 @@ final class SessionMessages {
             MemorySegment.copy(body, 0, seg, ValueLayout.JAVA_BYTE, inner + INNER, bodyLen);
         }
         // The reference's standalone CoordsWarmup carries CP alone, never K (§5.4).
-        final int flags = withCoords ? FspFlags.CP : s.kFlag;
+        final int flags = cp > 0 ? FspFlags.CP : s.kFlag;
         if (!crypto.seal(s, seg, header, flags, inner, INNER + bodyLen)) {
             counters.increment(DataPlaneCounter.DROP_COUNTER_EXHAUSTED);
             pool.release(slot);

@@ -167,6 +167,7 @@ final class SessionPath {
         int cp = 0;
         if (s.warmupRemaining > 0) {
             s.warmupRemaining--;
+            SessionMessages.encodeWarmupCoords(table, s, now);
             // §5.3 step 2: piggy-back when it fits the smallest transport MTU, else a standalone CoordsWarmup first.
             final int shimLen = bodyLen - PortHeader.SIZE;
             if (EncapsulationBudget.FIPS_OVERHEAD + PortHeader.SIZE + s.cpLength + shimLen
@@ -498,19 +499,9 @@ final class SessionPath {
         }
     }
 
-    void setWarmup(final NodeAddr remote, final byte[] cpCoords, final int packets) {
+    void setWarmup(final NodeAddr remote, final int packets) {
         final FspSession s = sessions.get(remote.hi(), remote.lo());
-        if (s == null) {
-            return;
-        }
-        if (cpCoords == null || cpCoords.length > FspSession.MAX_CP_BYTES) {
-            s.warmupRemaining = 0;
-            s.cpLength = 0;
-            return;
-        }
-        MemorySegment.copy(cpCoords, 0, s.cpCoords, ValueLayout.JAVA_BYTE, 0, cpCoords.length);
-        s.cpLength = cpCoords.length;
-        if (packets >= 0) {
+        if (s != null && packets >= 0) {
             s.warmupRemaining = packets;
         }
     }
@@ -529,7 +520,7 @@ final class SessionPath {
             counters.increment(DataPlaneCounter.DROP_SESSION_UNKNOWN);
             return;
         }
-        messages.send(table, s, msgType, body, withCoords && s.cpLength > 0, clock.getAsLong(), -1);
+        messages.send(table, s, msgType, body, withCoords, clock.getAsLong(), -1);
     }
 
     /** An IPv6 packet the control plane built (an ICMPv6 error): written as is. */

@@ -56,7 +56,7 @@ sealed interface WorkerCommand {
     }
 
     /** CP coordinates to piggy-back on the session's next {@code packets} data packets. */
-    record SetSessionWarmup(NodeAddr remote, byte[] cpCoords, int packets) implements WorkerCommand {
+    record SetSessionWarmup(NodeAddr remote, int packets) implements WorkerCommand {
     }
 
     /** A smaller path MTU learnt for the session. */

@@ -159,8 +159,8 @@ final class WorkerCommands {
                     sessions.cutover(remote, start);
             case WorkerCommand.DropSessionPrevious(final NodeAddr remote) -> sessions.dropPrevious(remote);
             case WorkerCommand.RemoveSession(final NodeAddr remote) -> sessions.remove(remote);
-            case WorkerCommand.SetSessionWarmup(final NodeAddr remote, final byte[] coords, final int packets) ->
-                    sessions.setWarmup(remote, coords, packets);
+            case WorkerCommand.SetSessionWarmup(final NodeAddr remote, final int packets) ->
+                    sessions.setWarmup(remote, packets);
             case WorkerCommand.LowerSessionPathMtu(final NodeAddr remote, final int mtu) ->
                     sessions.lowerPathMtu(remote, mtu);
             case WorkerCommand.SendSessionMessage(final NodeAddr remote, final int type, final byte[] body,

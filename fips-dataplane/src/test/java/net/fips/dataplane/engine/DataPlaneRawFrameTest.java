@@ -48,6 +48,8 @@ class DataPlaneRawFrameTest {
     private DatagramChannel peer;
     private DataPlane dp;
     private InetSocketAddress dpAddress;
+    /** Slots of the data plane's pool, which also size its link frame hold. */
+    private int poolSlots = 256;
 
     @BeforeEach
     void setUp() throws IOException {
@@ -84,7 +86,7 @@ class DataPlaneRawFrameTest {
     }
 
     private void startWithoutLink(final int eventQueueCapacity) throws IOException {
-        dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(256)
+        dp = new DataPlane(new DataPlaneContext().threadingMode(ThreadingMode.SHARED).poolSlots(poolSlots)
                 .eventQueueCapacity(eventQueueCapacity).localDelivery(deliveries).nanoClock(clock::get));
         dp.addTransport(UdpTransport.open(new UdpTransportConfig().bindAddress("127.0.0.1:0")));
         dp.start();
@@ -437,6 +439,42 @@ class DataPlaneRawFrameTest {
         assertEquals(0, deliveries.outOfOrder.get());
     }
 
+    /**
+     * A rekey responder may cut over right after its msg2 (crypto-link.md §5.11) and a full-rate stream then puts
+     * hundreds of frames under the new keys on the wire before our control thread has read the msg2 and installed
+     * them (docs/benchmarks.md, "Frames under new link keys held"). All of them are held (a quarter of the pool may
+     * be) and delivered in order once the keys are in; none is dropped. The old hold kept 32 per index.
+     */
+    @Test
+    void hundredsOfNewKeyFramesBeforeTheRekeyInstallAreAllDeliveredInOrder() throws Exception {
+        poolSlots = 2048;
+        start(64);
+        final byte[] pendingRecv = FrameCodec.key(22);
+        send(peer, msg2(0x21, 0x11));
+        final int frames = 400;
+        for (int i = 0; i < frames; i++) {
+            send(peer, frame(pendingRecv, 1, 0x11, i, i));
+            if (i % 50 == 49) {
+                // paced so the socket's receive buffer never overflows while the frames wait
+                final long sent = i + 1;
+                pumpUntil(() -> dp.counter(DataPlaneCounter.LINK_FRAMES_HELD)
+                        + dp.counter(DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW) >= sent);
+            }
+        }
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW), this::counters);
+        assertEquals(frames, dp.counter(DataPlaneCounter.LINK_FRAMES_HELD));
+        assertEquals(0, deliveries.delivered.get());
+        dp.installPending(LINK, 0x11, 0x21, FrameCodec.key(21), pendingRecv);
+        send(peer, frame(pendingRecv, 1, 0x11, frames, frames));
+        pumpUntil(DataPlaneCounter.DATAGRAMS_DELIVERED, frames + 1);
+        assertEquals(frames, dp.counter(DataPlaneCounter.LINK_FRAMES_RELEASED));
+        assertEquals(0, deliveries.outOfOrder.get() + deliveries.corrupt.get(), "held frames first, in order");
+        assertEquals(frames, deliveries.lastSeq());
+        assertEquals(1, dp.counter(DataPlaneCounter.KBIT_CUTOVERS));
+        assertEquals(0, dp.counter(DataPlaneCounter.DROP_UNKNOWN_INDEX) + dp.counter(DataPlaneCounter.DROP_AUTH_FAILED)
+                + dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED));
+    }
+
     /** Bounded per index and in time: the rest is dropped and counted, and the slots go back to the pool. */
     @Test
     void heldFramesAreBoundedAndExpireCounted() throws Exception {
@@ -444,17 +482,24 @@ class DataPlaneRawFrameTest {
         dp.doWork();
         final int used = dp.pool().inUse();
         send(peer, msg2(THEIR, OUR));
-        for (int i = 0; i < LinkFrameHold.MAX_FRAMES_PER_INDEX + 2; i++) {
+        // a quarter of the 256-slot pool
+        final int bound = 64;
+        for (int i = 0; i < bound + 2; i++) {
             send(peer, frame(RECV_KEY, 0, OUR, i, i));
+            if (i % 16 == 15) {
+                final long sent = i + 1;
+                pumpUntil(() -> dp.counter(DataPlaneCounter.LINK_FRAMES_HELD)
+                        + dp.counter(DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW) >= sent);
+            }
         }
         pumpUntil(DataPlaneCounter.DROP_HELD_FRAME_OVERFLOW, 2);
-        assertEquals(LinkFrameHold.MAX_FRAMES_PER_INDEX, dp.counter(DataPlaneCounter.LINK_FRAMES_HELD));
+        assertEquals(bound, dp.counter(DataPlaneCounter.LINK_FRAMES_HELD));
         clock.addAndGet(LinkFrameHold.HOLD_NANOS - 1);
         dp.drainEvents(events::add);
         assertEquals(0, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED), "not yet");
         clock.addAndGet(1);
         dp.drainEvents(events::add);
-        assertEquals(LinkFrameHold.MAX_FRAMES_PER_INDEX, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED));
+        assertEquals(bound, dp.counter(DataPlaneCounter.DROP_HELD_FRAME_EXPIRED));
         pumpUntil(() -> dp.pool().inUse() == used);
         // Once expired, the index is unknown again: a late frame is dropped at once.
         send(peer, frame(RECV_KEY, 0, OUR, 99, 99));

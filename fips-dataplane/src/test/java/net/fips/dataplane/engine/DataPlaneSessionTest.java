@@ -35,6 +35,7 @@ import net.fips.dataplane.crypto.JdkAeadCipher;
 import net.fips.dataplane.ipv6.EncapsulationBudget;
 import net.fips.dataplane.ipv6.Ipv6Packet;
 import net.fips.dataplane.ipv6.ShimBody;
+import net.fips.dataplane.route.CoordCache;
 import net.fips.dataplane.route.ForwardingTable;
 import net.fips.dataplane.udp.UdpTransport;
 import net.fips.dataplane.udp.UdpTransportConfig;
@@ -227,11 +228,22 @@ class DataPlaneSessionTest {
         return n;
     }
 
+    /** A table like {@link #startWithoutSession}'s whose coordinate cache holds A's coordinates. */
+    private void cacheACoords() {
+        final CoordCache cache = new CoordCache();
+        cache.insert(A, A_COORDS, clock.get());
+        dp.setForwardingTable(ForwardingTable.builder(B, B_COORDS)
+                .peer(new ForwardingTable.Peer(A, LINK_A, A_COORDS, 1.0, 1280, true, ForwardingTable.TreeRole.CHILD))
+                .cache(cache.view())
+                .build());
+    }
+
     @Test
     void outboundPacketsAreSealedTwiceWithWarmupCoordinatesFirst() throws IOException {
         start();
+        cacheACoords();
         final byte[] cp = new FspCpCoords(B_COORDS, A_COORDS).encode();
-        dp.setSessionWarmup(A, cp, 2);
+        dp.setSessionWarmup(A, 2);
         for (int i = 0; i < 3; i++) {
             final byte[] p = packet(B, A, 17, 100 + i, 0);
             dp.sendIpv6(p);
@@ -263,6 +275,38 @@ class DataPlaneSessionTest {
     }
 
     /**
+     * §5.3 step 2: the warm-up coordinates are read when each packet is sent (the reference reads its tree state and
+     * coordinate cache then), not when the warm-up began: a node whose tree moved since must not hand out its old
+     * coordinates, which a receiver caches over a fresh lookup result (chaos8 run A, docs/benchmarks.md).
+     */
+    @Test
+    void warmupCoordinatesAreReadWhenEachPacketLeaves() throws IOException {
+        start();
+        dp.setSessionWarmup(A, 3);
+        final byte[] first = packet(B, A, 17, 40, 0);
+        dp.sendIpv6(first);
+        final Received before = receiveAtA(S_B_TO_A);
+        assertArrayEquals(new FspCpCoords(B_COORDS, B_COORDS).encode(), before.coords(),
+                "no cached coordinates for A yet: ours twice, as the reference's get_dest_coords");
+
+        // Our tree moved under a new root R, and A's coordinates are cached now.
+        final NodeAddr r = TransitHarness.addr(0x10);
+        final Coords moved = Coords.of(B, r);
+        final Coords aCached = Coords.of(A, B, r);
+        final CoordCache cache = new CoordCache();
+        cache.insert(A, aCached, clock.get());
+        dp.setForwardingTable(ForwardingTable.builder(B, moved)
+                .peer(new ForwardingTable.Peer(A, LINK_A, aCached, 1.0, 1280, true, ForwardingTable.TreeRole.CHILD))
+                .cache(cache.view())
+                .build());
+        dp.sendIpv6(packet(B, A, 17, 41, 0));
+        final Received after = receiveAtA(S_B_TO_A);
+        assertEquals(0x01, after.fspFlags() & 0x01, "still in warm-up");
+        assertArrayEquals(new FspCpCoords(moved, aCached).encode(), after.coords(),
+                "our coordinates and A's as routing knows them when the packet leaves");
+    }
+
+    /**
      * §5.3 step 2: coordinates that do not fit beside the packet go in a standalone CoordsWarmup (CP, no K), which
      * leaves before the packet: the session path queues it and the worker sends it first, then the packet it
      * returned.
@@ -270,12 +314,13 @@ class DataPlaneSessionTest {
     @Test
     void warmupCoordinatesThatDoNotFitGoStandaloneAheadOfThePacket() throws IOException {
         start();
+        cacheACoords();
         final byte[] cp = new FspCpCoords(B_COORDS, A_COORDS).encode();
         final int mtu = dp.transport(0).mtu();
         final int len = EncapsulationBudget.effectiveIpv6Mtu(mtu);
         assertTrue(EncapsulationBudget.FIPS_OVERHEAD + cp.length + len - ShimBody.BODY_SHRINK > mtu,
                 "the coordinates do not fit beside the largest packet");
-        dp.setSessionWarmup(A, cp, 1);
+        dp.setSessionWarmup(A, 1);
         final byte[] p = packet(B, A, 17, len - 48, 0);
         dp.sendIpv6(p);
         final Received warmup = receiveAtA(S_B_TO_A);

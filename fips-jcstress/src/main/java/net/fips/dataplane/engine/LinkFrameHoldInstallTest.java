@@ -30,7 +30,7 @@ public class LinkFrameHoldInstallTest {
     static final int SLOT = 7;
 
     final IndexTableHolder table = new IndexTableHolder();
-    final LinkFrameHold hold = new LinkFrameHold(null, () -> 0L);
+    final LinkFrameHold hold = new LinkFrameHold(null, 64, () -> 0L);
     int outcome;
     int taken;
 
