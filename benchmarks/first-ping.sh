@@ -112,8 +112,9 @@ for run in $(seq 1 "$RUNS"); do
     [ "${FIRST_CPU:-0}" = 1 ] && echo "  fips-dataplane CPU per ping, both daemons, per block of 20 (us):$cpu" \
         "(idle: $(( (i1 - i0) / 1000 )) us/s); C2 compiler threads, both daemons, per block (ms):$jit_used"
     [ "$jit" = 1 ] && jit_state "after the series"
-    # The daemon's own line about its start-up warm-up, if it has written it by now.
-    sed -n 's/.*FipsDaemon: \(data path warm-up.*\)/  node x: \1/p' "${E2E_LOG[$x]}"
+    # The daemon's own lines about its warm-ups (FIPS_DAEMON_WARMUP before the start, -Dfips.warmup.rounds after).
+    sed -n 's/.*FipsDaemon: \(data path warm-up.*\|start-up warm-up.*\)/  node x: \1/p' "${E2E_LOG[$x]}"
+    sed -n 's/.*FipsDaemon: \(start-up warm-up.*\)/  node y: \1/p' "${E2E_LOG[$y]}"
     e2e_stop "$x" TERM
     e2e_stop "$y" TERM
 done

@@ -8,6 +8,8 @@ module net.fips.cli {
     requires java.logging;
     // sun.misc.Signal: SIGTERM/SIGINT stop the daemon cleanly with exit status 0 instead of 143/130.
     requires jdk.unsupported;
+    // The opt-in start-up warm-up waits for the JIT's compile queue to drain (CompilationMXBean).
+    requires java.management;
 
     // picocli injects options into, and calls, the command classes reflectively.
     opens net.fips.cli to info.picocli;

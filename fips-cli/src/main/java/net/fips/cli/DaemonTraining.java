@@ -39,7 +39,8 @@ import net.fips.dataplane.tun.TunStandIn;
  * of the daemon's own threads under a full-rate stream.
  * Nothing is printed on success (unless {@value #VERBOSE_PROPERTY} is true); the exit status is 0 when the nodes
  * linked and the stream's data and ACKs came through, 1 otherwise (bin/fips then starts the daemon without a
- * cache). Not a command for people.
+ * cache). Not a command for people. The daemon's opt-in start-up warm-up ({@link StartupWarmup}) runs the same two
+ * nodes inside its own JVM before its node starts, with a stream policy of its own.
  */
 public final class DaemonTraining {
     /** The least seconds of stream, when {@value #STREAM_SECONDS_PROPERTY} is not set. */
@@ -100,7 +101,7 @@ public final class DaemonTraining {
     }
 
     /**
-     * The training run with other settings (the rekey-loss measurement in docs/benchmarks.md uses it).
+     * The training run with other settings (the rekey-loss measurement in docs/benchmarks.md uses it); logs at WARN.
      *
      * @param rekeySeconds {@code node.rekey.after_secs} of both nodes
      * @param tune         applied to both nodes' options (e.g. a link config tuner)
@@ -110,10 +111,36 @@ public final class DaemonTraining {
     static StandInTcpStream.Result run(final long minNanos, final long maxNanos, final int rekeySeconds,
                                        final UnaryOperator<NodeOptions> tune, final BiConsumer<Node, Node> atEnd)
             throws Exception {
+        LogSetup.install(NodeConfig.LogLevel.WARN);
+        return run(LINK_TIMEOUT_NS, rekeySeconds, tune, stream -> stream(stream, minNanos, maxNanos), atEnd);
+    }
+
+    /** What runs once the two nodes have linked: drives {@code stream} and returns what it moved. */
+    @FunctionalInterface
+    interface StreamPolicy {
+        /**
+         * @param stream the stream through the two nodes' TUN stand-ins
+         * @return what the stream moved
+         */
+        StandInTcpStream.Result drive(StandInTcpStream stream);
+    }
+
+    /**
+     * Starts the two nodes (logging through whatever the caller installed), waits up to {@code linkTimeoutNanos}
+     * for their link, lets {@code policy} drive the stream, calls {@code atEnd}, then closes both nodes and their
+     * stand-ins and deletes the temporary configuration, keys' files and sockets.
+     *
+     * @param rekeySeconds {@code node.rekey.after_secs} of both nodes
+     * @param tune         applied to both nodes' options
+     * @param atEnd        called with both nodes after the stream, while they still run
+     * @return what the stream moved, or null when the nodes did not link in time
+     */
+    static StandInTcpStream.Result run(final long linkTimeoutNanos, final int rekeySeconds,
+                                       final UnaryOperator<NodeOptions> tune, final StreamPolicy policy,
+                                       final BiConsumer<Node, Node> atEnd) throws Exception {
         final Path dir = Files.createTempDirectory("fips-training");
         final List<TunStandIn> standIns = new ArrayList<>();
         try {
-            LogSetup.install(NodeConfig.LogLevel.WARN);
             final NodeIdentity a = NodeIdentity.generate();
             final NodeIdentity b = NodeIdentity.generate();
             final int pa = freePort();
@@ -132,7 +159,7 @@ public final class DaemonTraining {
             };
             try (Node na = Node.start(ca, tune.apply(options(acl, opener)));
                  Node nb = Node.start(cb, tune.apply(options(acl, opener)))) {
-                final long deadline = System.nanoTime() + LINK_TIMEOUT_NS;
+                final long deadline = System.nanoTime() + linkTimeoutNanos;
                 while (!(peers(na) == 1 && peers(nb) == 1) && System.nanoTime() - deadline < 0) {
                     LockSupport.parkNanos(1_000_000L);
                 }
@@ -142,7 +169,7 @@ public final class DaemonTraining {
                 na.controlApi().showStatus();
                 na.controlApi().showPeers();
                 try (StandInTcpStream stream = StandInTcpStream.open(standIns.get(0), standIns.get(1))) {
-                    final StandInTcpStream.Result r = stream(stream, minNanos, maxNanos);
+                    final StandInTcpStream.Result r = policy.drive(stream);
                     atEnd.accept(na, nb);
                     return r;
                 }

@@ -124,6 +124,9 @@ public final class FipsDaemon implements Callable<Integer> {
             }
         });
         warnIfIgnored("HUP", hupIgnored, "changes to the ACL, hosts file and log level need a restart");
+        // Opt-in (FIPS_DAEMON_WARMUP): the packet path compiled through two loopback nodes before the real
+        // transports and fips0 open, so the first real packets run compiled code and no compile competes with them.
+        StartupWarmup.runIfConfigured(currentLevel);
         final Node node;
         try {
             node = Node.start(loaded, NodeOptions.defaults().version(Version.VERSION));

@@ -1,0 +1,227 @@
+package net.fips.cli;
+
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import java.util.logging.Logger;
+
+import net.fips.control.config.NodeConfig;
+import net.fips.dataplane.tun.StandInTcpStream;
+
+/**
+ * The daemon's opt-in warm-up before its node starts: inside the daemon's own JVM, before the real transports and
+ * {@code fips0} are opened, it runs {@link DaemonTraining}'s two in-process nodes (UDP on {@code 127.0.0.1}, a
+ * socket-pair stand-in for each TUN, the daemon's default threading mode, so compact on fewer than four CPUs, and
+ * offload settings) with a TCP stream and pings through both TUN sides, until the JIT has stopped compiling while the
+ * stream still runs, then closes them and waits until the compile queue is drained. So the real node's first packets
+ * find the packet path compiled by C2 from a profile of the same code paths, and no compilation competes with them
+ * for the CPUs afterwards (docs/benchmarks.md, "Cold and warm pings" and "A warm-up before the node starts").
+ *
+ * <p>Off unless the system property {@value #PROPERTY} gives a cap in seconds ({@code bin/fips} sets it from
+ * {@code FIPS_DAEMON_WARMUP}); the start is delayed by at most that cap plus {@value #LINK_TIMEOUT_SECONDS} s for the
+ * two nodes to link and {@value #DRAIN_CAP_MS} ms of draining. A failure (no loopback in the namespace, a port
+ * taken) logs one line and the daemon starts without it.
+ */
+final class StartupWarmup {
+    /** System property: the most seconds of stream (0 or unset: no warm-up). */
+    static final String PROPERTY = "fips.warmup.start.seconds";
+    /** The least stream time before compile quiet counts (the first slices run interpreted and queue compiles). */
+    static final long MIN_STREAM_MS = 1000;
+    /** The least payload each pair's stream moves before compile quiet counts. */
+    static final long MIN_STREAM_MB = 16;
+    /** Pairs of nodes run one after the other (see {@link #run}). */
+    static final int GENERATIONS = 2;
+    /** The stream runs in slices this long; between slices the compile time is read. */
+    static final long SLICE_MS = 100;
+    /** No compilation finished for this long: the queue counts as drained. */
+    static final long QUIET_MS = 300;
+    /** The poll interval of the drain. */
+    static final long POLL_MS = 20;
+    /** After the nodes closed, wait at most this long for the compile queue to drain. */
+    static final long DRAIN_CAP_MS = 3000;
+    /** How long the two nodes may take to link before the warm-up gives up. */
+    static final int LINK_TIMEOUT_SECONDS = 5;
+    private static final Logger LOG = Logger.getLogger(FipsDaemon.class.getName());
+
+    /**
+     * One pair of nodes' stream.
+     *
+     * @param stream      what the stream moved, null when the nodes did not link
+     * @param streamNanos how long the stream ran
+     * @param quiet       whether the stream ended because compilation had gone quiet (else the cap ended it)
+     */
+    record Generation(StandInTcpStream.Result stream, long streamNanos, boolean quiet) {
+    }
+
+    /**
+     * What a warm-up did.
+     *
+     * @param generations   the pairs of nodes, in order (the last one null-streamed when it did not link)
+     * @param drainNanos    how long the wait for the compile queue took after the last nodes closed
+     * @param drained       whether the compile queue went quiet within {@value #DRAIN_CAP_MS} ms
+     * @param compileMillis the JIT's total compilation time at the end, ms
+     */
+    record Outcome(List<Generation> generations, long drainNanos, boolean drained, long compileMillis) {
+        /** @return whether every pair of nodes linked */
+        boolean linked() {
+            return generations.stream().allMatch(g -> g.stream() != null);
+        }
+    }
+
+    private final LongSupplier clock;
+    private final LongSupplier compileMillis;
+    private final long capNanos;
+
+    StartupWarmup(final LongSupplier clock, final LongSupplier compileMillis, final long capNanos) {
+        this.clock = clock;
+        this.compileMillis = compileMillis;
+        this.capNanos = capNanos;
+    }
+
+    /** @return the cap in seconds the property asks for, 0 when it is unset, 0 or not a number */
+    static int configuredSeconds() {
+        final String v = System.getProperty(PROPERTY);
+        if (v == null || v.isBlank()) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Integer.parseInt(v.trim()));
+        } catch (final NumberFormatException e) {
+            LOG.warning("-D" + PROPERTY + "=" + v + " is not a number of seconds; no start-up warm-up");
+            return 0;
+        }
+    }
+
+    /**
+     * Runs the warm-up when the property asks for it, with the log at WARN meanwhile (the two nodes' start and
+     * stop lines are not the daemon's), then restores {@code level} and logs one line of what it did.
+     *
+     * @param level the daemon's log level, restored afterwards
+     */
+    static void runIfConfigured(final NodeConfig.LogLevel level) {
+        final int seconds = configuredSeconds();
+        if (seconds == 0) {
+            return;
+        }
+        final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            LOG.info("start-up warm-up skipped: this JVM does not report its compilation time");
+            return;
+        }
+        final long t0 = System.nanoTime();
+        if (level.ordinal() < NodeConfig.LogLevel.WARN.ordinal()) {
+            LogSetup.setLevel(NodeConfig.LogLevel.WARN);
+        }
+        Outcome o = null;
+        String failure = null;
+        try {
+            o = new StartupWarmup(System::nanoTime, jit::getTotalCompilationTime, TimeUnit.SECONDS.toNanos(seconds))
+                    .run();
+        } catch (final Exception e) {
+            // An expected condition (no loopback here, a port taken): the message, never a stack trace.
+            failure = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        } finally {
+            LogSetup.setLevel(level);
+        }
+        final double took = (System.nanoTime() - t0) / 1e9;
+        if (failure != null) {
+            LOG.info(String.format("start-up warm-up failed after %.1f s (%s); starting without it", took, failure));
+        } else if (!o.linked()) {
+            LOG.info(String.format("start-up warm-up cut short after %.1f s: its two loopback nodes did not link",
+                    took));
+        } else {
+            final StringBuilder gens = new StringBuilder();
+            for (final Generation g : o.generations()) {
+                gens.append(String.format("%s%d MB in %.1f s (%s)", gens.isEmpty() ? "" : ", then ",
+                        g.stream().bytesIn() >> 20, g.streamNanos() / 1e9, g.quiet() ? "compiles quiet" : "cap"));
+            }
+            LOG.info(String.format("start-up warm-up: %.1f s; TCP stream through two loopback nodes: %s; compile"
+                    + " queue %s %.1f s later; JIT time %d ms", took, gens, o.drained() ? "drained" : "still busy",
+                    o.drainNanos() / 1e9, o.compileMillis()));
+        }
+    }
+
+    /**
+     * Runs {@value #GENERATIONS} pairs of nodes one after the other, each streaming until compilation is quiet (or
+     * the cap, which counts for all of them), then waits for the compile queue. The second pair replays a fresh
+     * node's start (handshakes, session lookups that miss, the first packets of a session) against the code the
+     * first pair's stream got compiled: its branches, which a steady stream never takes, trap there, and are
+     * profiled and compiled again, instead of in the real node's first pings.
+     *
+     * @return what it did
+     */
+    Outcome run() throws Exception {
+        final long start = clock.getAsLong();
+        final List<Generation> gens = new ArrayList<>();
+        for (int g = 0; g < GENERATIONS && clock.getAsLong() - start < capNanos; g++) {
+            final long[] streamed = new long[1];
+            final boolean[] quiet = new boolean[1];
+            final StandInTcpStream.Result r = DaemonTraining.run(TimeUnit.SECONDS.toNanos(LINK_TIMEOUT_SECONDS),
+                    DaemonTraining.REKEY_SECONDS, UnaryOperator.identity(), s -> {
+                        final long t = clock.getAsLong();
+                        final StandInTcpStream.Result res = stream(s, capNanos - (t - start), quiet);
+                        streamed[0] = clock.getAsLong() - t;
+                        return res;
+                    }, (a, b) -> { });
+            gens.add(new Generation(r, streamed[0], quiet[0]));
+            if (r == null) {
+                break;
+            }
+        }
+        final long d0 = clock.getAsLong();
+        final boolean drained = awaitQuiet(TimeUnit.MILLISECONDS.toNanos(DRAIN_CAP_MS),
+                () -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(POLL_MS)), () -> true);
+        return new Outcome(gens, clock.getAsLong() - d0, drained, compileMillis.getAsLong());
+    }
+
+    /**
+     * Runs {@code stream} in slices of {@value #SLICE_MS} ms until it has run {@value #MIN_STREAM_MS} ms and moved
+     * {@value #MIN_STREAM_MB} MB (enough packets for every per-packet method to pass C2's invocation threshold) and no
+     * compilation has finished for {@value #QUIET_MS} ms (the stream's path is compiled), or {@code capNanos}.
+     */
+    private StandInTcpStream.Result stream(final StandInTcpStream stream, final long capNanos, final boolean[] quiet) {
+        final long slice = TimeUnit.MILLISECONDS.toNanos(SLICE_MS);
+        final long start = clock.getAsLong();
+        final StandInTcpStream.Result[] last = {stream.run(Math.min(capNanos,
+                TimeUnit.MILLISECONDS.toNanos(MIN_STREAM_MS)), clock)};
+        if (clock.getAsLong() - start < capNanos) {
+            quiet[0] = awaitQuiet(capNanos - (clock.getAsLong() - start), () -> last[0] = stream.run(slice, clock),
+                    () -> last[0].bytesIn() >= MIN_STREAM_MB << 20);
+        }
+        return last[0];
+    }
+
+    /**
+     * Calls {@code step} (a slice of stream, or a park of {@value #POLL_MS} ms) and reads the JIT's total compilation
+     * time after each call, until it has not grown for {@value #QUIET_MS} ms and {@code ready} holds, or
+     * {@code capNanos} passed.
+     *
+     * @return whether it went quiet before the cap
+     */
+    boolean awaitQuiet(final long capNanos, final Runnable step, final BooleanSupplier ready) {
+        final long start = clock.getAsLong();
+        final long quietNanos = TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
+        long seen = compileMillis.getAsLong();
+        long since = start;
+        while (true) {
+            step.run();
+            final long now = clock.getAsLong();
+            final long ms = compileMillis.getAsLong();
+            if (ms != seen) {
+                seen = ms;
+                since = now;
+            } else if (now - since >= quietNanos && ready.getAsBoolean()) {
+                return true;
+            }
+            if (now - start >= capNanos) {
+                return false;
+            }
+        }
+    }
+}
