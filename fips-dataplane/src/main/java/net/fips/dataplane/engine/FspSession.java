@@ -76,7 +76,6 @@ final class FspSession implements SessionStats {
     int warmupRemaining;
     /** Scratch for the CP coordinates, encoded from the forwarding table at each warm-up send. */
     final MemorySegment cpCoords = Arena.ofAuto().allocate(MAX_CP_BYTES, 8);
-    int cpLength;
     /** Path MTU learned for this session (65535 until lowered). */
     int pathMtu = 0xFFFF;
     long lastPreviousEventNanos = Long.MIN_VALUE;

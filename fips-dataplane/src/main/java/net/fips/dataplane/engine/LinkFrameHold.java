@@ -75,16 +75,6 @@ final class LinkFrameHold {
         this.frameSlot = new int[maxFrames];
     }
 
-    /** @return the most frames held in all */
-    int maxFrames() {
-        return maxFrames;
-    }
-
-    /** @return the most frames held for one index */
-    int maxFramesPerIndex() {
-        return maxFramesPerIndex;
-    }
-
     /** @return the data plane's clock, which this hold reads */
     LongSupplier clock() {
         return clock;

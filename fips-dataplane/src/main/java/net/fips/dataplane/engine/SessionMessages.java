@@ -59,8 +59,8 @@ final class SessionMessages {
      * send, never kept from an earlier moment: a node whose tree has moved since would hand out a position it no
      * longer holds, and every node on the path, the destination too, caches it over what it knew. Allocation-free.
      *
-     * @return the encoded length, also left in {@link FspSession#cpLength}; 0 when the two do not fit
-     *     {@link FspSession#MAX_CP_BYTES} (then nothing is carried)
+     * @return the encoded length; 0 when the two do not fit {@link FspSession#MAX_CP_BYTES} (then nothing is
+     *     carried)
      */
     static int encodeWarmupCoords(final ForwardingTable table, final FspSession s, final long now) {
         final Coords mine = table.selfCoords();
@@ -68,11 +68,9 @@ final class SessionMessages {
         final Coords dest = cached == null ? mine : cached.coords();
         final int len = mine.encodedSize() + dest.encodedSize();
         if (len > FspSession.MAX_CP_BYTES) {
-            s.cpLength = 0;
             return 0;
         }
         writeCoords(s.cpCoords, writeCoords(s.cpCoords, 0, mine), dest);
-        s.cpLength = len;
         return len;
     }
 

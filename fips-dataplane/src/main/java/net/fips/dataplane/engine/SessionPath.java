@@ -167,12 +167,12 @@ final class SessionPath {
         int cp = 0;
         if (s.warmupRemaining > 0) {
             s.warmupRemaining--;
-            SessionMessages.encodeWarmupCoords(table, s, now);
+            final int cpLen = SessionMessages.encodeWarmupCoords(table, s, now);
             // §5.3 step 2: piggy-back when it fits the smallest transport MTU, else a standalone CoordsWarmup first.
             final int shimLen = bodyLen - PortHeader.SIZE;
-            if (EncapsulationBudget.FIPS_OVERHEAD + PortHeader.SIZE + s.cpLength + shimLen
-                    <= transportMtu && body - INNER - s.cpLength - FSP - DATAGRAM >= LOWEST_DATAGRAM_OFFSET) {
-                cp = s.cpLength;
+            if (EncapsulationBudget.FIPS_OVERHEAD + PortHeader.SIZE + cpLen + shimLen
+                    <= transportMtu && body - INNER - cpLen - FSP - DATAGRAM >= LOWEST_DATAGRAM_OFFSET) {
+                cp = cpLen;
             } else {
                 messages.send(table, s, COORDS_WARMUP, null, true, now, peer);
             }
