@@ -96,7 +96,7 @@ final class Maintenance {
      * A dial whose msg1 went out {@link #UNANSWERED_WARN_AFTER} times without an answer is said at WARN, with a hint,
      * long before its timeout: a wrong npub is otherwise silent on both nodes (the responder cannot decrypt a msg1
      * for another key and drops it). Only on the first dial since the peer was last up (later failures are the
-     * retry lines of {@code scheduleRetry}), and at most once per peer per minute.
+     * retry lines of {@code scheduleRetry}), never while the peer is linked, and at most once per peer per minute.
      */
     private void warnIfUnanswered(final OutboundHandshake ob) {
         // Called once the resend is out: the msg1s before it went unanswered.
@@ -104,7 +104,9 @@ final class Maintenance {
         if (unanswered != Math.min(UNANSWERED_WARN_AFTER, config.handshakeMaxResends())) {
             return;
         }
-        if (redials.failing(ob.peer.nodeAddr()) || !unansweredDialLog.allow(ob.peer.nodeAddr(), t.now())) {
+        // A crossing's leftover dial to a peer linked through its own dial: the peer answers, just not this one.
+        if (t.peer(ob.peer.nodeAddr()) != null || redials.failing(ob.peer.nodeAddr())
+                || !unansweredDialLog.allow(ob.peer.nodeAddr(), t.now())) {
             return;
         }
         LOG.log(System.Logger.Level.WARNING, "No answer to {0} handshakes from {1} at {2} in {3} s: check the npub"

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import net.fips.control.link.LinkFixture.Node;
 import net.fips.control.identity.TestIdentities;
+import net.fips.dataplane.wire.FmpPrefix;
 
 /**
  * The operator's log lines of the link layer, on the fixture's virtual clock: link up/down with the reason, rekey,
@@ -119,6 +120,41 @@ class LinkLogTest {
         fx.net.run(10_000, 1000);
         assertEquals(1, a.peers());
         assertEquals(List.of(), lines("WARNING", ""), "a slow answer is no problem");
+    }
+
+    /**
+     * A crossing whose one dial lost its first msg1: the other dial makes the link and the lost one stays pending,
+     * its retransmissions answered as duplicates (silently by a peer that was the initiator) until it times out.
+     * The peer is linked all along, so nothing about that dial is said at WARN ("check the npub", "cannot connect").
+     */
+    @Test
+    void aCrossingsLeftoverDialToALinkedPeerIsNotSaid() {
+        for (final Node dialler : pair()) {
+            log.close();
+            log = LogCapture.attach("net.fips.control.link");
+            final LinkFixture f = new LinkFixture();
+            final Node x = f.node("x", 1, LinkConfig.defaults(), PeerFilter.ALLOW_ALL);
+            final Node y = f.node("y", 2, LinkConfig.defaults(), PeerFilter.ALLOW_ALL);
+            final Node loser = dialler.side.name.equals("a") ? x : y;
+            final Node other = loser == x ? y : x;
+            final boolean[] dropped = {false};
+            f.net.loss = p -> {
+                if (!dropped[0] && p.from().equals(loser.side.address) && p.phase() == FmpPrefix.PHASE_MSG1) {
+                    dropped[0] = true;
+                    return true;
+                }
+                return false;
+            };
+            other.conductor.addConfiguredPeer(loser.peer, TRANSPORT, loser.side.address, true);
+            loser.conductor.addConfiguredPeer(other.peer, TRANSPORT, other.side.address, true);
+            f.net.deliverAll();
+            assertEquals(1, loser.snap().pendingOutbound(), "the lost dial is pending beside the link");
+            f.net.run(60_000, 1000);
+            assertEquals(0, loser.snap().pendingOutbound(), "it timed out");
+            assertEquals(1, x.peers());
+            assertEquals(1, y.peers());
+            assertEquals(List.of(), lines("WARNING", ""), "the peer was linked all along");
+        }
     }
 
     @Test
