@@ -230,10 +230,15 @@ class DataPlaneSessionTest {
 
     /** A table like {@link #startWithoutSession}'s whose coordinate cache holds A's coordinates. */
     private void cacheACoords() {
+        cacheACoords(B_COORDS, A_COORDS);
+    }
+
+    /** A table with our coordinates {@code self} and peer A at {@code a}, the same held in the coordinate cache. */
+    private void cacheACoords(final Coords self, final Coords a) {
         final CoordCache cache = new CoordCache();
-        cache.insert(A, A_COORDS, clock.get());
-        dp.setForwardingTable(ForwardingTable.builder(B, B_COORDS)
-                .peer(new ForwardingTable.Peer(A, LINK_A, A_COORDS, 1.0, 1280, true, ForwardingTable.TreeRole.CHILD))
+        cache.insert(A, a, clock.get());
+        dp.setForwardingTable(ForwardingTable.builder(B, self)
+                .peer(new ForwardingTable.Peer(A, LINK_A, a, 1.0, 1280, true, ForwardingTable.TreeRole.CHILD))
                 .cache(cache.view())
                 .build());
     }
@@ -293,12 +298,7 @@ class DataPlaneSessionTest {
         final NodeAddr r = TransitHarness.addr(0x10);
         final Coords moved = Coords.of(B, r);
         final Coords aCached = Coords.of(A, B, r);
-        final CoordCache cache = new CoordCache();
-        cache.insert(A, aCached, clock.get());
-        dp.setForwardingTable(ForwardingTable.builder(B, moved)
-                .peer(new ForwardingTable.Peer(A, LINK_A, aCached, 1.0, 1280, true, ForwardingTable.TreeRole.CHILD))
-                .cache(cache.view())
-                .build());
+        cacheACoords(moved, aCached);
         dp.sendIpv6(packet(B, A, 17, 41, 0));
         final Received after = receiveAtA(S_B_TO_A);
         assertEquals(0x01, after.fspFlags() & 0x01, "still in warm-up");
