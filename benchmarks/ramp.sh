@@ -26,6 +26,7 @@
 set -u
 # A short id (veth names are f<id><tag1><tag2>, at most 15 characters; the tags here are x<n> and y<n>).
 E2E_ID=${E2E_ID:-$(( $$ % 10000 ))}
+E2E_KEEP_WARMUP=1   # bin/fips's own start-up warm-up (default 10 s; FIPS_DAEMON_WARMUP=0: off) is part of what is measured
 . "$(dirname "$0")/../tests/netns/lib.sh"
 CONFIGS=${RAMP_CONFIGS:-c2 tiered tiered-t01 aot}
 REPS=${RAMP_REPS:-2}

@@ -255,6 +255,8 @@ if grep -m1 -q 'running; stop with SIGTERM' < <(timeout 60 tail -n +1 -f --pid="
     pass "installed fips starts a node"
     check "the installed daemon seals with BoringSSL (the dependency, ADR 0054)" \
         grep -q 'AEAD backend: boringssl' "$node_dir/log.txt"
+    check "the installed daemon warms its packet path up before the node starts (ADR 0068)" \
+        grep -qE 'start-up warm-up: [0-9.]+ s; TCP stream through two loopback nodes' "$node_dir/log.txt"
     status=$("${bare[@]}" /usr/bin/fipsctl -s "$node_dir/control.sock" --json show status 2>&1) || true
     check "installed fipsctl reads show status over the control socket" grep -q '"state" *: *"running"' <<<"$status"
     # An unprivileged user may use the socket when in group fips, and is refused (exit 2) when not.

@@ -2,8 +2,11 @@
 # Two namespaces joined by a veth, one fips daemon in each (TUN fips0, .fips DNS on [::1]:53, each the other's
 # configured peer). Asserts: A pings B by name (<npub>.fips resolved by A's own DNS responder) 3 of 3; a 5 s iperf3
 # TCP run A->B through the tunnel completes without error (its Mbit/s printed); `fipsctl show sessions` on A lists
-# exactly one session, established, with B.
+# exactly one session, established, with B. Unlike the other namespace tests, both daemons run bin/fips's default
+# start-up warm-up (ADR 0068): each logs its one-line summary before "running".
 set -u
+unset FIPS_DAEMON_WARMUP
+E2E_KEEP_WARMUP=1
 . "$(dirname "$0")/lib.sh"
 e2e_init two-nodes
 
@@ -12,9 +15,16 @@ e2e_node b
 e2e_veth a 10.201.1.1 b 10.201.1.2
 e2e_config a b:10.201.1.2
 e2e_config b a:10.201.1.1
-e2e_start a
-e2e_start b
+e2e_launch a
+e2e_launch b
+e2e_await a
+e2e_await b
 e2e_log "nodes up: a=${E2E_ADDR[a]} b=${E2E_ADDR[b]}"
+for n in a b; do
+    line=$(grep -m1 -E 'start-up warm-up: [0-9.]+ s; TCP stream through two loopback nodes' "${E2E_LOG[$n]}") \
+        || e2e_fail "node $n logged no start-up warm-up summary"
+    e2e_log "node $n: ${line#*FipsDaemon: }"
+done
 
 # The name must resolve through the node's own responder to B's FIPS address.
 got=$(e2e_in a getent ahostsv6 "${E2E_NPUB[b]}.fips" | awk 'NR==1 {print $1}')

@@ -39,8 +39,8 @@ import net.fips.dataplane.tun.TunStandIn;
  * of the daemon's own threads under a full-rate stream.
  * Nothing is printed on success (unless {@value #VERBOSE_PROPERTY} is true); the exit status is 0 when the nodes
  * linked and the stream's data and ACKs came through, 1 otherwise (bin/fips then starts the daemon without a
- * cache). Not a command for people. The daemon's opt-in start-up warm-up ({@link StartupWarmup}) runs the same two
- * nodes inside its own JVM before its node starts, with a stream policy of its own.
+ * cache). Not a command for people. The daemon's start-up warm-up ({@link StartupWarmup}, on by default in the
+ * launchers) runs the same two nodes inside its own JVM before its node starts, with a stream policy of its own.
  */
 public final class DaemonTraining {
     /** The least seconds of stream, when {@value #STREAM_SECONDS_PROPERTY} is not set. */

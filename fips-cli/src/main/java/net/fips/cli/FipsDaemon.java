@@ -124,9 +124,16 @@ public final class FipsDaemon implements Callable<Integer> {
             }
         });
         warnIfIgnored("HUP", hupIgnored, "changes to the ACL, hosts file and log level need a restart");
-        // Opt-in (FIPS_DAEMON_WARMUP): the packet path compiled through two loopback nodes before the real
-        // transports and fips0 open, so the first real packets run compiled code and no compile competes with them.
-        StartupWarmup.runIfConfigured(currentLevel);
+        // On in bin/fips and /usr/bin/fips (FIPS_DAEMON_WARMUP, ADR 0068): the packet path compiled through two
+        // loopback nodes before the real transports and fips0 open, so the first real packets run compiled code and
+        // no compile competes with them. A stop signal ends it early, and the node then never starts.
+        StartupWarmup.runIfConfigured(currentLevel, () -> stop.getCount() == 0);
+        if (stop.getCount() == 0) {
+            started.cancel(false);
+            reloads.shutdownNow();
+            LOG.info("stopped (" + stopSignal + ") before the node started");
+            return EXIT_OK;
+        }
         final Node node;
         try {
             node = Node.start(loaded, NodeOptions.defaults().version(Version.VERSION));

@@ -15,7 +15,7 @@ import net.fips.control.config.NodeConfig;
 import net.fips.dataplane.tun.StandInTcpStream;
 
 /**
- * The daemon's opt-in warm-up before its node starts: inside the daemon's own JVM, before the real transports and
+ * The daemon's warm-up before its node starts: inside the daemon's own JVM, before the real transports and
  * {@code fips0} are opened, it runs {@link DaemonTraining}'s two in-process nodes (UDP on {@code 127.0.0.1}, a
  * socket-pair stand-in for each TUN, the daemon's default threading mode, so compact on fewer than four CPUs, and
  * offload settings) with a TCP stream and pings through both TUN sides, until the JIT has stopped compiling while the
@@ -23,9 +23,10 @@ import net.fips.dataplane.tun.StandInTcpStream;
  * find the packet path compiled by C2 from a profile of the same code paths, and no compilation competes with them
  * for the CPUs afterwards (docs/benchmarks.md, "Cold and warm pings" and "A warm-up before the node starts").
  *
- * <p>Off unless the system property {@value #PROPERTY} gives a cap in seconds ({@code bin/fips} sets it from
- * {@code FIPS_DAEMON_WARMUP}); the start is delayed by at most that cap plus {@value #LINK_TIMEOUT_SECONDS} s for the
- * two nodes to link and {@value #DRAIN_CAP_MS} ms of draining. A failure (no loopback in the namespace, a port
+ * <p>Off unless the system property {@value #PROPERTY} gives a cap in seconds; the launchers ({@code bin/fips},
+ * {@code /usr/bin/fips}) set it from {@code FIPS_DAEMON_WARMUP}, 10 by default (ADR 0068). The start is delayed by
+ * at most that cap plus {@value #LINK_TIMEOUT_SECONDS} s for each pair of nodes to link and {@value #DRAIN_CAP_MS}
+ * ms of draining; a stop signal ends it after the current slice. A failure (no loopback in the namespace, a port
  * taken) logs one line and the daemon starts without it.
  */
 final class StartupWarmup {
@@ -77,11 +78,22 @@ final class StartupWarmup {
     private final LongSupplier clock;
     private final LongSupplier compileMillis;
     private final long capNanos;
+    private final BooleanSupplier stopRequested;
 
     StartupWarmup(final LongSupplier clock, final LongSupplier compileMillis, final long capNanos) {
+        this(clock, compileMillis, capNanos, () -> false);
+    }
+
+    /**
+     * @param stopRequested true once the daemon was asked to stop: the warm-up ends after the current slice
+     *                      (or the current pair's link wait) and skips the drain
+     */
+    StartupWarmup(final LongSupplier clock, final LongSupplier compileMillis, final long capNanos,
+                  final BooleanSupplier stopRequested) {
         this.clock = clock;
         this.compileMillis = compileMillis;
         this.capNanos = capNanos;
+        this.stopRequested = stopRequested;
     }
 
     /** @return the cap in seconds the property asks for, 0 when it is unset, 0 or not a number */
@@ -102,9 +114,10 @@ final class StartupWarmup {
      * Runs the warm-up when the property asks for it, with the log at WARN meanwhile (the two nodes' start and
      * stop lines are not the daemon's), then restores {@code level} and logs one line of what it did.
      *
-     * @param level the daemon's log level, restored afterwards
+     * @param level         the daemon's log level, restored afterwards
+     * @param stopRequested true once the daemon was asked to stop (SIGTERM during the warm-up ends it early)
      */
-    static void runIfConfigured(final NodeConfig.LogLevel level) {
+    static void runIfConfigured(final NodeConfig.LogLevel level, final BooleanSupplier stopRequested) {
         final int seconds = configuredSeconds();
         if (seconds == 0) {
             return;
@@ -114,6 +127,8 @@ final class StartupWarmup {
             LOG.info("start-up warm-up skipped: this JVM does not report its compilation time");
             return;
         }
+        LOG.info("start-up warm-up: compiling the packet path through two loopback nodes before the node starts"
+                + " (at most " + seconds + " s of stream; FIPS_DAEMON_WARMUP=0 turns it off)");
         final long t0 = System.nanoTime();
         if (level.ordinal() < NodeConfig.LogLevel.WARN.ordinal()) {
             LogSetup.setLevel(NodeConfig.LogLevel.WARN);
@@ -121,8 +136,8 @@ final class StartupWarmup {
         Outcome o = null;
         String failure = null;
         try {
-            o = new StartupWarmup(System::nanoTime, jit::getTotalCompilationTime, TimeUnit.SECONDS.toNanos(seconds))
-                    .run();
+            o = new StartupWarmup(System::nanoTime, jit::getTotalCompilationTime, TimeUnit.SECONDS.toNanos(seconds),
+                    stopRequested).run();
         } catch (final Exception e) {
             // An expected condition (no loopback here, a port taken): the message, never a stack trace.
             failure = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
@@ -130,7 +145,9 @@ final class StartupWarmup {
             LogSetup.setLevel(level);
         }
         final double took = (System.nanoTime() - t0) / 1e9;
-        if (failure != null) {
+        if (stopRequested.getAsBoolean()) {
+            LOG.info(String.format("start-up warm-up ended after %.1f s: the daemon was asked to stop", took));
+        } else if (failure != null) {
             LOG.info(String.format("start-up warm-up failed after %.1f s (%s); starting without it", took, failure));
         } else if (!o.linked()) {
             LOG.info(String.format("start-up warm-up cut short after %.1f s: its two loopback nodes did not link",
@@ -159,7 +176,8 @@ final class StartupWarmup {
     Outcome run() throws Exception {
         final long start = clock.getAsLong();
         final List<Generation> gens = new ArrayList<>();
-        for (int g = 0; g < GENERATIONS && clock.getAsLong() - start < capNanos; g++) {
+        for (int g = 0; g < GENERATIONS && clock.getAsLong() - start < capNanos && !stopRequested.getAsBoolean();
+                g++) {
             final long[] streamed = new long[1];
             final boolean[] quiet = new boolean[1];
             final StandInTcpStream.Result r = DaemonTraining.run(TimeUnit.SECONDS.toNanos(LINK_TIMEOUT_SECONDS),
@@ -175,6 +193,9 @@ final class StartupWarmup {
             }
         }
         final long d0 = clock.getAsLong();
+        if (stopRequested.getAsBoolean()) {
+            return new Outcome(gens, 0, false, compileMillis.getAsLong());
+        }
         final boolean drained = awaitQuiet(TimeUnit.MILLISECONDS.toNanos(DRAIN_CAP_MS),
                 () -> LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(POLL_MS)), () -> true);
         return new Outcome(gens, clock.getAsLong() - d0, drained, compileMillis.getAsLong());
@@ -200,7 +221,7 @@ final class StartupWarmup {
     /**
      * Calls {@code step} (a slice of stream, or a park of {@value #POLL_MS} ms) and reads the JIT's total compilation
      * time after each call, until it has not grown for {@value #QUIET_MS} ms and {@code ready} holds, or
-     * {@code capNanos} passed.
+     * {@code capNanos} passed, or the daemon was asked to stop.
      *
      * @return whether it went quiet before the cap
      */
@@ -219,7 +240,7 @@ final class StartupWarmup {
             } else if (now - since >= quietNanos && ready.getAsBoolean()) {
                 return true;
             }
-            if (now - start >= capNanos) {
+            if (now - start >= capNanos || stopRequested.getAsBoolean()) {
                 return false;
             }
         }

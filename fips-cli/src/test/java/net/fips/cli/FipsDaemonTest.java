@@ -83,9 +83,15 @@ class FipsDaemonTest {
     }
 
     private Process daemon(final String name, final String... args) throws IOException {
+        return daemon(name, List.of(), args);
+    }
+
+    private Process daemon(final String name, final List<String> jvmOptions, final String... args)
+            throws IOException {
         final List<String> cmd = new ArrayList<>(List.of(
-                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=net.fips.ffm",
-                "-p", System.getProperty("jdk.module.path"), "-m", "net.fips.cli/net.fips.cli.FipsDaemon"));
+                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=net.fips.ffm"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-p", System.getProperty("jdk.module.path"), "-m", "net.fips.cli/net.fips.cli.FipsDaemon"));
         cmd.addAll(List.of(args));
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile()).start();
@@ -289,5 +295,29 @@ class FipsDaemonTest {
         p.destroy();
         assertTrue(p.waitFor(20, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), log("hup"));
+    }
+    @Test
+    void aStopSignalDuringTheStartUpWarmUpEndsItAndTheNodeNeverStarts() throws Exception {
+        final Path cfg = DaemonConfig.write(dir, "wu", NodeIdentity.generate(), FreePorts.udp(),
+                NodeIdentity.generate(), "x", FreePorts.udp());
+        // a cap far beyond the test's wait: only the signal can end the warm-up in time
+        final Process p = daemon("wu", List.of("-D" + StartupWarmup.PROPERTY + "=300"), "-c", cfg.toString());
+        until(Duration.ofSeconds(30), POLL, () -> {
+            try {
+                return log("wu").contains("start-up warm-up: compiling the packet path");
+            } catch (final IOException e) {
+                return false;
+            }
+        }, () -> "the warm-up's first line; daemon log:\n" + logOrProblem("wu"));
+        p.destroy();
+        // the current slice (100 ms) or a pair's link wait (at most 5 s) ends first
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS), () -> "still running 20 s after SIGTERM:\n" + logOrProblem("wu"));
+        final String text = log("wu");
+        assertEquals(0, p.exitValue(), text);
+        assertTrue(text.contains("start-up warm-up ended after"), text);
+        assertTrue(text.contains("the daemon was asked to stop"), text);
+        assertTrue(text.contains("stopped (SIGTERM) before the node started"), text);
+        assertFalse(text.contains("running; stop with"), text);
+        assertFalse(Files.exists(dir.resolve("wu.sock")), "no control socket was opened");
     }
 }
