@@ -12,6 +12,8 @@ import java.util.function.UnaryOperator;
 import java.util.logging.Logger;
 
 import net.fips.control.config.NodeConfig;
+import net.fips.control.link.LinkCounter;
+import net.fips.control.node.NodeOptions;
 import net.fips.dataplane.tun.StandInTcpStream;
 
 /**
@@ -19,7 +21,9 @@ import net.fips.dataplane.tun.StandInTcpStream;
  * {@code fips0} are opened, it runs {@link DaemonTraining}'s two in-process nodes (UDP on {@code 127.0.0.1}, a
  * socket-pair stand-in for each TUN, the daemon's default threading mode, so compact on fewer than four CPUs, and
  * offload settings) with a TCP stream and pings through both TUN sides, until the JIT has stopped compiling while the
- * stream still runs, then closes them and waits until the compile queue is drained. So the real node's first packets
+ * stream still runs, then {@value #LONE_PINGS} lone pings (one in flight at a time: the path of a small packet through
+ * data planes that wake from their polls for it), then closes them and waits until the compile queue is drained
+ * (all of it twice, see {@link #run}). So the real node's first packets
  * find the packet path compiled by C2 from a profile of the same code paths, and no compilation competes with them
  * for the CPUs afterwards (docs/benchmarks.md, "Cold and warm pings" and "A warm-up before the node starts").
  *
@@ -46,6 +50,21 @@ final class StartupWarmup {
     static final long POLL_MS = 20;
     /** After the nodes closed, wait at most this long for the compile queue to drain. */
     static final long DRAIN_CAP_MS = 3000;
+    /**
+     * Lone pings after each pair's stream: a little above C2's invocation threshold (10,000 without tiered
+     * compilation), so the path of a lone small packet through an idle data plane gets compiled too.
+     */
+    static final int LONE_PINGS = 12_000;
+    /** The most time the lone pings of one pair may take (within the cap). */
+    static final long LONE_PINGS_CAP_MS = 4000;
+    /**
+     * The loopback nodes' link rekey timing (minimum key age and dampening): a few seconds instead of the
+     * reference's fixed 30, so each pair's stream rekeys its link after the stream's code is compiled. Its branches
+     * (a pending key epoch, frames under the previous one) are then trapped and recompiled here, not at the real
+     * node's first link rekey, which otherwise sends the receive path back to the interpreter for the next 10,000
+     * frames: at a ping's rate, for good.
+     */
+    static final long LINK_REKEY_SECONDS = 3;
     /** How long the two nodes may take to link before the warm-up gives up. */
     static final int LINK_TIMEOUT_SECONDS = 5;
     private static final Logger LOG = Logger.getLogger(FipsDaemon.class.getName());
@@ -56,8 +75,12 @@ final class StartupWarmup {
      * @param stream      what the stream moved, null when the nodes did not link
      * @param streamNanos how long the stream ran
      * @param quiet       whether the stream ended because compilation had gone quiet (else the cap ended it)
+     * @param pings       the lone pings answered after the stream
+     * @param pingNanos   how long they took
+     * @param linkRekeys  link key cutovers on the first node (its link rekeyed this often)
      */
-    record Generation(StandInTcpStream.Result stream, long streamNanos, boolean quiet) {
+    record Generation(StandInTcpStream.Result stream, long streamNanos, boolean quiet, long pings, long pingNanos,
+                      long linkRekeys) {
     }
 
     /**
@@ -74,6 +97,9 @@ final class StartupWarmup {
             return generations.stream().allMatch(g -> g.stream() != null);
         }
     }
+
+    private static final UnaryOperator<NodeOptions> LINK_REKEYS = o -> o.linkConfigTuner(c -> c.withRekeyTiming(
+            TimeUnit.SECONDS.toNanos(LINK_REKEY_SECONDS), TimeUnit.SECONDS.toNanos(LINK_REKEY_SECONDS), 0));
 
     private final LongSupplier clock;
     private final LongSupplier compileMillis;
@@ -155,8 +181,9 @@ final class StartupWarmup {
         } else {
             final StringBuilder gens = new StringBuilder();
             for (final Generation g : o.generations()) {
-                gens.append(String.format("%s%d MB in %.1f s (%s)", gens.isEmpty() ? "" : ", then ",
-                        g.stream().bytesIn() >> 20, g.streamNanos() / 1e9, g.quiet() ? "compiles quiet" : "cap"));
+                gens.append(String.format("%s%d MB in %.1f s (%s, %d link rekeys) and %d lone pings in %.1f s",
+                        gens.isEmpty() ? "" : ", then ", g.stream().bytesIn() >> 20, g.streamNanos() / 1e9,
+                        g.quiet() ? "compiles quiet" : "cap", g.linkRekeys(), g.pings(), g.pingNanos() / 1e9));
             }
             LOG.info(String.format("start-up warm-up: %.1f s; TCP stream through two loopback nodes: %s; compile"
                     + " queue %s %.1f s later; JIT time %d ms", took, gens, o.drained() ? "drained" : "still busy",
@@ -179,15 +206,24 @@ final class StartupWarmup {
         for (int g = 0; g < GENERATIONS && clock.getAsLong() - start < capNanos && !stopRequested.getAsBoolean();
                 g++) {
             final long[] streamed = new long[1];
+            final long[] pinged = new long[2];
+            final long[] rekeys = new long[1];
             final boolean[] quiet = new boolean[1];
             final StandInTcpStream.Result r = DaemonTraining.run(TimeUnit.SECONDS.toNanos(LINK_TIMEOUT_SECONDS),
-                    DaemonTraining.REKEY_SECONDS, UnaryOperator.identity(), s -> {
+                    DaemonTraining.REKEY_SECONDS, LINK_REKEYS, s -> {
                         final long t = clock.getAsLong();
                         final StandInTcpStream.Result res = stream(s, capNanos - (t - start), quiet);
-                        streamed[0] = clock.getAsLong() - t;
+                        final long p = clock.getAsLong();
+                        streamed[0] = p - t;
+                        final long left = Math.min(capNanos - (p - start),
+                                TimeUnit.MILLISECONDS.toNanos(LONE_PINGS_CAP_MS));
+                        if (left > 0 && !stopRequested.getAsBoolean()) {
+                            pinged[0] = s.lonePings(LONE_PINGS, left, clock);
+                            pinged[1] = clock.getAsLong() - p;
+                        }
                         return res;
-                    }, (a, b) -> { });
-            gens.add(new Generation(r, streamed[0], quiet[0]));
+                    }, (a, b) -> rekeys[0] = a.linkSnapshot().counter(LinkCounter.CUTOVERS));
+            gens.add(new Generation(r, streamed[0], quiet[0], pinged[0], pinged[1], rekeys[0]));
             if (r == null) {
                 break;
             }

@@ -98,6 +98,10 @@ class StartupWarmupTest {
         // the first pair's stream ran and was answered (data one way, ACKs back)
         assertTrue(o.generations().get(0).stream().bytesIn() > 0, o::toString);
         assertTrue(o.generations().get(0).stream().acksIn() > 0, o::toString);
+        // then the lone pings, one in flight at a time, came back through both nodes (when the cap left them time)
+        final StartupWarmup.Generation first = o.generations().get(0);
+        assertTrue(first.pingNanos() == 0 || first.pings() > 0, o::toString);
+        assertTrue(first.pings() <= StartupWarmup.LONE_PINGS, o::toString);
         // bounded: the cap, plus linking each pair (at most 5 s each), closing them and the drain (3 s)
         assertTrue(took < cap + TimeUnit.SECONDS.toNanos(2L * StartupWarmup.LINK_TIMEOUT_SECONDS + 3 + 5),
                 () -> "took " + took / 1e9 + " s");

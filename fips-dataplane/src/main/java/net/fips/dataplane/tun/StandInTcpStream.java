@@ -167,6 +167,46 @@ public final class StandInTcpStream implements AutoCloseable {
         return loop(durationNanos, clock);
     }
 
+    /**
+     * Lone pings, the way a ping loop crosses a tunnel between bursts of traffic: one echo request at a time from
+     * the sender's side, the next only once its reply came out of the sender's device (or {@value #STALL_MS} ms
+     * passed), so both data planes wake from their polls for every packet and take the path of a lone small packet,
+     * which a stream's pings every 50 ms never make hot enough for the JIT. ACKs of a stream still in flight are
+     * answered meanwhile.
+     *
+     * @param count         how many echo requests to send
+     * @param durationNanos the most time of {@code clock} to spend
+     * @return the echo replies that came back during this call
+     */
+    public long lonePings(final int count, final long durationNanos, final LongSupplier clock) {
+        final long start = clock.getAsLong();
+        final long before = echoRepliesIn;
+        final long stall = STALL_MS * 1_000_000L;
+        long now = start;
+        for (int i = 0; i < count && now - start < durationNanos; i++) {
+            final long want = echoRepliesIn + 1;
+            icmpv6(sender, srcAddr, dstAddr, ICMPV6_ECHO_REQUEST);
+            pings++;
+            final long sent = now;
+            while (echoRepliesIn < want && now - sent < stall) {
+                boolean progress = false;
+                for (int k = 0; k < 64 && receive(); k++) {
+                    progress = true;
+                }
+                for (int k = 0; k < 64 && senderReceive(); k++) {
+                    progress = true;
+                }
+                if (!progress) {
+                    pfd.set(0, sender.kernelFd(), Linux.POLLIN);
+                    pfd.set(1, receiver.kernelFd(), Linux.POLLIN);
+                    pfd.poll(cs, 1);
+                }
+                now = clock.getAsLong();
+            }
+        }
+        return echoRepliesIn - before;
+    }
+
     /** Frees the buffers. */
     @Override
     public void close() {
