@@ -59,10 +59,11 @@ final class StartupWarmup {
     static final long LONE_PINGS_CAP_MS = 4000;
     /**
      * The loopback nodes' link rekey timing (minimum key age and dampening): a few seconds instead of the
-     * reference's fixed 30, so each pair's stream rekeys its link after the stream's code is compiled. Its branches
-     * (a pending key epoch, frames under the previous one) are then trapped and recompiled here, not at the real
-     * node's first link rekey, which otherwise sends the receive path back to the interpreter for the next 10,000
-     * frames: at a ping's rate, for good.
+     * reference's fixed 30, so the first pair's stream rekeys its link once, usually after part of its code is
+     * compiled (the second pair's shorter stream mostly does not). A branch that a rekey takes (a pending key epoch,
+     * frames under the previous one) and that traps here is recompiled here, not at the real node's first link
+     * rekey, which otherwise sends the receive path back to the interpreter for the next 10,000 frames: at a ping's
+     * rate, for good. Not every such trap is caught this way (docs/benchmarks.md, "The warm-up by default").
      */
     static final long LINK_REKEY_SECONDS = 3;
     /** How long the two nodes may take to link before the warm-up gives up. */
