@@ -12,8 +12,10 @@ import java.util.function.UnaryOperator;
 import java.util.logging.Logger;
 
 import net.fips.control.config.NodeConfig;
+import net.fips.control.crypto.Secp256k1Backends;
 import net.fips.control.link.LinkCounter;
 import net.fips.control.node.NodeOptions;
+import net.fips.dataplane.crypto.AeadCiphers;
 import net.fips.dataplane.tun.StandInTcpStream;
 
 /**
@@ -156,6 +158,10 @@ final class StartupWarmup {
         }
         LOG.info("start-up warm-up: compiling the packet path through two loopback nodes before the node starts"
                 + " (at most " + seconds + " s of stream; FIPS_DAEMON_WARMUP=0 turns it off)");
+        // The once-per-JVM backend choices log their INFO line at first use, which would otherwise fall inside the
+        // warm-up's WARN-only stretch: made here, so the daemon's log still says which backends it runs.
+        Secp256k1Backends.active();
+        AeadCiphers.defaultBackend();
         final long t0 = System.nanoTime();
         if (level.ordinal() < NodeConfig.LogLevel.WARN.ordinal()) {
             LogSetup.setLevel(NodeConfig.LogLevel.WARN);

@@ -319,5 +319,8 @@ class FipsDaemonTest {
         assertTrue(text.contains("stopped (SIGTERM) before the node started"), text);
         assertFalse(text.contains("running; stop with"), text);
         assertFalse(Files.exists(dir.resolve("wu.sock")), "no control socket was opened");
+        // the backend choices are logged at the daemon's level, not swallowed by the warm-up's WARN-only log
+        assertTrue(text.contains("AEAD backend: "), text);
+        assertTrue(text.contains("secp256k1 backend: "), text);
     }
 }
