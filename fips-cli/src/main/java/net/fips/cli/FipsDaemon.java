@@ -44,6 +44,8 @@ import net.fips.dataplane.engine.DataPlaneCounter;
             "(ephemeral identity, UDP on 0.0.0.0:2121).",
             "--check validates the config (and a persistent identity's key file) without",
             "starting anything and prints one OK line or every problem.",
+            "Start-up: bin/fips and /usr/bin/fips first compile the packet path through two",
+            "loopback nodes (at most 10 s of stream; FIPS_DAEMON_WARMUP=SECONDS, 0: off).",
             "Exit status: 0 clean stop (SIGTERM/SIGINT) or --check OK; 1 the node could not",
             "start; 64 bad usage; 78 invalid configuration or key file (every problem is listed)."})
 public final class FipsDaemon implements Callable<Integer> {
