@@ -116,6 +116,17 @@ class FipsDaemonTest {
         return JSON.readTree(out.toString());
     }
 
+    /** Waits until daemon {@code name}'s log holds {@code text}; the failure names {@code what} and shows the log. */
+    private void untilLogged(final String name, final String text, final Duration timeout, final String what) {
+        until(timeout, POLL, () -> {
+            try {
+                return log(name).contains(text);
+            } catch (final IOException e) {
+                return false;
+            }
+        }, () -> what + "; daemon log:\n" + logOrProblem(name));
+    }
+
     private String logOrProblem(final String name) {
         try {
             return log(name);
@@ -279,13 +290,7 @@ class FipsDaemonTest {
         Files.writeString(cfg, Files.readString(cfg).replace("node:\n", "node:\n  log_level: debug\n")
                 .replace("heartbeat_interval_secs: 1", "heartbeat_interval_secs: 2"));
         assertEquals(0, new ProcessBuilder("kill", "-HUP", Long.toString(p.pid())).start().waitFor());
-        until(Duration.ofSeconds(20), POLL, () -> {
-            try {
-                return log("hup").contains("reloaded: ");
-            } catch (final IOException e) {
-                return false;
-            }
-        }, () -> "the reload line; daemon log:\n" + logOrProblem("hup"));
+        untilLogged("hup", "reloaded: ", Duration.ofSeconds(20), "the reload line");
         final String line = log("hup").lines().filter(l -> l.contains("reloaded: ")).findFirst().orElseThrow();
         assertTrue(line.contains(" INFO "), line);
         assertTrue(line.contains("peer ACL and hosts files"), line);
@@ -296,19 +301,15 @@ class FipsDaemonTest {
         assertTrue(p.waitFor(20, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), log("hup"));
     }
+
     @Test
     void aStopSignalDuringTheStartUpWarmUpEndsItAndTheNodeNeverStarts() throws Exception {
         final Path cfg = DaemonConfig.write(dir, "wu", NodeIdentity.generate(), FreePorts.udp(),
                 NodeIdentity.generate(), "x", FreePorts.udp());
         // a cap far beyond the test's wait: only the signal can end the warm-up in time
         final Process p = daemon("wu", List.of("-D" + StartupWarmup.PROPERTY + "=300"), "-c", cfg.toString());
-        until(Duration.ofSeconds(30), POLL, () -> {
-            try {
-                return log("wu").contains("start-up warm-up: compiling the packet path");
-            } catch (final IOException e) {
-                return false;
-            }
-        }, () -> "the warm-up's first line; daemon log:\n" + logOrProblem("wu"));
+        untilLogged("wu", "start-up warm-up: compiling the packet path", Duration.ofSeconds(30),
+                "the warm-up's first line");
         p.destroy();
         // the current slice (100 ms) or a pair's link wait (at most 5 s) ends first
         assertTrue(p.waitFor(20, TimeUnit.SECONDS), () -> "still running 20 s after SIGTERM:\n" + logOrProblem("wu"));
