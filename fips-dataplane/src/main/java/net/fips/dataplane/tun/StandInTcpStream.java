@@ -189,14 +189,7 @@ public final class StandInTcpStream implements AutoCloseable {
             pings++;
             final long sent = now;
             while (echoRepliesIn < want && now - sent < stall) {
-                boolean progress = false;
-                for (int k = 0; k < 64 && receive(); k++) {
-                    progress = true;
-                }
-                for (int k = 0; k < 64 && senderReceive(); k++) {
-                    progress = true;
-                }
-                if (!progress) {
+                if (!drainBothEnds()) {
                     pfd.set(0, sender.kernelFd(), Linux.POLLIN);
                     pfd.set(1, receiver.kernelFd(), Linux.POLLIN);
                     pfd.poll(cs, 1);
@@ -205,6 +198,23 @@ public final class StandInTcpStream implements AutoCloseable {
             }
         }
         return echoRepliesIn - before;
+    }
+
+    /**
+     * Reads up to 64 packets out of each kernel end: the receiver's (answered with ACKs, echo replies, a SYN-ACK),
+     * then the sender's.
+     *
+     * @return whether either end had any
+     */
+    private boolean drainBothEnds() {
+        boolean any = false;
+        for (int i = 0; i < 64 && receive(); i++) {
+            any = true;
+        }
+        for (int i = 0; i < 64 && senderReceive(); i++) {
+            any = true;
+        }
+        return any;
     }
 
     /** Frees the buffers. */
@@ -236,12 +246,7 @@ public final class StandInTcpStream implements AutoCloseable {
                 }
             }
             final long before = bytesIn;
-            for (int i = 0; i < 64 && receive(); i++) {
-                progress = true;
-            }
-            for (int i = 0; i < 64 && senderReceive(); i++) {
-                progress = true;
-            }
+            progress |= drainBothEnds();
             now = clock.getAsLong();
             if (bytesIn != before || !established) {
                 lastDelivery = now;
